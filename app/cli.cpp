@@ -1,0 +1,109 @@
+#include "app/cli.hpp"
+
+
+#include "app/version.hpp"
+#include "data/arrays.hpp"
+
+namespace gpuclean::app {
+namespace {
+
+void add_clean_options(CLI::App& app, RunOptions& r) {
+  auto& s = r.settings;
+  app.add_option("dirty", r.dirty, "Dirty image (FITS)");
+  app.add_option("psf", r.psf, "Point-spread function (FITS), normally the dirty image's size with its peak at N/2");
+  app.add_option("-o,--output", r.output, "Restored image to write (FITS)");
+
+  const std::string loop = "Loop control";
+  app.add_option("--niter", s.niter, "Maximum number of components")->group(loop)->capture_default_str();
+  app.add_option("--gain", s.gain, "Loop gain of each component")->group(loop)->capture_default_str();
+  app.add_option("--mgain", s.mgain, "End a major cycle once the peak fell by this fraction (1: no limit)")
+      ->group(loop)->capture_default_str();
+  app.add_option("--threshold", s.threshold, "Stop at this absolute peak residual [image units]")
+      ->group(loop)->capture_default_str();
+  app.add_option("--auto-threshold", s.auto_threshold,
+                 "Stop at SIGMA x robust noise (1.4826 x MAD of the residual); 0 turns it off")
+      ->group(loop)->capture_default_str();
+
+  const std::string algo = "Algorithm";
+  // Enum options are parsed as names and mapped in a callback (CLI11 2.1 cannot print these enums).
+  app.add_option_function<std::string>(
+         "--algorithm",
+         [&s](const std::string& v) { s.algorithm = v == "hogbom" ? clean::Algorithm::kHogbom : clean::Algorithm::kClark; },
+         "clark or hogbom")
+      ->check(CLI::IsMember({"clark", "hogbom"}))->group(algo)->default_str("clark");
+  app.add_option_function<std::string>(
+         "--device",
+         [&s](const std::string& v) {
+           s.device = v == "gpu" ? clean::Device::kGpu : v == "cpu" ? clean::Device::kCpu : clean::Device::kAuto;
+         },
+         "auto (a GPU when usable), gpu or cpu")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))->group(algo)->default_str("auto");
+  app.add_option("--select-k", s.select_k, "Clark: most pixels in a major cycle's active set")
+      ->group(algo)->capture_default_str();
+  app.add_option("--beam-patch", s.beam_patch, "Clark: half-width of the beam patch [pixels]")
+      ->group(algo)->capture_default_str();
+  app.add_option("--threads", s.threads, "CPU threads (0: every core)")->group(algo)->capture_default_str();
+
+  const std::string masks = "Masks and signs";
+  app.add_option("--fits-mask", r.fits_mask, "FITS mask on the image grid: non-zero pixels may be cleaned")
+      ->group(masks);
+  app.add_flag("--no-negative", [&s](std::int64_t) { s.allow_negative = false; },
+               "Search peaks among positive values only: no negative components")->group(masks);
+  app.add_option("--clean-border", s.clean_border_percent, "Leave this percentage of the size uncleaned on each side")
+      ->group(masks)->capture_default_str();
+
+  const std::string outs = "Outputs";
+  app.add_option("--model", r.model, "Model image to write (Jy/pixel)")->group(outs);
+  app.add_option("--residual", r.residual, "Residual image to write (Jy/beam)")->group(outs);
+  app.add_option("--components", r.components, "Component list to write (CSV: x, y, RA, Dec, flux)")->group(outs);
+  app.add_option("--json", r.json, "Machine-readable summary: a file, or - for stdout")->group(outs);
+  app.add_flag("--overwrite", r.overwrite, "Replace existing outputs (never an input)")->group(outs);
+
+  auto* beam = app.add_option_function<std::vector<double>>(
+      "--beam-shape",
+      [&s](const std::vector<double>& v) { s.beam_shape = clean::BeamShape{v[0], v[1], v[2]}; },
+      "Restoring beam BMAJ BMIN BPA (arcsec, arcsec, degrees) instead of the fitted one");
+  beam->expected(3)->type_name("BMAJ BMIN BPA")->group("Beam");
+
+  app.add_flag("-q,--quiet", [&r](std::int64_t) { r.verbosity = Verbosity::kQuiet; }, "Print errors only");
+  app.add_flag("-v,--verbose", [&r](std::int64_t) { r.verbosity = Verbosity::kVerbose; }, "Print more detail");
+}
+
+void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
+  auto& s = o.settings;
+  sub.add_option("--size", s.size, "Image size N (N x N pixels)")->required()->check(CLI::Range(16, 1 << 16));
+  sub.add_option("--out", o.out_dir, "Folder for dirty.fits, psf.fits, truth.fits and sources.csv")->required();
+  sub.add_option("--sources", s.sources, "Number of point sources")->capture_default_str();
+  sub.add_option("--gaussians", s.gaussians, "Number of Gaussian sources")->capture_default_str();
+  sub.add_option("--seed", s.seed, "Random seed")->capture_default_str();
+  sub.add_option("--array", s.array, "Antenna layout")->check(CLI::IsMember(data::array_names()))->capture_default_str();
+  sub.add_option("--noise", s.noise, "Thermal noise, image-plane RMS [Jy/beam]")->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub.add_option("--freq", s.freq_hz, "Observing frequency [Hz]")->check(CLI::PositiveNumber)->capture_default_str();
+  sub.add_option("--dec", s.dec_deg, "Declination of the field [deg] (default: one that suits the array)")
+      ->check(CLI::Range(-90.0, 90.0));
+  sub.add_option("--ha-hours", s.ha_hours, "Track from -H to +H hours of hour angle")->check(CLI::Range(0.01, 12.0))
+      ->capture_default_str();
+  sub.add_option("--pixel-scale", s.pixel_arcsec, "Pixel size [arcsec] (default: 4 pixels across the beam)")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_flag("--overwrite", o.overwrite, "Replace existing files");
+}
+
+}  // namespace
+
+std::unique_ptr<Cli> make_cli() {
+  auto cli = std::make_unique<Cli>();
+  cli->app = std::make_unique<CLI::App>(
+      "gpuclean: Clark and Högbom CLEAN deconvolution of radio images.\n"
+      "  gpuclean DIRTY PSF -o RESTORED [options]\n"
+      "  gpuclean simulate --size N --out DIR [options]",
+      "gpuclean");
+  cli->app->set_version_flag("--version", std::string("gpuclean ") + kVersion);
+  cli->app->require_subcommand(0, 1);
+  add_clean_options(*cli->app, cli->run);
+  cli->simulate = cli->app->add_subcommand("simulate", "Simulate an interferometric observation (dirty image, PSF, truth)");
+  add_simulate_options(*cli->simulate, cli->sim);
+  return cli;
+}
+
+}  // namespace gpuclean::app

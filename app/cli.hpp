@@ -1,0 +1,31 @@
+#pragma once
+// Command-line definitions (CLI11). Parsing fills plain option structs; main() runs them.
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "app/run_options.hpp"
+#include "data/simulate.hpp"
+
+namespace gpuclean::app {
+
+struct SimulateOptions {
+  data::SimulationSettings settings;
+  std::string out_dir;
+  bool overwrite = false;
+  std::string command_line;
+};
+
+struct Cli {
+  std::unique_ptr<CLI::App> app;
+  CLI::App* simulate = nullptr;
+  RunOptions run;
+  SimulateOptions sim;
+};
+
+/// Builds the parser; the options write into the returned structs.
+std::unique_ptr<Cli> make_cli();
+
+}  // namespace gpuclean::app

@@ -1,0 +1,16 @@
+#pragma once
+// Exit codes of the gpuclean binary (documented in README.md, "Exit codes").
+
+namespace gpuclean::app {
+
+enum class ExitCode : int {
+  kOk = 0,
+  kInternal = 1,  ///< a bug: please report it
+  kUsage = 2,     ///< bad command line or settings, or an output that exists (use --overwrite)
+  kInput = 3,     ///< an input file is missing, not FITS, or unusable (NaN PSF, sizes)
+  kRuntime = 4,   ///< the run failed: cannot write, out of memory, GPU failure
+};
+
+inline int to_int(ExitCode c) { return static_cast<int>(c); }
+
+}  // namespace gpuclean::app

@@ -1,0 +1,101 @@
+// gpuclean entry point: parse, validate, run; every failure becomes one line on stderr and a
+// documented exit code (app/exit_codes.hpp).
+
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <stdexcept>
+#include <new>
+#include <string>
+
+#include "app/cli.hpp"
+#include "app/exit_codes.hpp"
+#include "clean/errors.hpp"
+#include "io/fits_error.hpp"
+
+namespace {
+
+using gpuclean::app::ExitCode;
+
+int fail(ExitCode code, const std::string& message) {
+  std::string one_line = message;
+  for (char& c : one_line) {
+    if (c == '\n') c = ' ';
+  }
+  std::fprintf(stderr, "gpuclean: error: %s\n", one_line.c_str());
+  return gpuclean::app::to_int(code);
+}
+
+std::string joined(int argc, char** argv) {
+  std::string s = "gpuclean";
+  for (int i = 1; i < argc; ++i) s += std::string(" ") + argv[i];
+  return s;
+}
+
+int run(int argc, char** argv) {
+  auto cli = gpuclean::app::make_cli();
+  try {
+    cli->app->parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return cli->app->exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return cli->app->exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return cli->app->exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(ExitCode::kUsage, std::string(e.what()) + ". Run 'gpuclean --help' for the options.");
+  }
+
+  const std::string command = joined(argc, argv);
+  if (*cli->simulate) {
+    auto& o = cli->sim;
+    const auto sim = gpuclean::data::simulate(o.settings);
+    gpuclean::data::write_simulation(sim, o.settings, o.out_dir, o.overwrite, command);
+    std::printf("simulated %s %zux%zu: %zu sources, pixel %.3f\", beam %.2f pixels, %zu uv samples -> %s\n",
+                sim.telescope.c_str(), sim.size, sim.size, sim.sources.size(), sim.pixel_deg * 3600.0,
+                sim.beam_fwhm_px, sim.uv_samples, o.out_dir.c_str());
+    if (sim.uv_dropped > 0) {
+      std::fprintf(stderr, "gpuclean: note: %zu uv samples lie beyond the grid at this pixel size and were left out (a uv-range cut); a smaller --pixel-scale keeps them\n",
+                   sim.uv_dropped);
+    }
+    return 0;
+  }
+  auto& r = cli->run;
+  if (r.dirty.empty() || r.psf.empty()) {
+    return fail(ExitCode::kUsage, "give a dirty image and a PSF: gpuclean DIRTY PSF -o RESTORED");
+  }
+  if (r.output.empty()) {
+    return fail(ExitCode::kUsage, "give the restored image's name with -o RESTORED.fits");
+  }
+  r.command_line = command;
+  gpuclean::app::run_clean(r);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using gpuclean::io::FitsError;
+  try {
+    return run(argc, argv);
+  } catch (const gpuclean::clean::InvalidSettings& e) {
+    return fail(ExitCode::kUsage, e.what());
+  } catch (const gpuclean::clean::InvalidInput& e) {
+    return fail(ExitCode::kInput, e.what());
+  } catch (const FitsError& e) {
+    switch (e.kind()) {
+      case FitsError::Kind::kInput: return fail(ExitCode::kInput, e.what());
+      case FitsError::Kind::kExists: return fail(ExitCode::kUsage, e.what());
+      case FitsError::Kind::kOutput: return fail(ExitCode::kRuntime, e.what());
+    }
+  } catch (const std::bad_alloc&) {
+    return fail(ExitCode::kRuntime, "out of host memory; use a smaller image or a machine with more memory.");
+  } catch (const std::invalid_argument& e) {
+    return fail(ExitCode::kUsage, e.what());
+  } catch (const std::filesystem::filesystem_error& e) {
+    return fail(ExitCode::kRuntime, e.what());
+  } catch (const std::exception& e) {
+    return fail(ExitCode::kInternal, std::string("internal error: ") + e.what() + " (please report this)");
+  }
+  return gpuclean::app::to_int(ExitCode::kInternal);
+}

@@ -1,0 +1,85 @@
+#include "app/run_report.hpp"
+
+#include <cstdio>
+#include <sstream>
+#include <unordered_map>
+
+#include "app/version.hpp"
+
+namespace gpuclean::app {
+
+nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& result,
+                                 const clean::CleanSettings& s) {
+  nlohmann::json j;
+  j["gpuclean_version"] = kVersion;
+  j["dirty"] = r.dirty;
+  j["psf"] = r.psf;
+  j["output"] = r.output;
+  j["algorithm"] = r.algorithm;
+  j["device"] = r.device;
+  j["image"] = {{"width", r.width}, {"height", r.height}, {"nan_pixels", r.nan_pixels}};
+  j["iterations"] = result.iterations;
+  j["major_cycles"] = result.major_cycles;
+  j["stop_reason"] = std::string(clean::to_string(result.reason));
+  j["peak_residual"] = result.peak_residual;
+  j["rms_residual"] = r.rms_residual;
+  j["model_flux"] = r.model_flux;
+  j["restored_peak"] = r.restored_peak;
+  j["threshold"] = result.threshold;
+  j["noise_sigma"] = result.noise_sigma;
+  nlohmann::json beam = {{"fitted", r.beam_fitted},
+                         {"bmaj_pixels", r.beam_pixels.fwhm_major_pixels()},
+                         {"bmin_pixels", r.beam_pixels.fwhm_minor_pixels()}};
+  if (r.beam) {
+    beam["bmaj_arcsec"] = r.beam->bmaj_arcsec;
+    beam["bmin_arcsec"] = r.beam->bmin_arcsec;
+    beam["bpa_deg"] = r.beam->bpa_deg;
+  } else {
+    beam["bmaj_arcsec"] = nullptr;
+    beam["bmin_arcsec"] = nullptr;
+    beam["bpa_deg"] = nullptr;
+  }
+  j["beam"] = beam;
+  j["settings"] = {{"niter", s.niter},
+                   {"gain", s.gain},
+                   {"mgain", s.mgain},
+                   {"threshold", s.threshold},
+                   {"auto_threshold", s.auto_threshold},
+                   {"allow_negative", s.allow_negative},
+                   {"clean_border_percent", s.clean_border_percent},
+                   {"select_k", s.select_k},
+                   {"beam_patch", s.beam_patch}};
+  j["seconds"] = {{"total", r.seconds.total},
+                  {"read", r.seconds.read},
+                  {"clean", r.seconds.clean},
+                  {"restore", r.seconds.restore},
+                  {"write", r.seconds.write},
+                  {"select", result.seconds.select},
+                  {"minor", result.seconds.minor},
+                  {"convolve", result.seconds.convolve}};
+  return j;
+}
+
+std::string components_csv(const clean::CleanResult& result, const std::optional<io::CelestialWcs>& wcs) {
+  std::vector<std::pair<std::uint64_t, double>> rows;
+  std::unordered_map<std::uint64_t, std::size_t> row_of;
+  for (const auto& c : result.components) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(c.y) << 32) | c.x;
+    auto [it, inserted] = row_of.try_emplace(key, rows.size());
+    if (inserted) rows.push_back({key, 0.0});
+    rows[it->second].second += c.flux;
+  }
+  std::ostringstream out;
+  out << "x,y,ra_deg,dec_deg,flux_jy\n";
+  char line[160];
+  for (const auto& [key, flux] : rows) {
+    const auto x = static_cast<std::uint32_t>(key & 0xffffffffu), y = static_cast<std::uint32_t>(key >> 32);
+    double ra = std::numeric_limits<double>::quiet_NaN(), dec = ra;
+    if (wcs) wcs->pixel_to_world(x, y, &ra, &dec);
+    std::snprintf(line, sizeof line, "%u,%u,%.9f,%.9f,%.9g\n", x, y, ra, dec, flux);
+    out << line;
+  }
+  return out.str();
+}
+
+}  // namespace gpuclean::app

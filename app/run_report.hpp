@@ -1,0 +1,37 @@
+#pragma once
+// What a run produced, for the JSON summary, the components CSV and the closing summary line.
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "clean/beam.hpp"
+#include "clean/deconvolver.hpp"
+#include "io/wcs.hpp"
+
+namespace gpuclean::app {
+
+struct StageTimes {
+  double read = 0, clean = 0, restore = 0, write = 0, total = 0;
+};
+
+struct RunReport {
+  std::string dirty, psf, output;
+  std::string algorithm, device;
+  std::size_t width = 0, height = 0, nan_pixels = 0;
+  clean::PixelGaussian beam_pixels;
+  std::optional<clean::SkyBeam> beam;  ///< empty when the image has no celestial WCS
+  bool beam_fitted = true;
+  double rms_residual = 0, model_flux = 0, restored_peak = 0;
+  StageTimes seconds;
+};
+
+nlohmann::json make_summary_json(const RunReport& report, const clean::CleanResult& result,
+                                 const clean::CleanSettings& settings);
+
+/// One row per model pixel (components at the same pixel summed), in the order first cleaned:
+/// x, y (0-based pixels), RA and Dec [deg], flux [Jy].
+std::string components_csv(const clean::CleanResult& result, const std::optional<io::CelestialWcs>& wcs);
+
+}  // namespace gpuclean::app

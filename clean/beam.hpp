@@ -1,0 +1,54 @@
+#pragma once
+// Restoring beam: an elliptical Gaussian fitted to the PSF main lobe, and its conversion between
+// the pixel grid and the sky (BMAJ/BMIN in arcsec, BPA in degrees north through east).
+
+#include <cstddef>
+
+#include "clean/host_image.hpp"
+#include "clean/psf.hpp"
+
+namespace gpuclean::clean {
+
+/// exp(-0.5 d^T C^-1 d) with covariance C in pixel^2 (d = (dx, dy), x along FITS axis 1).
+struct PixelGaussian {
+  double cxx = 1.0;
+  double cxy = 0.0;
+  double cyy = 1.0;
+  double value(double dx, double dy) const;
+  /// FWHM along the major and minor axes [pixels].
+  double fwhm_major_pixels() const;
+  double fwhm_minor_pixels() const;
+};
+
+/// A beam on the sky: FWHM in arcsec and position angle in degrees, in [0, 180).
+struct SkyBeam {
+  double bmaj_arcsec = 0.0;
+  double bmin_arcsec = 0.0;
+  double bpa_deg = 0.0;
+};
+
+/// Pixel offset -> sky offset [deg]: row 0 east (increasing RA), row 1 north.
+struct PixelToSky {
+  double m[2][2] = {{1.0 / 3600.0, 0.0}, {0.0, 1.0 / 3600.0}};
+};
+
+enum class BeamFit {
+  /// WSClean: least squares over every pixel of a box 10 x the estimated FWHM around the peak.
+  kWsclean,
+  /// CASA (tclean psfcutoff): least squares over the main-lobe pixels connected to the peak
+  /// whose value is at least 0.35.
+  kCasa,
+};
+
+/// Fits an elliptical Gaussian to the PSF main lobe, with the amplitude fixed at 1 and the centre
+/// at the peak (Levenberg-Marquardt). Throws InvalidInput when the main lobe is too small.
+PixelGaussian fit_psf_beam(const PreparedPsf& psf, BeamFit method = BeamFit::kWsclean);
+
+SkyBeam to_sky(const PixelGaussian& g, const PixelToSky& t);
+PixelGaussian from_sky(const SkyBeam& b, const PixelToSky& t);
+
+/// The Gaussian sampled on an odd-sized grid (peak 1 at the centre) that reaches 1e-6 of the
+/// peak, cropped to at most max_width x max_height.
+HostImage gaussian_kernel(const PixelGaussian& g, std::size_t max_width, std::size_t max_height);
+
+}  // namespace gpuclean::clean

@@ -1,0 +1,41 @@
+#include "clean/clean_settings.hpp"
+
+#include <cmath>
+
+#include "clean/errors.hpp"
+
+namespace gpuclean::clean {
+
+std::string_view to_string(Algorithm a) { return a == Algorithm::kClark ? "clark" : "hogbom"; }
+
+std::string_view to_string(Device d) {
+  switch (d) {
+    case Device::kAuto: return "auto";
+    case Device::kGpu: return "gpu";
+    case Device::kCpu: return "cpu";
+  }
+  return "unknown";
+}
+
+void validate(const CleanSettings& s) {
+  auto fail = [](const std::string& m) { throw InvalidSettings(m); };
+  if (!(s.gain > 0.0 && s.gain <= 1.0)) fail("--gain must be in (0, 1]; 0.1 is usual.");
+  if (!(s.mgain > 0.0 && s.mgain <= 1.0)) fail("--mgain must be in (0, 1]; 0.8 is usual, 1 disables it.");
+  if (!(s.threshold >= 0.0) || !std::isfinite(s.threshold)) fail("--threshold must be a finite value >= 0.");
+  if (!(s.auto_threshold >= 0.0) || !std::isfinite(s.auto_threshold))
+    fail("--auto-threshold must be a finite number of sigma >= 0 (0 turns it off).");
+  if (!(s.clean_border_percent >= 0.0 && s.clean_border_percent < 50.0))
+    fail("--clean-border must be a percentage in [0, 50).");
+  if (s.select_k == 0) fail("--select-k must be at least 1.");
+  if (s.beam_patch == 0) fail("--beam-patch must be at least 1 pixel.");
+  if (s.threads < 0) fail("--threads must be >= 0 (0 uses every core).");
+  if (s.beam_shape) {
+    const auto& b = *s.beam_shape;
+    if (!(b.bmaj_arcsec > 0.0) || !(b.bmin_arcsec > 0.0) || !std::isfinite(b.bmaj_arcsec) ||
+        !std::isfinite(b.bmin_arcsec) || !std::isfinite(b.bpa_deg))
+      fail("--beam-shape needs BMAJ and BMIN > 0 (arcsec) and a finite BPA (degrees).");
+    if (b.bmin_arcsec > b.bmaj_arcsec) fail("--beam-shape: BMIN must not exceed BMAJ.");
+  }
+}
+
+}  // namespace gpuclean::clean

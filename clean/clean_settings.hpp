@@ -1,0 +1,43 @@
+#pragma once
+// Everything that controls a CLEAN run. Names and meanings follow WSClean where it has them.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gpuclean::clean {
+
+enum class Algorithm { kClark, kHogbom };
+enum class Device { kAuto, kGpu, kCpu };
+
+std::string_view to_string(Algorithm a);
+std::string_view to_string(Device d);
+
+/// Restoring beam given by the user: FWHM in arcsec, position angle in degrees (north through east).
+struct BeamShape {
+  double bmaj_arcsec = 0.0;
+  double bmin_arcsec = 0.0;
+  double bpa_deg = 0.0;
+};
+
+struct CleanSettings {
+  Algorithm algorithm = Algorithm::kClark;
+  Device device = Device::kAuto;
+  std::size_t niter = 100000;     ///< total component limit
+  double gain = 0.1;              ///< loop gain of each component
+  double mgain = 1.0;             ///< a major cycle stops once the peak fell by this fraction (1 = no limit)
+  double threshold = 0.0;         ///< absolute stopping threshold [image units]
+  double auto_threshold = 3.0;    ///< stop at this many robust sigma of the residual (0 = off)
+  bool allow_negative = true;     ///< false: peaks are searched among positive values only
+  double clean_border_percent = 0.0;  ///< width of the uncleaned border, per side [% of the size]
+  std::size_t select_k = 20050;   ///< Clark: most candidates per major cycle (AIPS MAXPIXEL default)
+  std::size_t beam_patch = 50;    ///< Clark: half-width of the beam patch [pixels]
+  std::optional<BeamShape> beam_shape;  ///< overrides the fitted restoring beam
+  int threads = 0;                ///< CPU threads (0 = all cores)
+};
+
+/// Throws InvalidSettings, with a sentence that says what to change, when a setting is out of range.
+void validate(const CleanSettings& settings);
+
+}  // namespace gpuclean::clean

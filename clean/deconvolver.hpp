@@ -1,0 +1,82 @@
+#pragma once
+// The interface every CLEAN implementation (CPU reference, GPU) provides, so that tests and the
+// CLI drive them with one call and compare them component for component.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "clean/clean_settings.hpp"
+#include "clean/host_image.hpp"
+#include "clean/psf.hpp"
+
+namespace gpuclean::clean {
+
+/// Why a run stopped; every one of them is logged and written into the outputs.
+enum class StopReason {
+  kThreshold,           ///< the peak residual reached the threshold (absolute or automatic)
+  kMaxIterations,       ///< niter components were cleaned
+  kDiverged,            ///< the peak residual stopped falling between major cycles
+  kNoCleanablePixels,   ///< nothing left to clean: empty mask, all NaN, or no positive pixel
+};
+std::string_view to_string(StopReason r);
+
+struct Component {
+  std::uint32_t x = 0;
+  std::uint32_t y = 0;
+  float flux = 0.0f;  ///< Jy (model image units)
+};
+
+/// State after a major cycle, for the per-cycle log line.
+struct CycleReport {
+  std::size_t cycle = 0;        ///< 1-based
+  std::size_t iterations = 0;   ///< components so far
+  float peak = 0.0f;            ///< peak residual (|x|, or x with --no-negative) after the cycle
+  double model_flux = 0.0;
+  double threshold = 0.0;       ///< the stopping threshold in force
+  std::size_t candidates = 0;   ///< Clark: the active set of the cycle
+  double seconds = 0.0;         ///< since the start of the run
+};
+using CycleCallback = std::function<void(const CycleReport&)>;
+
+/// What CLEAN works on. The PSF is prepared (unit peak); the mask marks cleanable pixels.
+struct CleanProblem {
+  const HostImage& dirty;
+  const PreparedPsf& psf;
+  const std::vector<std::uint8_t>& mask;
+};
+
+struct StageSeconds {
+  double select = 0.0;    ///< candidate selection (Clark)
+  double minor = 0.0;     ///< minor cycles / Högbom iterations
+  double convolve = 0.0;  ///< major-cycle PSF convolutions
+};
+
+struct CleanResult {
+  HostImage model;                     ///< Jy/pixel
+  HostImage residual;                  ///< Jy/beam; NaN where the dirty image was NaN
+  std::vector<Component> components;   ///< in the order they were found
+  std::size_t iterations = 0;
+  std::size_t major_cycles = 0;
+  StopReason reason = StopReason::kThreshold;
+  float peak_residual = 0.0f;          ///< over cleanable pixels, at the end
+  double threshold = 0.0;              ///< the final stopping threshold
+  double noise_sigma = 0.0;            ///< last robust noise estimate (0 when not computed)
+  StageSeconds seconds;
+};
+
+class Deconvolver {
+ public:
+  virtual ~Deconvolver() = default;
+  virtual std::string_view name() const = 0;
+  virtual CleanResult run(const CleanProblem& problem, const CleanSettings& settings,
+                          const CycleCallback& on_cycle) = 0;
+};
+
+/// A deconvolver for a resolved device (kCpu or kGpu, never kAuto). Throws InvalidSettings when
+/// the combination is not available in this build.
+std::unique_ptr<Deconvolver> make_deconvolver(Algorithm algorithm, Device device);
+
+}  // namespace gpuclean::clean

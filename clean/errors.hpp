@@ -1,0 +1,19 @@
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace gpuclean::clean {
+
+/// Settings that make no sense (a usage error). The message says what to change.
+class InvalidSettings : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Input data that cannot be cleaned (NaN PSF, sizes that do not fit, ...).
+class InvalidInput : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace gpuclean::clean

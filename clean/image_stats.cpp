@@ -1,0 +1,89 @@
+#include "clean/image_stats.hpp"
+
+#include <omp.h>
+
+#include <cmath>
+#include <vector>
+
+#include "select/cpu_reference.hpp"
+
+namespace gpuclean::clean {
+
+Peak find_peak(std::span<const float> image, std::span<const std::uint8_t> mask, bool allow_negative,
+               int threads) {
+  const auto n = static_cast<std::ptrdiff_t>(image.size());
+  const int nt = threads > 0 ? threads : omp_get_max_threads();
+  // Below this size a parallel region costs more than it saves.
+  const int used = n < (1 << 16) ? 1 : nt;
+  std::vector<Peak> partial(static_cast<std::size_t>(used));
+  std::vector<float> partial_key(static_cast<std::size_t>(used), -INFINITY);
+#pragma omp parallel num_threads(used)
+  {
+    const int t = omp_get_thread_num();
+    const std::ptrdiff_t begin = n * t / used;
+    const std::ptrdiff_t end = n * (t + 1) / used;
+    float best_key = -INFINITY;
+    std::ptrdiff_t best = -1;
+    for (std::ptrdiff_t i = begin; i < end; ++i) {
+      if (!mask[static_cast<std::size_t>(i)]) continue;
+      const float v = image[static_cast<std::size_t>(i)];
+      const float key = allow_negative ? std::abs(v) : v;
+      if (key > best_key) {  // strict: the first (lowest index) maximum wins
+        best_key = key;
+        best = i;
+      }
+    }
+    partial[static_cast<std::size_t>(t)].index = best;
+    partial_key[static_cast<std::size_t>(t)] = best_key;
+  }
+  Peak result;
+  float best_key = -INFINITY;
+  for (std::size_t t = 0; t < partial.size(); ++t) {  // threads in index order keep the tie rule
+    if (partial[t].index >= 0 && partial_key[t] > best_key) {
+      best_key = partial_key[t];
+      result.index = partial[t].index;
+    }
+  }
+  if (!allow_negative && result.index >= 0 && best_key <= 0.0f) result.index = -1;
+  if (result.index >= 0) result.value = image[static_cast<std::size_t>(result.index)];
+  return result;
+}
+
+double rms(std::span<const float> image) {
+  double sum = 0.0;
+  std::size_t n = 0;
+#pragma omp parallel for reduction(+ : sum, n)
+  for (std::size_t i = 0; i < image.size(); ++i) {
+    const double v = image[i];
+    if (std::isfinite(v)) {
+      sum += v * v;
+      ++n;
+    }
+  }
+  return n ? std::sqrt(sum / static_cast<double>(n)) : 0.0;
+}
+
+double robust_sigma(std::span<const float> image) {
+  std::vector<float> finite;
+  finite.reserve(image.size());
+  for (float v : image) {
+    if (std::isfinite(v)) finite.push_back(v);
+  }
+  if (finite.empty()) return 0.0;
+  const std::size_t mid = (finite.size() - 1) / 2;
+  const float median = select::order_statistic_cpu(finite, mid);
+  for (float& v : finite) v = std::abs(v - median);
+  const float mad = select::order_statistic_cpu(finite, mid);
+  return 1.4826 * static_cast<double>(mad);
+}
+
+double total_flux(std::span<const float> image) {
+  double sum = 0.0;
+#pragma omp parallel for reduction(+ : sum)
+  for (std::size_t i = 0; i < image.size(); ++i) {
+    if (std::isfinite(image[i])) sum += image[i];
+  }
+  return sum;
+}
+
+}  // namespace gpuclean::clean

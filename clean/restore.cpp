@@ -1,0 +1,17 @@
+#include "clean/restore.hpp"
+
+#include "clean/fft_convolver_cpu.hpp"
+
+namespace gpuclean::clean {
+
+HostImage restore_cpu(const HostImage& model, const HostImage& residual, const PixelGaussian& beam,
+                      int threads) {
+  const HostImage kernel = gaussian_kernel(beam, 2 * model.width - 1, 2 * model.height - 1);
+  FftConvolverCpu conv(kernel, kernel.width / 2, kernel.height / 2, model.width, model.height, threads);
+  HostImage restored(model.width, model.height);
+  conv.convolve(model.pixels.data(), restored.pixels.data());
+  for (std::size_t i = 0; i < restored.size(); ++i) restored.pixels[i] += residual.pixels[i];
+  return restored;
+}
+
+}  // namespace gpuclean::clean

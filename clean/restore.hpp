@@ -1,0 +1,12 @@
+#pragma once
+#include "clean/beam.hpp"
+#include "clean/host_image.hpp"
+
+namespace gpuclean::clean {
+
+/// restored = model (x) beam + residual, in Jy/beam (the beam has a peak of 1). Pixels that are
+/// NaN in the residual stay NaN.
+HostImage restore_cpu(const HostImage& model, const HostImage& residual, const PixelGaussian& beam,
+                      int threads);
+
+}  // namespace gpuclean::clean

@@ -1,0 +1,50 @@
+#pragma once
+// `gpuclean simulate`: a dirty image, its PSF and the true sky of a simulated observation with a
+// real array, written as WSClean-like FITS files.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/sky_model.hpp"
+#include "data/uv_coverage.hpp"
+
+namespace gpuclean::data {
+
+struct SimulationSettings {
+  std::size_t size = 512;
+  std::size_t sources = 60;       ///< point sources
+  std::size_t gaussians = 3;
+  std::uint64_t seed = 1;
+  std::string array = "meerkat";
+  double noise = 1e-4;            ///< image-plane RMS [Jy/beam]
+  double freq_hz = 1.4e9;
+  double dec_deg = 1000.0;        ///< > 90: the array's default declination
+  double ra_deg = 53.1166666667;  ///< field centre RA
+  double ha_hours = 4.0;          ///< track from -ha to +ha
+  double pixels_per_beam = 4.0;   ///< the pixel scale is chosen to give this many across the beam
+  double pixel_arcsec = 0.0;      ///< > 0: use this pixel scale instead
+};
+
+struct Simulation {
+  std::size_t size = 0;
+  double pixel_deg = 0;
+  double dec_deg = 0;
+  double beam_fwhm_px = 0;         ///< measured half-power width of the PSF, mean of x and y
+  std::string telescope;
+  std::vector<float> dirty, psf, truth;  ///< N x N; truth in Jy/pixel
+  std::vector<SkySource> sources;
+  std::size_t uv_samples = 0, uv_dropped = 0;
+};
+
+/// Simulates with a random sky drawn from `settings` (seeded).
+Simulation simulate(const SimulationSettings& settings);
+/// Simulates a given sky (positions in pixels of a settings.size grid).
+Simulation simulate_sky(const SimulationSettings& settings, const std::vector<SkySource>& sky);
+
+/// Writes dirty.fits, psf.fits, truth.fits and sources.csv into `dir` (created if needed).
+/// `command` goes into the HISTORY cards.
+void write_simulation(const Simulation& sim, const SimulationSettings& settings, const std::string& dir,
+                      bool overwrite, const std::string& command);
+
+}  // namespace gpuclean::data

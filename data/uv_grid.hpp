@@ -1,0 +1,44 @@
+#pragma once
+// Natural-weighted gridding of uv samples and the images it implies: the PSF, the dirty image
+// of a sky, and visibility noise seen through the same weights.
+//
+// The grid is twice the image size, so that the PSF reaches every offset an N x N image can
+// have and the dirty image is the *linear* convolution of the sky with that PSF. The PSF written
+// out is its central N x N part, peak 1 at (N/2, N/2), as WSClean writes it.
+
+#include <cstddef>
+#include <vector>
+
+#include "data/rng.hpp"
+#include "data/uv_coverage.hpp"
+
+namespace gpuclean::data {
+
+class NaturalGrid {
+ public:
+  /// `image_size` N, pixel size [rad]; samples beyond the grid's reach are counted and dropped.
+  NaturalGrid(const std::vector<UvSample>& samples, std::size_t image_size, double cell_rad);
+
+  std::size_t dropped_samples() const { return dropped_; }
+  std::size_t gridded_samples() const { return gridded_; }
+
+  /// N x N, peak 1 at (N/2, N/2).
+  std::vector<float> psf() const;
+  /// The dirty image of a sky given in Jy/pixel (N x N): sky (x) PSF, linear.
+  std::vector<float> dirty(const std::vector<float>& sky) const;
+  /// Thermal noise: white visibility noise weighted like the data, scaled to `rms` Jy/beam.
+  std::vector<float> noise(Rng& rng, double rms) const;
+
+ private:
+  std::vector<float> weighted_inverse(const std::vector<float>& image_2n, bool sqrt_weights) const;
+  std::size_t n_, p_;
+  std::vector<float> weights_;  // p_ x (p_/2 + 1), Hermitian half plane
+  double weight_sum_ = 0.0;
+  std::size_t dropped_ = 0, gridded_ = 0;
+};
+
+/// Full width at half maximum of the PSF's main lobe along x and y [pixels] (linear
+/// interpolation of the half-power crossing).
+void psf_half_power_widths(const std::vector<float>& psf, std::size_t n, double* fwhm_x, double* fwhm_y);
+
+}  // namespace gpuclean::data

@@ -1,0 +1,131 @@
+#include "io/fits_reader.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <system_error>
+
+#include "io/fits_file.hpp"
+
+namespace gpuclean::io {
+namespace {
+
+using detail::check_fits;
+using detail::FitsFilePtr;
+constexpr auto kInput = FitsError::Kind::kInput;
+
+// Moves to the HDU that holds the image: the primary, or the first image extension with data.
+void move_to_image_hdu(fitsfile* f, const std::string& path) {
+  int status = 0;
+  int naxis = 0;
+  fits_get_img_dim(f, &naxis, &status);
+  if (status == 0 && naxis > 0) return;
+  int n_hdus = 0;
+  status = 0;
+  fits_get_num_hdus(f, &n_hdus, &status);
+  for (int hdu = 2; hdu <= n_hdus; ++hdu) {
+    int type = 0;
+    status = 0;
+    fits_movabs_hdu(f, hdu, &type, &status);
+    if (status != 0) break;
+    if (type != IMAGE_HDU) continue;
+    naxis = 0;
+    fits_get_img_dim(f, &naxis, &status);
+    if (status == 0 && naxis > 0) return;
+  }
+  throw FitsError(kInput, "'" + path +
+                              "' holds no image: its primary HDU is empty and no image extension "
+                              "follows. Give a FITS image (e.g. a WSClean -dirty.fits).");
+}
+
+FitsHeader read_header(fitsfile* f, const std::string& path) {
+  int status = 0;
+  int n_keys = 0;
+  fits_get_hdrspace(f, &n_keys, nullptr, &status);
+  check_fits(status, kInput, "cannot read the header of", path);
+  FitsHeader header;
+  char card[FLEN_CARD];
+  for (int i = 1; i <= n_keys; ++i) {
+    fits_read_record(f, i, card, &status);
+    check_fits(status, kInput, "cannot read the header of", path);
+    const std::string text(card);
+    if (!FitsHeader::is_structural(FitsHeader::keyword_of(text))) header.add_card(text);
+  }
+  return header;
+}
+
+}  // namespace
+
+FitsImage read_fits_image(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw FitsError(kInput, "'" + path + "' does not exist. Check the path and the file name.");
+  }
+  if (std::filesystem::is_directory(path, ec)) {
+    throw FitsError(kInput, "'" + path + "' is a folder, not a FITS file.");
+  }
+
+  fitsfile* raw = nullptr;
+  int status = 0;
+  // The disk-file variant turns off CFITSIO's extended file-name syntax, so that names with
+  // brackets or parentheses are taken literally.
+  fits_open_diskfile(&raw, path.c_str(), READONLY, &status);
+  if (status != 0) {
+    if (raw) {
+      int ignore = 0;
+      fits_close_file(raw, &ignore);
+    }
+    throw FitsError(kInput, "'" + path + "' is not a readable FITS file (" +
+                                detail::fits_status_text(status) +
+                                "). Give a FITS image such as WSClean's -dirty.fits.");
+  }
+  FitsFilePtr file(raw);
+  move_to_image_hdu(file.get(), path);
+
+  FitsImage image;
+  int naxis = 0;
+  long naxes[16] = {0};
+  fits_get_img_param(file.get(), 16, &image.bitpix, &naxis, naxes, &status);
+  check_fits(status, kInput, "cannot read the image size of", path);
+  if (naxis < 2 || naxis > 4) {
+    throw FitsError(kInput, "'" + path + "' has " + std::to_string(naxis) +
+                                " axes; gpuclean reads 2-D images, or 3-D/4-D ones whose "
+                                "frequency and Stokes axes have length 1.");
+  }
+  image.axes.assign(naxes, naxes + naxis);
+  for (int a = 2; a < naxis; ++a) {
+    if (naxes[a] != 1) {
+      throw FitsError(kInput, "'" + path + "' holds more than one plane (axis " +
+                                  std::to_string(a + 1) + " has length " +
+                                  std::to_string(naxes[a]) +
+                                  "). gpuclean cleans one plane at a time: extract a single "
+                                  "frequency and Stokes plane first.");
+    }
+  }
+  if (naxes[0] < 1 || naxes[1] < 1) {
+    throw FitsError(kInput, "'" + path + "' has an empty image axis.");
+  }
+  image.width = static_cast<std::size_t>(naxes[0]);
+  image.height = static_cast<std::size_t>(naxes[1]);
+  image.header = read_header(file.get(), path);
+
+  const std::size_t n = image.width * image.height;
+  image.pixels.resize(n);
+  std::vector<char> null_flags(n, 0);
+  int any_null = 0;
+  // CFITSIO applies BSCALE/BZERO and flags BLANK (integer) and NaN (float) pixels.
+  fits_read_pixnull(file.get(), TFLOAT, std::vector<long>(static_cast<std::size_t>(naxis), 1L).data(),
+                    static_cast<LONGLONG>(n), image.pixels.data(), null_flags.data(), &any_null,
+                    &status);
+  check_fits(status, kInput, "cannot read the pixels of", path);
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (null_flags[i] || std::isnan(image.pixels[i])) {
+      image.pixels[i] = kNaN;
+      ++image.nan_count;
+    }
+  }
+  return image;
+}
+
+}  // namespace gpuclean::io

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what gpuclean needs to build and test. As root it uses apt-get; otherwise it prints
+# the exact command to run and stops. The CUDA toolkit (nvcc, cuFFT) is optional: without it
+# gpuclean builds CPU-only.
+set -euo pipefail
+
+packages=(build-essential cmake pkg-config libcfitsio-dev libcli11-dev libgtest-dev libfftw3-dev
+          nlohmann-json3-dev libpng-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  cmd="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup: missing packages. Run as root:" >&2
+    echo "  sudo sh -c '$cmd'" >&2
+    exit 1
+  fi
+fi
+
+if [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null 2>&1; then
+  echo "setup: CUDA toolkit found, the GPU code will be compiled"
+else
+  echo "setup: no CUDA toolkit (nvcc) found, gpuclean will build CPU-only"
+fi

@@ -1,0 +1,28 @@
+#pragma once
+// What CUDA devices this process can use. Safe to call on machines with no GPU, no driver, or a
+// CPU-only build: every failure means "no usable device".
+
+#include <string>
+
+namespace gpuclean::cuda {
+
+/// True when this binary was compiled with CUDA support.
+bool built_with_cuda();
+
+/// Number of visible devices (0 on any error).
+int device_count();
+
+/// True when device 0 exists and can run the kernels compiled into this binary.
+bool has_usable_device();
+
+/// One line such as "NVIDIA H100 80GB HBM3 (sm_90, 79.1 GiB)", or the reason there is none.
+std::string describe_device();
+
+/// Free and total memory of the current device in bytes; {0, 0} when there is none.
+struct MemoryInfo {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+};
+MemoryInfo device_memory();
+
+}  // namespace gpuclean::cuda

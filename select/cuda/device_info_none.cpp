@@ -1,0 +1,12 @@
+// Device queries for a CPU-only build (no nvcc): there is never a usable device.
+#include "select/cuda/device_info.hpp"
+
+namespace gpuclean::cuda {
+
+bool built_with_cuda() { return false; }
+int device_count() { return 0; }
+bool has_usable_device() { return false; }
+std::string describe_device() { return "CPU-only build (compiled without CUDA)"; }
+MemoryInfo device_memory() { return {}; }
+
+}  // namespace gpuclean::cuda

@@ -1,0 +1,211 @@
+// Runs the gpuclean binary as users do and checks outputs, exit codes and messages.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "io/fits_reader.hpp"
+#include "tests/io/fits_test_files.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using gpuclean::test::TempDir;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+Result run_gpuclean(const TempDir& dir, const std::string& args) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string cmd = std::string(GPUCLEAN_BINARY) + " " + args + " >" + out + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// A small simulated pair shared by the tests.
+class Cli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    const Result r = run_gpuclean(*dir_, "simulate --size 128 --sources 8 --seed 3 --out " + dir_->file("sim"));
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  std::string dirty() const { return dir_->file("sim/dirty.fits"); }
+  std::string psf() const { return dir_->file("sim/psf.fits"); }
+  static TempDir* dir_;
+  TempDir tmp_;
+};
+TempDir* Cli::dir_ = nullptr;
+
+}  // namespace
+
+TEST_F(Cli, CleansAndWritesEveryOutput) {
+  const Result r = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("img.fits") + " --model " +
+                                      tmp_.file("model.fits") + " --residual " + tmp_.file("res.fits") +
+                                      " --components " + tmp_.file("c.csv") + " --json " + tmp_.file("s.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("cycle"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(slurp(tmp_.file("s.json")));
+  for (const char* key : {"iterations", "major_cycles", "stop_reason", "peak_residual", "rms_residual", "model_flux",
+                          "beam", "device", "algorithm", "seconds"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"total", "read", "clean", "restore", "write"}) EXPECT_TRUE(j["seconds"].contains(key)) << key;
+  EXPECT_EQ(j["device"], "cpu");
+  EXPECT_GT(j["iterations"].get<int>(), 0);
+  EXPECT_GT(j["beam"]["bmaj_arcsec"].get<double>(), 0.0);
+
+  const auto img = gpuclean::io::read_fits_image(tmp_.file("img.fits"));
+  const auto in = gpuclean::io::read_fits_image(dirty());
+  EXPECT_EQ(img.axes, in.axes);
+  for (const char* key : {"CTYPE1", "CTYPE2", "CRVAL1", "CRVAL2", "CDELT1", "CDELT2", "CRPIX1", "CRPIX2", "CTYPE3", "CRVAL3"})
+    EXPECT_EQ(img.header.get_string(key), in.header.get_string(key)) << key;
+  EXPECT_NEAR(img.header.get_double("BMAJ").value_or(0) * 3600, j["beam"]["bmaj_arcsec"].get<double>(), 1e-6);
+  EXPECT_EQ(img.header.get_string("GCSTOP").value_or(""), j["stop_reason"].get<std::string>());
+  EXPECT_TRUE(img.header.has("ORIGIN"));
+  EXPECT_EQ(gpuclean::io::read_fits_image(tmp_.file("model.fits")).header.get_string("BUNIT").value_or(""), "JY/PIXEL");
+
+  // Components: one line per model pixel, their flux adds up to the model flux.
+  std::istringstream csv(slurp(tmp_.file("c.csv")));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "x,y,ra_deg,dec_deg,flux_jy");
+  double sum = 0.0;
+  while (std::getline(csv, line)) sum += std::stod(line.substr(line.rfind(',') + 1));
+  EXPECT_NEAR(sum, j["model_flux"].get<double>(), 1e-4 * std::abs(sum) + 1e-9);
+}
+
+TEST_F(Cli, JsonToStdoutKeepsStdoutClean) {
+  const Result r = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("img.fits") + " --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NO_THROW(nlohmann::json::parse(r.out)) << r.out;
+}
+
+TEST_F(Cli, MissingFile) {
+  const Result r = run_gpuclean(tmp_, tmp_.file("nope.fits") + " " + psf() + " -o " + tmp_.file("o.fits"));
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp_.file("o.fits")));
+}
+
+TEST_F(Cli, TextFileNamedFits) {
+  std::ofstream(tmp_.file("text.fits")) << "hello\n";
+  const Result r = run_gpuclean(tmp_, tmp_.file("text.fits") + " " + psf() + " -o " + tmp_.file("o.fits"));
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("not a readable FITS file"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, PsfThatDoesNotFit) {
+  gpuclean::test::RawFitsSpec spec;
+  spec.axes = {32, 32};
+  gpuclean::test::write_raw_fits(tmp_.file("small.fits"), spec, std::vector<double>(32 * 32, 0.5));
+  const Result r = run_gpuclean(tmp_, dirty() + " " + tmp_.file("small.fits") + " -o " + tmp_.file("o.fits"));
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("at least as large as the image"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp_.file("o.fits")));
+}
+
+TEST_F(Cli, NaNPsf) {
+  gpuclean::test::RawFitsSpec spec;
+  spec.axes = {128, 128};
+  std::vector<double> v(128 * 128, 0.1);
+  v[64 * 128 + 64] = 1.0;
+  v[7] = std::numeric_limits<double>::quiet_NaN();
+  gpuclean::test::write_raw_fits(tmp_.file("nanpsf.fits"), spec, v);
+  const Result r = run_gpuclean(tmp_, dirty() + " " + tmp_.file("nanpsf.fits") + " -o " + tmp_.file("o.fits"));
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("NaN"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, ExistingOutputNeedsOverwrite) {
+  std::ofstream(tmp_.file("o.fits")) << "keep me";
+  const Result r = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("o.fits"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--overwrite"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(tmp_.file("o.fits")), "keep me");
+  const Result ok = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("o.fits") + " --overwrite -q");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+}
+
+TEST_F(Cli, NeverWritesOverAnInput) {
+  fs::copy_file(dirty(), tmp_.file("d.fits"));
+  const std::string before = slurp(tmp_.file("d.fits"));
+  const Result r = run_gpuclean(tmp_, tmp_.file("d.fits") + " " + psf() + " -o " + tmp_.file("d.fits") + " --overwrite");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("never writes over an input"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(tmp_.file("d.fits")), before);
+}
+
+TEST_F(Cli, UnknownOption) {
+  const Result r = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("o.fits") + " --frobnicate 3");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("frobnicate"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, BadSettingIsRejectedBeforeAnyWork) {
+  const Result r = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("o.fits") + " --gain 3");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--gain"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST_F(Cli, BeamShapeOverride) {
+  const Result r = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("o.fits") +
+                                      " --beam-shape 20 10 30 --json " + tmp_.file("s.json") + " -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto img = gpuclean::io::read_fits_image(tmp_.file("o.fits"));
+  EXPECT_NEAR(img.header.get_double("BMAJ").value_or(0) * 3600.0, 20.0, 1e-6);
+  EXPECT_NEAR(img.header.get_double("BMIN").value_or(0) * 3600.0, 10.0, 1e-6);
+  EXPECT_NEAR(img.header.get_double("BPA").value_or(0), 30.0, 1e-6);
+  EXPECT_FALSE(nlohmann::json::parse(slurp(tmp_.file("s.json")))["beam"]["fitted"].get<bool>());
+}
+
+TEST_F(Cli, HogbomAndOptionsRun) {
+  const Result r = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("o.fits") +
+                                      " --algorithm hogbom --no-negative --clean-border 5 --niter 50 --mgain 0.8 "
+                                      "--device cpu --json " + tmp_.file("s.json") + " -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(tmp_.file("s.json")));
+  EXPECT_EQ(j["algorithm"], "hogbom");
+  EXPECT_LE(j["iterations"].get<int>(), 50);
+}
+
+TEST_F(Cli, WscleanPairKeepsItsHeaderAndBeam) {
+  const std::string base = std::string(GPUCLEAN_SHARED_DIR) + "/data/wsclean-256/meerkat-cdfs-256-";
+  if (!fs::exists(base + "dirty.fits")) GTEST_SKIP() << "shared WSClean data not present";
+  const Result r = run_gpuclean(tmp_, base + "dirty.fits " + base + "psf.fits -o " + tmp_.file("img.fits") + " -q --json " +
+                                      tmp_.file("s.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto img = gpuclean::io::read_fits_image(tmp_.file("img.fits"));
+  const auto in = gpuclean::io::read_fits_image(base + "dirty.fits");
+  EXPECT_EQ(img.axes, (std::vector<long>{256, 256, 1, 1}));
+  for (const char* key : {"CTYPE1", "CRVAL1", "CDELT1", "CRPIX1", "CTYPE2", "CRVAL2", "CDELT2", "CTYPE3", "CRVAL3",
+                          "CTYPE4", "TELESCOP", "DATE-OBS", "WSCVERSI", "EQUINOX", "SPECSYS"})
+    EXPECT_EQ(img.header.get_string(key), in.header.get_string(key)) << key;
+  // WSClean fitted 7.44" x 6.07" at 158.8 deg; our fit of the same PSF must be close.
+  const auto j = nlohmann::json::parse(slurp(tmp_.file("s.json")));
+  EXPECT_NEAR(j["beam"]["bmaj_arcsec"].get<double>(), 7.44, 0.03 * 7.44);
+  EXPECT_NEAR(j["beam"]["bmin_arcsec"].get<double>(), 6.07, 0.03 * 6.07);
+  EXPECT_NEAR(j["beam"]["bpa_deg"].get<double>(), 158.8, 6.0);
+  EXPECT_EQ(j["stop_reason"], "threshold");
+}

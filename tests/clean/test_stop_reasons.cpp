@@ -1,0 +1,90 @@
+#include <gtest/gtest.h>
+
+#include "clean/clean_mask.hpp"
+#include "clean/deconvolver.hpp"
+#include "clean/errors.hpp"
+#include "clean/stop_rules.hpp"
+#include "tests/support/synthetic.hpp"
+
+namespace gc = gpuclean::clean;
+
+namespace {
+gc::CleanResult run(gc::Algorithm a, const gc::CleanSettings& base, bool empty_mask = false) {
+  const std::size_t n = 48;
+  const auto psf = gc::prepare_psf(gpuclean::test::sidelobed_psf(n), n, n, nullptr);
+  const auto dirty = gpuclean::test::dirty_of({{20, 20, 1.0f}, {30, 10, 0.5f}}, psf, n);
+  gc::HostImage mask_img(n, n, empty_mask ? 0.0f : 1.0f);
+  const auto mask = gc::make_clean_mask(dirty, &mask_img, 0.0);
+  gc::CleanSettings s = base;
+  s.algorithm = a;
+  s.auto_threshold = 0.0;
+  s.beam_patch = 10;
+  return gc::make_deconvolver(a, gc::Device::kCpu)->run(gc::CleanProblem{dirty, psf, mask}, s, nullptr);
+}
+}  // namespace
+
+class StopReasons : public ::testing::TestWithParam<gc::Algorithm> {};
+
+TEST_P(StopReasons, Threshold) {
+  gc::CleanSettings s;
+  s.threshold = 0.05;
+  const auto r = run(GetParam(), s);
+  EXPECT_EQ(r.reason, gc::StopReason::kThreshold);
+  EXPECT_LE(r.peak_residual, 0.05f);
+}
+
+TEST_P(StopReasons, Niter) {
+  gc::CleanSettings s;
+  s.niter = 7;
+  const auto r = run(GetParam(), s);
+  EXPECT_EQ(r.reason, gc::StopReason::kMaxIterations);
+  EXPECT_EQ(r.iterations, 7u);
+  EXPECT_EQ(r.components.size(), 7u);
+}
+
+TEST_P(StopReasons, NothingToClean) {
+  const auto r = run(GetParam(), gc::CleanSettings{}, true);
+  EXPECT_EQ(r.reason, gc::StopReason::kNoCleanablePixels);
+  EXPECT_EQ(r.iterations, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, StopReasons, ::testing::Values(gc::Algorithm::kClark, gc::Algorithm::kHogbom),
+                         [](const auto& info) { return std::string(gc::to_string(info.param)); });
+
+TEST(StopRules, DivergenceIsARiseAboveTheLowestPeak) {
+  gc::CleanSettings s;
+  s.niter = 100;
+  EXPECT_FALSE(gc::check_stop(true, 1.05f, 0.1, 5, s, 1.0f));
+  EXPECT_EQ(gc::check_stop(true, 1.2f, 0.1, 5, s, 1.0f), gc::StopReason::kDiverged);
+  EXPECT_EQ(gc::check_stop(true, 0.05f, 0.1, 5, s, 1.0f), gc::StopReason::kThreshold);
+  EXPECT_EQ(gc::check_stop(true, 0.5f, 0.1, 100, s, 1.0f), gc::StopReason::kMaxIterations);
+  EXPECT_EQ(gc::check_stop(false, 0.0f, 0.1, 0, s, std::nullopt), gc::StopReason::kNoCleanablePixels);
+}
+
+TEST(Settings, ValidationNamesTheOption) {
+  gc::CleanSettings s;
+  s.gain = 1.5;
+  try {
+    gc::validate(s);
+    FAIL();
+  } catch (const gc::InvalidSettings& e) {
+    EXPECT_NE(std::string(e.what()).find("--gain"), std::string::npos);
+  }
+  s = {};
+  s.beam_shape = gc::BeamShape{3.0, 5.0, 0.0};
+  EXPECT_THROW(gc::validate(s), gc::InvalidSettings);
+  EXPECT_NO_THROW(gc::validate(gc::CleanSettings{}));
+}
+
+TEST(Psf, PreparationChecksAndNormalises) {
+  gc::HostImage psf = gpuclean::test::sidelobed_psf(32);
+  for (float& v : psf.pixels) v *= 2.0f;
+  std::string warning;
+  const auto p = gc::prepare_psf(psf, 32, 32, &warning);
+  EXPECT_EQ(p.peak_x, 16u);
+  EXPECT_FLOAT_EQ(p.image.at(16, 16), 1.0f);
+  EXPECT_NE(warning.find("normalised"), std::string::npos);
+  EXPECT_THROW(gc::prepare_psf(psf, 64, 64, nullptr), gc::InvalidInput);
+  psf.at(3, 3) = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_THROW(gc::prepare_psf(psf, 32, 32, nullptr), gc::InvalidInput);
+}

@@ -1,0 +1,132 @@
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "io/fits_error.hpp"
+#include "io/fits_reader.hpp"
+#include "io/fits_writer.hpp"
+#include "io/text_writer.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace gio = gpuclean::io;
+namespace fs = std::filesystem;
+using gpuclean::test::TempDir;
+
+namespace {
+
+gio::FitsError::Kind kind_of_read(const std::string& path, std::string* message) {
+  try {
+    gio::read_fits_image(path);
+  } catch (const gio::FitsError& e) {
+    *message = e.what();
+    return e.kind();
+  }
+  ADD_FAILURE() << "no error for " << path;
+  return gio::FitsError::Kind::kOutput;
+}
+
+void write_small(const std::string& path, const gio::WriteOptions& opt) {
+  std::vector<float> px(16, 1.0f);
+  gio::write_fits_image(path, px.data(), 4, 4, gio::FitsHeader{}, {4, 4}, opt);
+}
+
+std::size_t files_in(const fs::path& dir) {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+}  // namespace
+
+TEST(FitsErrors, MissingFileSaysSo) {
+  TempDir dir;
+  std::string msg;
+  EXPECT_EQ(kind_of_read(dir.file("nope.fits"), &msg), gio::FitsError::Kind::kInput);
+  EXPECT_NE(msg.find("does not exist"), std::string::npos) << msg;
+}
+
+TEST(FitsErrors, TextFileNamedFitsIsRefused) {
+  TempDir dir;
+  std::ofstream(dir.file("fake.fits")) << "this is not a FITS file\n";
+  std::string msg;
+  EXPECT_EQ(kind_of_read(dir.file("fake.fits"), &msg), gio::FitsError::Kind::kInput);
+  EXPECT_NE(msg.find("not a readable FITS file"), std::string::npos) << msg;
+}
+
+TEST(FitsErrors, RefusesToOverwriteUnlessAsked) {
+  TempDir dir;
+  gio::WriteOptions opt;
+  write_small(dir.file("a.fits"), opt);
+  try {
+    write_small(dir.file("a.fits"), opt);
+    FAIL() << "overwrote without --overwrite";
+  } catch (const gio::FitsError& e) {
+    EXPECT_EQ(e.kind(), gio::FitsError::Kind::kExists);
+  }
+  opt.overwrite = true;
+  EXPECT_NO_THROW(write_small(dir.file("a.fits"), opt));
+  EXPECT_EQ(files_in(dir.path()), 1u) << "no temporary file left behind";
+}
+
+TEST(FitsErrors, NeverWritesOverAnInputEvenWithOverwrite) {
+  TempDir dir;
+  gio::WriteOptions opt;
+  write_small(dir.file("in.fits"), opt);
+  const auto before = fs::last_write_time(dir.file("in.fits"));
+  opt.overwrite = true;
+  opt.inputs = {dir.file("in.fits")};
+  EXPECT_THROW(write_small(dir.file("./in.fits"), opt), gio::FitsError);
+  fs::create_hard_link(dir.file("in.fits"), dir.file("link.fits"));
+  EXPECT_THROW(write_small(dir.file("link.fits"), opt), gio::FitsError);
+  EXPECT_EQ(fs::last_write_time(dir.file("in.fits")), before);
+}
+
+TEST(FitsErrors, FailedWriteLeavesNoFile) {
+  // A child process whose file-size limit is far below the image: CFITSIO's write fails part-way.
+  TempDir dir;
+  const std::string target = dir.file("big.fits");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    rlimit lim{20000, 20000};
+    setrlimit(RLIMIT_FSIZE, &lim);
+    std::vector<float> px(256 * 256, 2.0f);
+    try {
+      gio::write_fits_image(target, px.data(), 256, 256, gio::FitsHeader{}, {256, 256}, gio::WriteOptions{});
+    } catch (const gio::FitsError& e) {
+      _exit(e.kind() == gio::FitsError::Kind::kOutput ? 42 : 43);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 42) << "the write should fail with an output error";
+  EXPECT_FALSE(fs::exists(target));
+  EXPECT_EQ(files_in(dir.path()), 0u) << "the temporary file must be removed";
+}
+
+TEST(FitsErrors, MissingOutputFolderIsReportedBeforeWriting) {
+  TempDir dir;
+  try {
+    write_small(dir.file("no/such/folder/x.fits"), gio::WriteOptions{});
+    FAIL();
+  } catch (const gio::FitsError& e) {
+    EXPECT_EQ(e.kind(), gio::FitsError::Kind::kOutput);
+    EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TextWriter, WritesAtomicallyAndRefusesToOverwrite) {
+  TempDir dir;
+  gio::write_text_file(dir.file("a.csv"), "x,y\n1,2\n", false);
+  std::ifstream in(dir.file("a.csv"));
+  std::string all((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(all, "x,y\n1,2\n");
+  EXPECT_THROW(gio::write_text_file(dir.file("a.csv"), "z", false), gio::FitsError);
+  EXPECT_EQ(files_in(dir.path()), 1u);
+}
