@@ -64,6 +64,11 @@ void add_clean_options(CLI::App& app, RunOptions& r) {
       [&s](const std::vector<double>& v) { s.beam_shape = clean::BeamShape{v[0], v[1], v[2]}; },
       "Restoring beam BMAJ BMIN BPA (arcsec, arcsec, degrees) instead of the fitted one");
   beam->expected(3)->type_name("BMAJ BMIN BPA")->group("Beam");
+  app.add_option_function<std::string>(
+         "--beam-fit",
+         [&s](const std::string& v) { s.beam_fit = v == "wsclean" ? clean::BeamFit::kWsclean : clean::BeamFit::kCasa; },
+         "Beam fit: wsclean (every pixel in a box 10 x the FWHM) or casa (main-lobe pixels above 0.35)")
+      ->check(CLI::IsMember({"casa", "wsclean"}))->group("Beam")->default_str("wsclean");
 
   app.add_flag("-q,--quiet", [&r](std::int64_t) { r.verbosity = Verbosity::kQuiet; }, "Print errors only");
   app.add_flag("-v,--verbose", [&r](std::int64_t) { r.verbosity = Verbosity::kVerbose; }, "Print more detail");

@@ -128,7 +128,7 @@ void run_clean(const RunOptions& o) {
     report.beam = clean::SkyBeam{s.beam_shape->bmaj_arcsec, s.beam_shape->bmin_arcsec, s.beam_shape->bpa_deg};
     report.beam_pixels = clean::from_sky(*report.beam, pixel_to_sky(*wcs));
   } else {
-    report.beam_pixels = clean::fit_psf_beam(psf);
+    report.beam_pixels = clean::fit_psf_beam(psf, s.beam_fit);
     if (wcs) report.beam = clean::to_sky(report.beam_pixels, pixel_to_sky(*wcs));
   }
   if (report.beam) {

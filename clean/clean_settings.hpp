@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "clean/beam.hpp"
+
 namespace gpuclean::clean {
 
 enum class Algorithm { kClark, kHogbom };
@@ -34,6 +36,7 @@ struct CleanSettings {
   std::size_t select_k = 20050;   ///< Clark: most candidates per major cycle (AIPS MAXPIXEL default)
   std::size_t beam_patch = 50;    ///< Clark: half-width of the beam patch [pixels]
   std::optional<BeamShape> beam_shape;  ///< overrides the fitted restoring beam
+  BeamFit beam_fit = BeamFit::kWsclean; ///< how the restoring beam is fitted to the PSF
   int threads = 0;                ///< CPU threads (0 = all cores)
 };
 
