@@ -11,6 +11,7 @@
 
 #include "io/fits_reader.hpp"
 #include "tests/io/fits_test_files.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -30,7 +31,7 @@ std::string slurp(const std::string& p) {
 
 Result run_gpuclean(const TempDir& dir, const std::string& args) {
   const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string cmd = std::string(GPUCLEAN_BINARY) + " " + args + " >" + out + " 2>" + err;
+  const std::string cmd = gpuclean::test::binary_path() + " " + args + " >" + out + " 2>" + err;
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
@@ -192,7 +193,7 @@ TEST_F(Cli, HogbomAndOptionsRun) {
 }
 
 TEST_F(Cli, WscleanPairKeepsItsHeaderAndBeam) {
-  const std::string base = std::string(GPUCLEAN_SHARED_DIR) + "/data/wsclean-256/meerkat-cdfs-256-";
+  const std::string base = gpuclean::test::shared_dir() + "/data/wsclean-256/meerkat-cdfs-256-";
   if (!fs::exists(base + "dirty.fits")) GTEST_SKIP() << "shared WSClean data not present";
   const Result r = run_gpuclean(tmp_, base + "dirty.fits " + base + "psf.fits -o " + tmp_.file("img.fits") + " -q --json " +
                                       tmp_.file("s.json"));
@@ -214,7 +215,7 @@ TEST_F(Cli, WscleanPairKeepsItsHeaderAndBeam) {
 TEST(Sample, DeconvolutionRecoversTheKnownSky) {
   // The bundled sample was simulated, so its sky is known: restored peaks of the bright point
   // sources must match their true fluxes, and the model must hold most of the true flux.
-  const std::string dir = std::string(GPUCLEAN_SOURCE_DIR) + "/data/sample/";
+  const std::string dir = gpuclean::test::source_dir() + "/data/sample/";
   TempDir tmp;
   const Result r = run_gpuclean(tmp, dir + "dirty.fits " + dir + "psf.fits -o " + tmp.file("img.fits") + " -q --json " +
                                          tmp.file("s.json"));

@@ -8,6 +8,7 @@
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
 #include "tests/io/fits_test_files.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace gio = gpuclean::io;
@@ -148,7 +149,7 @@ TEST(FitsReader, RefusesMoreThanOnePlane) {
 }
 
 TEST(FitsReader, ReadsARealWscleanImage) {
-  const std::string path = std::string(GPUCLEAN_SHARED_DIR) + "/data/wsclean-256/meerkat-cdfs-256-dirty.fits";
+  const std::string path = gpuclean::test::shared_dir() + "/data/wsclean-256/meerkat-cdfs-256-dirty.fits";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared WSClean data not present";
   const auto img = gio::read_fits_image(path);
   EXPECT_EQ(img.axes, (std::vector<long>{256, 256, 1, 1}));
