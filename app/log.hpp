@@ -12,35 +12,33 @@ class Log {
  public:
   Log(Verbosity v, bool stdout_taken) : v_(v), out_(stdout_taken ? stderr : stdout) {}
   void info(const char* fmt, ...) const __attribute__((format(printf, 2, 3))) {
-    if (v_ == Verbosity::kQuiet) return;
     va_list ap;
     va_start(ap, fmt);
-    std::vfprintf(out_, fmt, ap);
+    print(v_ != Verbosity::kQuiet, out_, "", fmt, ap);
     va_end(ap);
-    std::fputc('\n', out_);
-    std::fflush(out_);
   }
   void verbose(const char* fmt, ...) const __attribute__((format(printf, 2, 3))) {
-    if (v_ != Verbosity::kVerbose) return;
     va_list ap;
     va_start(ap, fmt);
-    std::vfprintf(out_, fmt, ap);
+    print(v_ == Verbosity::kVerbose, out_, "", fmt, ap);
     va_end(ap);
-    std::fputc('\n', out_);
-    std::fflush(out_);
   }
-  /// Warnings are shown unless -q.
+  /// Warnings go to stderr unless -q.
   void warn(const char* fmt, ...) const __attribute__((format(printf, 2, 3))) {
-    if (v_ == Verbosity::kQuiet) return;
-    std::fputs("gpuclean: warning: ", stderr);
     va_list ap;
     va_start(ap, fmt);
-    std::vfprintf(stderr, fmt, ap);
+    print(v_ != Verbosity::kQuiet, stderr, "gpuclean: warning: ", fmt, ap);
     va_end(ap);
-    std::fputc('\n', stderr);
   }
 
  private:
+  static void print(bool show, std::FILE* to, const char* prefix, const char* fmt, va_list ap) {
+    if (!show) return;
+    std::fputs(prefix, to);
+    std::vfprintf(to, fmt, ap);
+    std::fputc('\n', to);
+    std::fflush(to);
+  }
   Verbosity v_;
   std::FILE* out_;
 };

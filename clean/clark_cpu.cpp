@@ -111,7 +111,6 @@ float largest_exterior_sidelobe(const PreparedPsf& psf, std::size_t half_width) 
 
 CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& settings,
                           const CycleCallback& on_cycle) {
-  const auto t0 = Clock::now();
   const HostImage& dirty = problem.dirty;
   const std::size_t n = dirty.size();
   CleanResult result;
@@ -128,24 +127,16 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
   std::vector<float> delta(n, 0.0f);
   std::vector<Candidate> active;
 
-  std::optional<float> lowest_peak;
+  MajorCycleGate gate(settings, on_cycle);
   std::size_t last_candidates = 0;
   while (true) {
     const Peak peak = find_peak(result.residual.pixels, problem.mask, neg, settings.threads);
-    result.threshold = current_threshold(settings, result.residual.pixels, &result.noise_sigma);
-    result.peak_residual = peak.index >= 0 ? (neg ? std::abs(peak.value) : peak.value) : 0.0f;
-    if (result.major_cycles > 0 && on_cycle) {
-      on_cycle({result.major_cycles, result.iterations, result.peak_residual,
-                total_flux(result.model.pixels), result.threshold, last_candidates, since(t0)});
-    }
-    const auto stop = check_stop(peak.index >= 0, result.peak_residual, result.threshold,
-                                 result.iterations, settings, lowest_peak);
-    if (stop) {
-      result.reason = *stop;
+    double sigma = 0.0;
+    const double threshold = current_threshold(settings, result.residual.pixels, &sigma);
+    if (!gate.open(result, peak.index >= 0, peak.index >= 0 ? (neg ? std::abs(peak.value) : peak.value) : 0.0f,
+                   threshold, sigma, total_flux(result.model.pixels), last_candidates)) {
       break;
     }
-    lowest_peak = lowest_peak ? std::min(*lowest_peak, result.peak_residual) : result.peak_residual;
-    ++result.major_cycles;
 
     const double limit = std::max({result.threshold, static_cast<double>(sidelobe) * result.peak_residual,
                                    (1.0 - settings.mgain) * result.peak_residual});

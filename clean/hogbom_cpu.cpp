@@ -35,30 +35,21 @@ void subtract_shifted_psf(HostImage& residual, const PreparedPsf& psf, std::size
 
 CleanResult HogbomCpu::run(const CleanProblem& problem, const CleanSettings& settings,
                            const CycleCallback& on_cycle) {
-  const auto t0 = Clock::now();
   CleanResult result;
   result.residual = problem.dirty;
   result.model = HostImage(problem.dirty.width, problem.dirty.height);
   const bool neg = settings.allow_negative;
   auto key = [neg](float v) { return neg ? std::abs(v) : v; };
 
-  std::optional<float> lowest_peak;
+  MajorCycleGate gate(settings, on_cycle);
   while (true) {
     Peak peak = find_peak(result.residual.pixels, problem.mask, neg, settings.threads);
-    result.threshold = current_threshold(settings, result.residual.pixels, &result.noise_sigma);
-    result.peak_residual = peak.index >= 0 ? key(peak.value) : 0.0f;
-    if (result.major_cycles > 0 && on_cycle) {
-      on_cycle({result.major_cycles, result.iterations, result.peak_residual,
-                total_flux(result.model.pixels), result.threshold, 0, since(t0)});
-    }
-    const auto stop = check_stop(peak.index >= 0, result.peak_residual, result.threshold,
-                                 result.iterations, settings, lowest_peak);
-    if (stop) {
-      result.reason = *stop;
+    double sigma = 0.0;
+    const double threshold = current_threshold(settings, result.residual.pixels, &sigma);
+    if (!gate.open(result, peak.index >= 0, peak.index >= 0 ? key(peak.value) : 0.0f, threshold, sigma,
+                   total_flux(result.model.pixels), 0)) {
       break;
     }
-    lowest_peak = lowest_peak ? std::min(*lowest_peak, result.peak_residual) : result.peak_residual;
-    ++result.major_cycles;
 
     const double cycle_limit =
         std::max(result.threshold, (1.0 - settings.mgain) * static_cast<double>(result.peak_residual));

@@ -35,4 +35,23 @@ std::optional<StopReason> check_stop(bool have_peak, float peak, double threshol
   return std::nullopt;
 }
 
+bool MajorCycleGate::open(CleanResult& result, bool have_peak, float peak, double threshold, double sigma,
+                          double model_flux, std::size_t candidates) {
+  result.peak_residual = have_peak ? peak : 0.0f;
+  result.threshold = threshold;
+  result.noise_sigma = sigma;
+  if (result.major_cycles > 0 && on_cycle_) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    on_cycle_({result.major_cycles, result.iterations, result.peak_residual, model_flux, threshold, candidates, seconds});
+  }
+  const auto stop = check_stop(have_peak, result.peak_residual, threshold, result.iterations, settings_, lowest_peak_);
+  if (stop) {
+    result.reason = *stop;
+    return false;
+  }
+  lowest_peak_ = lowest_peak_ ? std::min(*lowest_peak_, result.peak_residual) : result.peak_residual;
+  ++result.major_cycles;
+  return true;
+}
+
 }  // namespace gpuclean::clean

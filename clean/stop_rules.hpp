@@ -1,6 +1,7 @@
 #pragma once
 // Stopping rules shared by Högbom and Clark, so that both stop for the same reasons.
 
+#include <chrono>
 #include <optional>
 #include <span>
 
@@ -21,5 +22,26 @@ inline constexpr float kDivergenceFactor = 1.1f;
 /// lowest peak seen at an earlier cycle start.
 std::optional<StopReason> check_stop(bool have_peak, float peak, double threshold, std::size_t iterations,
                                      const CleanSettings& settings, std::optional<float> lowest_peak);
+
+/// The checks at the start of every major cycle, shared by every CLEAN implementation: the log
+/// line of the cycle that just ended, then the stopping rules. The caller measures the peak and
+/// the threshold (on the CPU or the GPU) and passes the scalars.
+class MajorCycleGate {
+ public:
+  MajorCycleGate(const CleanSettings& settings, const CycleCallback& on_cycle)
+      : settings_(settings), on_cycle_(on_cycle), start_(std::chrono::steady_clock::now()) {}
+
+  /// Records peak, threshold and noise in `result`, reports the finished cycle, and returns
+  /// true when another major cycle should run (then counted in result.major_cycles). When it
+  /// returns false, result.reason says why the run stopped.
+  bool open(CleanResult& result, bool have_peak, float peak, double threshold, double sigma,
+            double model_flux, std::size_t candidates);
+
+ private:
+  const CleanSettings& settings_;
+  const CycleCallback& on_cycle_;
+  std::chrono::steady_clock::time_point start_;
+  std::optional<float> lowest_peak_;
+};
 
 }  // namespace gpuclean::clean

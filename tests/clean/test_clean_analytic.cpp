@@ -145,4 +145,4 @@ TEST_P(CleanAnalytic, ResidualIsDirtyMinusModelConvolvedWithThePsf) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, CleanAnalytic, ::testing::Values(gc::Algorithm::kClark, gc::Algorithm::kHogbom),
-                         [](const auto& info) { return std::string(gc::to_string(info.param)); });
+                         [](const auto& p) { return std::string(gc::to_string(p.param)); });

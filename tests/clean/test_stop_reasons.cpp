@@ -49,7 +49,7 @@ TEST_P(StopReasons, NothingToClean) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, StopReasons, ::testing::Values(gc::Algorithm::kClark, gc::Algorithm::kHogbom),
-                         [](const auto& info) { return std::string(gc::to_string(info.param)); });
+                         [](const auto& p) { return std::string(gc::to_string(p.param)); });
 
 TEST(StopRules, DivergenceIsARiseAboveTheLowestPeak) {
   gc::CleanSettings s;

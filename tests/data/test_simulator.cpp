@@ -55,7 +55,7 @@ TEST_P(Simulator, PointSourceDirtyImageIsTheShiftedScaledPsf) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Arrays, Simulator, ::testing::Values("meerkat", "vla-a"),
-                         [](const auto& info) { return info.param == "vla-a" ? std::string("vla_a") : info.param; });
+                         [](const auto& p) { return p.param == "vla-a" ? std::string("vla_a") : p.param; });
 
 TEST(Simulator, NoiseHasTheRequestedRms) {
   auto s = small("meerkat");

@@ -68,8 +68,8 @@ INSTANTIATE_TEST_SUITE_P(AllBitpix, FitsBitpix,
                          ::testing::Values(BitpixCase{8, 1.0, 0.0, true}, BitpixCase{16, 0.5, 10.0, true},
                                            BitpixCase{32, 1e-3, -2.0, true}, BitpixCase{-32, 1.0, 0.0, false},
                                            BitpixCase{-64, 1.0, 0.0, false}, BitpixCase{16, 1.0, 0.0, false}),
-                         [](const auto& info) {
-                           const auto& c = info.param;
+                         [](const auto& p) {
+                           const auto& c = p.param;
                            return "bitpix" + std::string(c.bitpix < 0 ? "m" : "") + std::to_string(std::abs(c.bitpix)) +
                                   (c.bscale != 1.0 ? "_scaled" : "") + (c.blank ? "_blank" : "");
                          });
