@@ -48,7 +48,9 @@ TEST_P(BeamFitAnalytic, RecoversTheGaussian) {
   const gc::SkyBeam fit = gc::to_sky(gc::fit_psf_beam(psf, method), t);
   EXPECT_NEAR(fit.bmaj_arcsec, c.bmaj, 0.01 * c.bmaj);
   EXPECT_NEAR(fit.bmin_arcsec, c.bmin, 0.01 * c.bmin);
-  if (c.bmaj / c.bmin > 1.05) EXPECT_LT(angle_diff(fit.bpa_deg, c.bpa), 1.0) << fit.bpa_deg;
+  if (c.bmaj / c.bmin > 1.05) {
+    EXPECT_LT(angle_diff(fit.bpa_deg, c.bpa), 1.0) << fit.bpa_deg;
+  }
   EXPECT_GE(fit.bpa_deg, 0.0);
   EXPECT_LT(fit.bpa_deg, 180.0);
 }
