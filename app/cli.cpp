@@ -94,6 +94,21 @@ void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
   sub.add_flag("--overwrite", o.overwrite, "Replace existing files");
 }
 
+void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
+  sub.add_option("--sizes", o.log2_sizes, "log2 of the input sizes")->delimiter(',')->capture_default_str();
+  sub.add_option("--distributions", o.distributions, "value distributions (default: all)")->delimiter(',');
+  sub.add_option("--backends", o.backends, "backends to time (default: every exact GPU backend; sort is always in)")
+      ->delimiter(',');
+  sub.add_option("--ks", o.ks, "k values (numbers or n/100)")->delimiter(',')->capture_default_str();
+  sub.add_option("--repeats", o.repeats, "timed runs per case (median reported)")->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  sub.add_option("--format", o.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))
+      ->capture_default_str();
+  sub.add_option("--output", o.output, "write csv/json here (the table still goes to stdout)");
+  sub.add_flag("!--no-order-statistics", o.order_statistics, "skip the median and the 101 percentiles");
+  sub.add_flag("!--no-cpu-check", o.check_cpu, "check against the sort backend only, not the CPU reference");
+}
+
 }  // namespace
 
 std::unique_ptr<Cli> make_cli() {
@@ -108,6 +123,10 @@ std::unique_ptr<Cli> make_cli() {
   add_clean_options(*cli->app, cli->run);
   cli->simulate = cli->app->add_subcommand("simulate", "Simulate an interferometric observation (dirty image, PSF, truth)");
   add_simulate_options(*cli->simulate, cli->sim);
+  cli->bench = cli->app->add_subcommand("bench", "Benchmarks that print a table");
+  cli->bench->require_subcommand(1);
+  cli->bench_select = cli->bench->add_subcommand("select", "Time the selection backends against CUB radix sort");
+  add_bench_select_options(*cli->bench_select, cli->bench_select_options);
   return cli;
 }
 

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/bench/bench_select.hpp"
 #include "app/run_options.hpp"
 #include "data/simulate.hpp"
 
@@ -21,6 +22,9 @@ struct SimulateOptions {
 struct Cli {
   std::unique_ptr<CLI::App> app;
   CLI::App* simulate = nullptr;
+  CLI::App* bench = nullptr;
+  CLI::App* bench_select = nullptr;
+  BenchSelectOptions bench_select_options;
   RunOptions run;
   SimulateOptions sim;
 };

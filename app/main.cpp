@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/cli.hpp"
+#include "app/errors.hpp"
 #include "app/exit_codes.hpp"
 #include "clean/errors.hpp"
 #include "io/fits_error.hpp"
@@ -60,6 +61,7 @@ int run(int argc, char** argv) {
     }
     return 0;
   }
+  if (*cli->bench_select) return gpuclean::app::run_bench_select(cli->bench_select_options) == 0 ? 0 : 4;
   auto& r = cli->run;
   if (r.dirty.empty() || r.psf.empty()) {
     return fail(ExitCode::kUsage, "give a dirty image and a PSF: gpuclean DIRTY PSF -o RESTORED");
@@ -88,6 +90,8 @@ int main(int argc, char** argv) {
       case FitsError::Kind::kExists: return fail(ExitCode::kUsage, e.what());
       case FitsError::Kind::kOutput: return fail(ExitCode::kRuntime, e.what());
     }
+  } catch (const gpuclean::app::RuntimeFailure& e) {
+    return fail(ExitCode::kRuntime, e.what());
   } catch (const std::bad_alloc&) {
     return fail(ExitCode::kRuntime, "out of host memory; use a smaller image or a machine with more memory.");
   } catch (const std::invalid_argument& e) {

@@ -1,0 +1,475 @@
+#include "select/backends/randomized_select.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "select/backends/backends.hpp"
+#include "select/cuda/cuda_check.hpp"
+#include "select/detail/engine.hpp"
+
+namespace gpuclean::select {
+namespace {
+
+using namespace detail;
+
+// Bounds of the window [first, last] over the sorted splitters: elements below splitter[first]
+// form the first bin, those in [splitter[first], splitter[last]] the middle bin.
+__global__ void window_bounds_kernel(const std::uint32_t* sorted, long long s, long long first, long long last,
+                                     std::uint32_t* bounds) {
+  const std::uint32_t lo = first < 0 ? 0u : sorted[first];
+  const std::uint32_t hi = last >= s ? kInvalidKey - 1 : min(sorted[last], kInvalidKey - 1);
+  bounds[0] = lo;
+  bounds[1] = hi + 1;  // NaN keys stay above the middle bin
+}
+
+std::size_t splitter_count(std::size_t n, double per_sqrt_n) {
+  const auto s = static_cast<std::size_t>(std::ceil(per_sqrt_n * std::sqrt(static_cast<double>(n))));
+  return std::min(n, std::max<std::size_t>(s, 256));
+}
+
+double log_binomial_pmf(std::size_t s, std::size_t i, double p) {
+  if (p <= 0.0) return i == 0 ? 0.0 : -INFINITY;
+  if (p >= 1.0) return i == s ? 0.0 : -INFINITY;
+  const double ds = static_cast<double>(s), di = static_cast<double>(i);
+  return std::lgamma(ds + 1) - std::lgamma(di + 1) - std::lgamma(ds - di + 1) + di * std::log(p) +
+         (ds - di) * std::log1p(-p);
+}
+
+struct Plan {
+  std::uint32_t *samples, *sorted, *bounds;
+  std::uint8_t* regions;
+  unsigned long long *counts, *fill;
+  std::uint64_t *buf_a, *buf_b, *sorted_b, *final_sorted;
+  void *sort_temp, *b_temp, *final_temp;
+  std::size_t sort_temp_bytes, b_temp_bytes, final_temp_bytes;
+  std::size_t s, cap_b;
+  std::byte* fallback;  // radix threshold + extraction scratch
+  std::size_t fallback_bytes;
+};
+
+class RandomizedSelector final : public Selector {
+ public:
+  explicit RandomizedSelector(const RandomizedTuning& t) : t_(t) {}
+  std::string_view name() const override { return "randomized"; }
+
+  std::size_t top_k_workspace_bytes(std::size_t n, std::size_t k) const override {
+    Arena a;
+    plan(a, n, std::min(k, n));
+    return a.used();
+  }
+  std::size_t order_statistics_workspace_bytes(std::size_t n, std::size_t n_ranks) const override {
+    Arena a;
+    plan_order(a, n, n_ranks);
+    return a.used();
+  }
+
+  SelectStats top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& req, Workspace& ws,
+                    float* d_out_values, std::uint32_t* d_out_indices) const override {
+    SelectStats stats;
+    const std::size_t k = std::min(req.k, n);
+    if (k == 0) return stats;
+    const KeyMode mode = key_mode(req.order);
+    const std::size_t bytes = top_k_workspace_bytes(n, k);
+    Arena arena = arena_for(ws, bytes);
+    Plan p = plan(arena, n, k);
+    stats.scratch_bytes = bytes;
+
+    std::size_t na = 0, nb_take = 0;
+    const std::uint64_t* b_src = p.sorted_b;
+    if (n <= t_.direct_below || k == n) {
+      // Everything valid goes to region A (k == n), or to B to be sorted whole (small n).
+      const bool all = k == n;
+      const std::uint32_t nan_bound = kInvalidKey;
+      const std::uint8_t regions[2] = {static_cast<std::uint8_t>(all ? kRegionA : kRegionB), kRegionNone};
+      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.bounds, &nan_bound, 4, cudaMemcpyHostToDevice, stream));
+      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions, 2, cudaMemcpyHostToDevice, stream));
+      run_pass(stream, d_in, n, mode, p, 1, k);
+      const auto c = read_counts(stream, p, 2);
+      stats.passes = 1;
+      if (all) {
+        na = c[0];
+      } else {
+        sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, c[0]);
+        nb_take = std::min<std::size_t>(k, c[0]);
+      }
+    } else {
+      sample_keys(stream, d_in, n, mode, t_.seed, p.samples, p.s);
+      sort_u32(stream, p.sort_temp, p.sort_temp_bytes, p.samples, p.sorted, p.s);
+      const std::uint8_t regions[3] = {kRegionA, kRegionB, kRegionNone};
+      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions, 3, cudaMemcpyHostToDevice, stream));
+      PivotWindow w = binomial_pivot_window(n, k, p.s, t_.p_k);
+      const long long width = std::max<long long>(1, w.last - w.first);
+      const auto s = static_cast<long long>(p.s);
+      while (true) {
+        window_bounds_kernel<<<1, 1, 0, stream>>>(p.sorted, s, w.first, w.last, p.bounds);
+        GPUCLEAN_CHECK_LAUNCH();
+        run_pass(stream, d_in, n, mode, p, 2, k);  // a first bin beyond k means a retry anyway
+        ++stats.passes;
+        const auto c = read_counts(stream, p, 3);
+        const unsigned long long first = c[0], middle = c[1];
+        const bool open_top = w.last >= s;
+        if (first >= k) {  // the k-th key lies below the window
+          w.last = w.first;
+          w.first = std::max<long long>(w.first - width, -1);
+          ++stats.retries;
+          continue;
+        }
+        if (first + middle < k && !open_top) {  // above it
+          w.first = w.last;
+          w.last = std::min<long long>(w.last + width, s);
+          ++stats.retries;
+          continue;
+        }
+        if (middle > p.cap_b) {  // the middle bin did not fit: exact path
+          ++stats.retries;
+          return exact_path(stream, d_in, n, mode, k, req.sorted_output, p, stats, d_out_values, d_out_indices);
+        }
+        na = first;
+        const std::size_t need = std::min<std::size_t>(k - first, middle);  // less only when k > n_valid
+        if (need < middle) {
+          sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, middle);
+        } else {
+          b_src = p.buf_b;  // the whole middle bin is selected: no sort needed
+        }
+        nb_take = need;
+        break;
+      }
+    }
+    stats.count = na + nb_take;
+    finish(stream, d_in, p, na, b_src, nb_take, req.sorted_output, d_out_values, d_out_indices);
+    return stats;
+  }
+
+  SelectStats order_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
+                               const std::vector<std::size_t>& ranks, Workspace& ws, float* h_out) const override;
+
+ private:
+  Plan plan(Arena& a, std::size_t n, std::size_t k) const {
+    Plan p{};
+    p.s = splitter_count(n, t_.splitters_per_sqrt_n);
+    p.samples = a.take<std::uint32_t>(p.s);
+    p.sorted = a.take<std::uint32_t>(p.s);
+    p.sort_temp_bytes = sort_temp_bytes_u32(p.s);
+    p.sort_temp = a.take<std::byte>(p.sort_temp_bytes);
+    p.bounds = a.take<std::uint32_t>(4);
+    p.regions = a.take<std::uint8_t>(4);
+    p.counts = a.take<unsigned long long>(4);
+    p.fill = a.take<unsigned long long>(2);
+    p.buf_a = a.take<std::uint64_t>(k);
+    if (n <= t_.direct_below) {
+      p.cap_b = n;
+    } else {
+      const PivotWindow w = binomial_pivot_window(n, k, p.s, t_.p_k);
+      const double expected = static_cast<double>(n) * static_cast<double>(w.last - w.first + 1) /
+                              static_cast<double>(p.s + 1);
+      p.cap_b = static_cast<std::size_t>(t_.capacity_factor * expected) + 1024;
+    }
+    p.buf_b = a.take<std::uint64_t>(p.cap_b);
+    p.sorted_b = a.take<std::uint64_t>(p.cap_b);
+    p.b_temp_bytes = sort_temp_bytes_u64(p.cap_b);
+    p.b_temp = a.take<std::byte>(p.b_temp_bytes);
+    p.final_sorted = a.take<std::uint64_t>(k);
+    p.final_temp_bytes = sort_temp_bytes_u64(k);
+    p.final_temp = a.take<std::byte>(p.final_temp_bytes);
+    p.fallback_bytes = radix_threshold_bytes() + extract_bytes(n);
+    p.fallback = a.take<std::byte>(p.fallback_bytes);
+    return p;
+  }
+
+  Plan plan_order(Arena& a, std::size_t n, std::size_t n_ranks) const;
+
+  void run_pass(cudaStream_t stream, const float* d_in, std::size_t n, KeyMode mode, const Plan& p, int n_bounds,
+                unsigned long long cap_a) const {
+    SegmentPass pass;
+    pass.in = d_in;
+    pass.n = n;
+    pass.mode = mode;
+    pass.bounds = p.bounds;
+    pass.n_bounds = n_bounds;
+    pass.regions = p.regions;
+    pass.counts = p.counts;
+    pass.buf_a = p.buf_a;
+    pass.cap_a = cap_a;
+    pass.buf_b = p.buf_b;
+    pass.cap_b = p.cap_b;
+    pass.fill = p.fill;
+    segment_pass(stream, pass);
+  }
+
+  static std::vector<unsigned long long> read_counts(cudaStream_t stream, const Plan& p, int n) {
+    std::vector<unsigned long long> c(static_cast<std::size_t>(n));
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(c.data(), p.counts, sizeof(unsigned long long) * c.size(),
+                                      cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    return c;
+  }
+
+  void finish(cudaStream_t stream, const float* d_in, const Plan& p, std::size_t na, const std::uint64_t* b,
+              std::size_t nb, bool sorted, float* out_v, std::uint32_t* out_i) const {
+    if (sorted && na > 0) {
+      // A is unsorted and B sorted: sort the selected composites together.
+      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.buf_a + na, b, nb * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, stream));
+      sort_u64(stream, p.final_temp, p.final_temp_bytes, p.buf_a, p.final_sorted, na + nb);
+      write_top_k(stream, d_in, p.final_sorted, na + nb, nullptr, 0, out_v, out_i);
+    } else {
+      write_top_k(stream, d_in, p.buf_a, na, b, nb, out_v, out_i);
+    }
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+  }
+
+  SelectStats exact_path(cudaStream_t stream, const float* d_in, std::size_t n, KeyMode mode, std::size_t k,
+                         bool sorted, const Plan& p, SelectStats stats, float* out_v, std::uint32_t* out_i) const {
+    Arena scratch(p.fallback, p.fallback_bytes);
+    Threshold t = radix_threshold(stream, d_in, n, mode, k, scratch);
+    stats.passes += 3;
+    std::size_t take = k;
+    if (t.key == kInvalidKey) {  // fewer valid keys than k: all of them
+      take = t.less;
+    }
+    extract_with_threshold(stream, d_in, n, mode, t, take, p.buf_a, scratch);
+    stats.passes += 2;
+    stats.count = take;
+    finish(stream, d_in, p, 0, p.buf_a, take, false, out_v, out_i);
+    if (sorted) {
+      sort_u64(stream, p.final_temp, p.final_temp_bytes, p.buf_a, p.final_sorted, take);
+      write_top_k(stream, d_in, p.final_sorted, take, nullptr, 0, out_v, out_i);
+      GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    }
+    return stats;
+  }
+
+  RandomizedTuning t_;
+};
+
+}  // namespace
+
+PivotWindow binomial_pivot_window(std::size_t n, std::size_t k, std::size_t splitters, double p_k) {
+  const double p = std::clamp(static_cast<double>(k) / static_cast<double>(n), 0.0, 1.0);
+  const auto s = static_cast<long long>(splitters);
+  // Bucket i holds keys in [splitter[i-1], splitter[i]); the most likely one for the k-th key:
+  const long long m = std::clamp<long long>(
+      static_cast<long long>(static_cast<double>(k) / (static_cast<double>(n) / static_cast<double>(s + 1))), 0, s);
+  double cumulative = std::exp(log_binomial_pmf(splitters, static_cast<std::size_t>(m), p));
+  long long r = 0;
+  while (cumulative < p_k && (m - r > 0 || m + r < s)) {
+    ++r;
+    if (m - r >= 0) cumulative += std::exp(log_binomial_pmf(splitters, static_cast<std::size_t>(m - r), p));
+    if (m + r <= s) cumulative += std::exp(log_binomial_pmf(splitters, static_cast<std::size_t>(m + r), p));
+  }
+  // Buckets m-r .. m+r are bounded by splitters m-r-1 and m+r.
+  PivotWindow w;
+  w.first = std::max<long long>(m - r - 1, -1);
+  w.last = std::min<long long>(m + r, s);
+  return w;
+}
+
+std::unique_ptr<Selector> make_randomized_selector(const RandomizedTuning& tuning) {
+  return std::make_unique<RandomizedSelector>(tuning);
+}
+std::unique_ptr<Selector> make_randomized_selector() { return make_randomized_selector(RandomizedTuning{}); }
+
+}  // namespace gpuclean::select
+
+// ---- order statistics: one window per rank, merged, counted and saved in one pass ----
+namespace gpuclean::select {
+namespace {
+using namespace detail;
+
+struct Interval {
+  std::uint32_t lo, hi;  // inclusive key range
+};
+
+__global__ void gather_sorted_keys_kernel(const std::uint64_t* sorted, const unsigned long long* pos, std::size_t count,
+                                          std::uint32_t* out) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) out[i] = composite_key(sorted[pos[i]]);
+}
+
+Plan RandomizedSelector::plan_order(Arena& a, std::size_t n, std::size_t n_ranks) const {
+  Plan p{};
+  p.s = splitter_count(n, t_.order_splitters_per_sqrt_n);
+  p.samples = a.take<std::uint32_t>(p.s);
+  p.sorted = a.take<std::uint32_t>(p.s);
+  p.sort_temp_bytes = sort_temp_bytes_u32(p.s);
+  p.sort_temp = a.take<std::byte>(p.sort_temp_bytes);
+  const std::size_t n_bounds = 2 * n_ranks + 2;
+  p.bounds = a.take<std::uint32_t>(n_bounds);
+  p.regions = a.take<std::uint8_t>(n_bounds + 1);
+  p.counts = a.take<unsigned long long>(n_bounds + 1);
+  p.fill = a.take<unsigned long long>(2);
+  // Worst case: every rank at the median, where the window is widest.
+  if (n <= t_.direct_below) {
+    p.cap_b = n;
+  } else {
+    const PivotWindow w = binomial_pivot_window(n, n / 2, p.s, t_.p_k);
+    const double expected = static_cast<double>(n) * static_cast<double>(w.last - w.first + 1) / static_cast<double>(p.s + 1);
+    p.cap_b = std::min<std::size_t>(n, static_cast<std::size_t>(t_.capacity_factor * expected * static_cast<double>(n_ranks)) + 1024);
+  }
+  p.buf_b = a.take<std::uint64_t>(p.cap_b);
+  p.sorted_b = a.take<std::uint64_t>(p.cap_b);
+  p.b_temp_bytes = sort_temp_bytes_u64(p.cap_b);
+  p.b_temp = a.take<std::byte>(p.b_temp_bytes);
+  p.final_sorted = a.take<std::uint64_t>(0);
+  p.final_temp = nullptr;
+  p.fallback_bytes = radix_threshold_bytes() + 2 * n_ranks * sizeof(unsigned long long) + 512;
+  p.fallback = a.take<std::byte>(p.fallback_bytes);
+  return p;
+}
+
+SelectStats RandomizedSelector::order_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
+                                                 const std::vector<std::size_t>& ranks, Workspace& ws,
+                                                 float* h_out) const {
+  SelectStats stats;
+  std::fill(h_out, h_out + ranks.size(), std::numeric_limits<float>::quiet_NaN());
+  if (n == 0 || ranks.empty()) return stats;
+  const std::size_t bytes = order_statistics_workspace_bytes(n, ranks.size());
+  Arena arena = arena_for(ws, bytes);
+  Plan p = plan_order(arena, n, ranks.size());
+  stats.scratch_bytes = bytes;
+  const KeyMode mode = KeyMode::kSmallest;
+
+  if (n <= t_.direct_below) {  // small: sort every valid key and read the ranks
+    const std::uint32_t nan_bound = kInvalidKey;
+    const std::uint8_t regions[2] = {kRegionB, kRegionNone};
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.bounds, &nan_bound, 4, cudaMemcpyHostToDevice, stream));
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions, 2, cudaMemcpyHostToDevice, stream));
+    run_pass(stream, d_in, n, mode, p, 1, 0);
+    const auto c = read_counts(stream, p, 2);
+    sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, c[0], 32);
+    std::vector<std::uint64_t> sorted(c[0]);
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(sorted.data(), p.sorted_b, sorted.size() * 8, cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      if (ranks[i] < sorted.size()) h_out[i] = from_ascending_bits(composite_key(sorted[ranks[i]]));
+    stats.passes = 1;
+    return stats;
+  }
+
+  sample_keys(stream, d_in, n, mode, t_.seed, p.samples, p.s);
+  sort_u32(stream, p.sort_temp, p.sort_temp_bytes, p.samples, p.sorted, p.s);
+  std::vector<std::uint32_t> split(p.s);
+  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(split.data(), p.sorted, p.s * 4, cudaMemcpyDeviceToHost, stream));
+  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+  const auto s = static_cast<long long>(p.s);
+
+  std::vector<PivotWindow> windows(ranks.size());
+  for (std::size_t i = 0; i < ranks.size(); ++i) windows[i] = binomial_pivot_window(n, std::min(ranks[i], n - 1) + 1, p.s, t_.p_k);
+  const long long width = std::max<long long>(1, windows.empty() ? 1 : windows[0].last - windows[0].first);
+
+  while (true) {
+    // Key intervals of the windows, merged where they touch.
+    std::vector<Interval> iv(ranks.size());
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      const PivotWindow& w = windows[i];
+      iv[i].lo = w.first < 0 ? 0u : split[static_cast<std::size_t>(w.first)];
+      iv[i].hi = w.last >= s ? kInvalidKey - 1 : std::min(split[static_cast<std::size_t>(w.last)], kInvalidKey - 1);
+    }
+    std::vector<Interval> merged = iv;
+    std::sort(merged.begin(), merged.end(), [](const Interval& a, const Interval& b) { return a.lo < b.lo; });
+    std::vector<Interval> m;
+    for (const Interval& x : merged) {
+      if (!m.empty() && x.lo <= m.back().hi + 1ull) m.back().hi = std::max(m.back().hi, x.hi);
+      else m.push_back(x);
+    }
+    // Bounds lo_j, hi_j + 1 per interval, then one for NaN. Segment 2j+1 is interval j.
+    std::vector<std::uint32_t> bounds;
+    std::vector<std::uint8_t> regions = {kRegionNone};
+    for (const Interval& x : m) {
+      bounds.push_back(x.lo);
+      regions.push_back(x.lo == x.hi ? kRegionNone : kRegionB);  // a single key needs no saving
+      bounds.push_back(x.hi + 1);
+      regions.push_back(kRegionNone);
+    }
+    const bool nan_segment = bounds.back() != kInvalidKey;
+    if (nan_segment) {
+      bounds.push_back(kInvalidKey);
+      regions.push_back(kRegionNone);
+    }
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.bounds, bounds.data(), bounds.size() * 4, cudaMemcpyHostToDevice, stream));
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions.data(), regions.size(), cudaMemcpyHostToDevice, stream));
+    run_pass(stream, d_in, n, mode, p, static_cast<int>(bounds.size()), 0);
+    ++stats.passes;
+    const auto c = read_counts(stream, p, static_cast<int>(bounds.size() + 1));
+    const unsigned long long n_valid = n - (nan_segment ? c.back() : 0);
+
+    // below[j]: keys under interval j; saved[j]: saved keys of intervals before j.
+    std::vector<unsigned long long> below(m.size()), saved(m.size());
+    unsigned long long run = 0, run_saved = 0;
+    for (std::size_t j = 0; j < m.size(); ++j) {
+      run += c[2 * j];
+      below[j] = run;
+      saved[j] = run_saved;
+      if (regions[2 * j + 1] == kRegionB) run_saved += c[2 * j + 1];
+      run += c[2 * j + 1];
+    }
+    bool retry = false;
+    std::vector<std::size_t> interval_of(ranks.size());
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      if (ranks[i] >= n_valid) continue;
+      const unsigned long long k = ranks[i] + 1;
+      const auto it = std::upper_bound(m.begin(), m.end(), iv[i].lo, [](std::uint32_t v, const Interval& x) { return v < x.lo; });
+      const std::size_t j = static_cast<std::size_t>(it - m.begin()) - 1;
+      interval_of[i] = j;
+      PivotWindow& w = windows[i];
+      if (below[j] >= k && w.first >= 0) {  // the rank lies below its window
+        w.last = w.first;
+        w.first = std::max<long long>(w.first - width, -1);
+        retry = true;
+      } else if (below[j] + c[2 * j + 1] < k && w.last < s) {
+        w.first = w.last;
+        w.last = std::min<long long>(w.last + width, s);
+        retry = true;
+      }
+    }
+    if (retry) {
+      ++stats.retries;
+      continue;
+    }
+    unsigned long long fill_b = 0;
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(&fill_b, p.fill + 1, sizeof fill_b, cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    if (fill_b > p.cap_b) {  // windows too full to keep: exact radix path, rank by rank
+      ++stats.retries;
+      Arena scratch(p.fallback, p.fallback_bytes);
+      for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (ranks[i] >= n_valid) continue;
+        Arena one = scratch;
+        const Threshold t = radix_threshold(stream, d_in, n, mode, ranks[i] + 1, one);
+        h_out[i] = from_ascending_bits(t.key);
+        stats.passes += 3;
+      }
+      return stats;
+    }
+    sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, fill_b, 32);
+    std::vector<unsigned long long> pos;
+    std::vector<std::size_t> which;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      if (ranks[i] >= n_valid) continue;
+      const std::size_t j = interval_of[i];
+      if (m[j].lo == m[j].hi) {
+        h_out[i] = from_ascending_bits(m[j].lo);
+        continue;
+      }
+      pos.push_back(saved[j] + (ranks[i] - below[j]));
+      which.push_back(i);
+    }
+    if (!pos.empty()) {
+      auto* d_pos = reinterpret_cast<unsigned long long*>(p.fallback);
+      auto* d_keys = reinterpret_cast<std::uint32_t*>(p.fallback + pos.size() * sizeof(unsigned long long));
+      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_pos, pos.data(), pos.size() * 8, cudaMemcpyHostToDevice, stream));
+      gather_sorted_keys_kernel<<<static_cast<unsigned>((pos.size() + 255) / 256), 256, 0, stream>>>(
+          p.sorted_b, d_pos, pos.size(), d_keys);
+      GPUCLEAN_CHECK_LAUNCH();
+      std::vector<std::uint32_t> keys(pos.size());
+      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(keys.data(), d_keys, keys.size() * 4, cudaMemcpyDeviceToHost, stream));
+      GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+      for (std::size_t q = 0; q < which.size(); ++q) h_out[which[q]] = from_ascending_bits(keys[q]);
+    }
+    return stats;
+  }
+}
+
+}  // namespace
+}  // namespace gpuclean::select

@@ -1,0 +1,320 @@
+// SampleSelect (Ribizel & Anzt, Parallel Computing 2019), adapted to one level of recursion:
+//
+//  1. Sample 16 keys per bucket at random positions and sort them; every 16th is a splitter.
+//     A key repeated among the splitters gets an equality bucket [v, v+1) of its own, so that
+//     runs of equal elements terminate (paper, section 4.3).
+//  2. Count pass: a search over the splitters, kept in shared memory, gives each element its
+//     bucket; a shared histogram counts the buckets (warp-aggregated when a warp agrees).
+//     For order statistics the count pass also memoizes each element's bucket (an "oracle",
+//     16 bits since there are up to 8191 buckets), which n-sized scratch order statistics may
+//     use; top-k keeps O(k + sqrt n) scratch and searches again instead.
+//  3. The bucket(s) holding the target rank(s) follow from the counts' prefix sums.
+//  4. Filter pass: elements of the target bucket(s) are appended to a small buffer (and, for
+//     top-k, the elements of all better buckets, which are all selected).
+//  5. The reduced buffer (about n / buckets elements per target) is radix-sorted, which
+//     replaces the paper's bitonic recursion base for buffers that large.
+// An equality bucket needs no filtering: its key is the answer (order statistics), or its
+// lowest-index elements are taken in index order (top-k).
+//
+// "sample-approx" is the paper's approximate selection: it stops after the count pass and
+// answers with the target bucket's lower splitter. Its rank error is at most one bucket.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "select/backends/backends.hpp"
+#include "select/cuda/cuda_check.hpp"
+#include "select/detail/engine.hpp"
+
+namespace gpuclean::select {
+namespace {
+
+using namespace detail;
+
+constexpr std::size_t kOversampling = 16;
+constexpr std::size_t kDirectBelow = 1u << 14;
+
+std::size_t bucket_count(std::size_t n) {
+  // About sqrt(n) / 4 buckets keeps each near 4 sqrt(n) elements: O(sqrt n) filter buffers.
+  std::size_t b = 256;
+  while (b < 4096 && b * b * 16 < n) b *= 2;
+  return b;
+}
+
+std::size_t sample_count(std::size_t n) { return std::min(n, bucket_count(n) * kOversampling); }
+
+// Bounds from the sorted sample: splitters, equality buckets for repeated splitters, and a last
+// bound that puts NaN keys in a segment of their own. Strictly increasing.
+struct Buckets {
+  std::vector<std::uint32_t> bounds;
+  std::vector<bool> equality;  // per segment
+  int nan_segment = -1;
+};
+
+Buckets make_buckets(const std::vector<std::uint32_t>& sample, std::size_t buckets) {
+  std::vector<std::uint32_t> split;
+  for (std::size_t i = 1; i < buckets; ++i) split.push_back(sample[i * sample.size() / buckets]);
+  Buckets b;
+  for (std::size_t i = 0; i < split.size();) {
+    const std::uint32_t v = split[i];
+    std::size_t j = i;
+    while (j < split.size() && split[j] == v) ++j;
+    if (v == kInvalidKey) break;
+    if (b.bounds.empty() || b.bounds.back() < v) b.bounds.push_back(v);
+    if (j - i >= 2 && v + 1 < kInvalidKey) b.bounds.push_back(v + 1);  // equality bucket [v, v+1)
+    i = j;
+  }
+  if (b.bounds.empty() || b.bounds.back() != kInvalidKey) b.bounds.push_back(kInvalidKey);
+  b.equality.assign(b.bounds.size() + 1, false);
+  for (std::size_t s = 1; s < b.bounds.size(); ++s) b.equality[s] = b.bounds[s] == b.bounds[s - 1] + 1;
+  b.nan_segment = static_cast<int>(b.bounds.size());
+  return b;
+}
+
+struct Plan {
+  std::uint32_t *samples, *sorted, *bounds;
+  std::uint8_t* regions;
+  unsigned long long *counts, *fill;
+  std::uint16_t* oracles;
+  std::uint64_t *buf_a, *buf_b, *sorted_b, *final_sorted;
+  void *sort_temp, *b_temp, *final_temp;
+  std::size_t sort_temp_bytes, b_temp_bytes, final_temp_bytes, s, cap_b, buckets;
+  std::byte* fallback;
+  std::size_t fallback_bytes;
+};
+
+class SampleSelector final : public Selector {
+ public:
+  explicit SampleSelector(bool approximate) : approximate_(approximate) {}
+  std::string_view name() const override { return approximate_ ? "sample-approx" : "sample"; }
+  bool exact() const override { return !approximate_; }
+
+  std::size_t top_k_workspace_bytes(std::size_t n, std::size_t k) const override {
+    Arena a;
+    plan(a, n, std::min(k, n), 0, false);
+    return a.used();
+  }
+  std::size_t order_statistics_workspace_bytes(std::size_t n, std::size_t n_ranks) const override {
+    Arena a;
+    plan(a, n, 0, n_ranks, !approximate_);
+    return a.used();
+  }
+
+  SelectStats top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& req, Workspace& ws,
+                    float* out_v, std::uint32_t* out_i) const override {
+    if (approximate_) throw std::logic_error("sample-approx offers approximate order statistics only; use sample");
+    SelectStats stats;
+    const std::size_t k = std::min(req.k, n);
+    if (k == 0) return stats;
+    const KeyMode mode = key_mode(req.order);
+    const std::size_t bytes = top_k_workspace_bytes(n, k);
+    Arena arena = arena_for(ws, bytes);
+    const Plan p = plan(arena, n, k, 0, false);
+    stats.scratch_bytes = bytes;
+
+    if (n <= kDirectBelow || k == n) {  // sort everything valid (small n), or take it all (k == n)
+      const bool all = k == n;
+      const auto c = pass(stream, d_in, n, mode, p, {kInvalidKey}, {all ? kRegionA : kRegionB, kRegionNone}, k, &stats);
+      const std::size_t valid = c[0];
+      if (all) return finish(stream, d_in, p, valid, nullptr, 0, req.sorted_output, stats, out_v, out_i);
+      sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, valid);
+      return finish(stream, d_in, p, 0, p.sorted_b, std::min(k, valid), req.sorted_output, stats, out_v, out_i);
+    }
+
+    const Buckets b = sample_buckets(stream, d_in, n, mode, p);
+    const auto counts = pass(stream, d_in, n, mode, p, b.bounds, {}, 0, &stats);
+    unsigned long long below = 0;
+    std::size_t t = 0;
+    while (t + 1 < counts.size() && below + counts[t] < k) below += counts[t++];
+
+    if (static_cast<int>(t) == b.nan_segment) {  // k exceeds the valid keys: take them all
+      const auto c = pass(stream, d_in, n, mode, p, {kInvalidKey}, {kRegionA, kRegionNone}, k, &stats);
+      return finish(stream, d_in, p, c[0], nullptr, 0, req.sorted_output, stats, out_v, out_i);
+    }
+    const std::uint32_t lo = t == 0 ? 0u : b.bounds[t - 1];
+    const std::uint32_t hi = b.bounds[t];
+    if (counts[t] > p.cap_b) {  // a bucket too large to buffer: equal keys, or a skewed sample
+      ++stats.retries;
+      Arena scratch(p.fallback, p.fallback_bytes);
+      Threshold th = b.equality[t] ? Threshold{lo, below} : radix_threshold(stream, d_in, n, mode, k, scratch);
+      if (!b.equality[t]) stats.passes += 3;
+      extract_with_threshold(stream, d_in, n, mode, th, k, p.buf_a, scratch);
+      stats.passes += 2;
+      return finish(stream, d_in, p, k, nullptr, 0, req.sorted_output, stats, out_v, out_i);
+    }
+    // Filter: every key below the bucket is selected (A); the bucket itself is buffered (B).
+    const auto c = pass(stream, d_in, n, mode, p, {lo, hi}, {kRegionA, kRegionB, kRegionNone}, k, &stats);
+    const std::size_t need = k - c[0];
+    sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, c[1]);
+    return finish(stream, d_in, p, c[0], p.sorted_b, need, req.sorted_output, stats, out_v, out_i);
+  }
+
+  SelectStats order_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
+                               const std::vector<std::size_t>& ranks, Workspace& ws, float* h_out) const override {
+    SelectStats stats;
+    std::fill(h_out, h_out + ranks.size(), std::numeric_limits<float>::quiet_NaN());
+    if (n == 0 || ranks.empty()) return stats;
+    const bool oracles = !approximate_;
+    const std::size_t bytes = order_statistics_workspace_bytes(n, ranks.size());
+    Arena arena = arena_for(ws, bytes);
+    const Plan p = plan(arena, n, 0, ranks.size(), oracles);
+    stats.scratch_bytes = bytes;
+    const KeyMode mode = KeyMode::kSmallest;
+
+    Buckets b;
+    if (n <= kDirectBelow) {
+      b.bounds = {kInvalidKey};
+      b.equality = {false, false};
+      b.nan_segment = 1;
+    } else {
+      b = sample_buckets(stream, d_in, n, mode, p);
+    }
+    const auto counts = pass(stream, d_in, n, mode, p, b.bounds, {}, 0, &stats, oracles ? p.oracles : nullptr);
+    std::vector<unsigned long long> below(counts.size());
+    for (std::size_t s = 1; s < counts.size(); ++s) below[s] = below[s - 1] + counts[s - 1];
+    const unsigned long long n_valid = n - counts[static_cast<std::size_t>(b.nan_segment)];
+
+    std::vector<std::uint8_t> regions(counts.size(), kRegionNone);
+    std::vector<std::size_t> target(ranks.size());
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      if (ranks[i] >= n_valid) continue;
+      const std::size_t t = static_cast<std::size_t>(
+          std::upper_bound(below.begin(), below.end(), static_cast<unsigned long long>(ranks[i])) - below.begin() - 1);
+      target[i] = t;
+      const std::uint32_t lo = t == 0 ? 0u : b.bounds[t - 1];
+      if (b.equality[t]) {
+        h_out[i] = from_ascending_bits(lo);
+      } else if (approximate_) {
+        h_out[i] = from_ascending_bits(std::max(lo, 0x007FFFFFu));  // the bucket's lower splitter
+      } else {
+        regions[t] = kRegionB;
+      }
+    }
+    if (approximate_) return stats;
+    std::vector<unsigned long long> saved_before(counts.size());
+    unsigned long long total = 0;
+    for (std::size_t s = 0; s < counts.size(); ++s) {
+      saved_before[s] = total;
+      if (regions[s] == kRegionB) total += counts[s];
+    }
+    if (total == 0) return stats;
+    if (total > p.cap_b) {  // buckets larger than the buffer: exact radix path per rank
+      ++stats.retries;
+      for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (ranks[i] >= n_valid || regions[target[i]] != kRegionB) continue;
+        Arena scratch(p.fallback, p.fallback_bytes);
+        h_out[i] = from_ascending_bits(radix_threshold(stream, d_in, n, mode, ranks[i] + 1, scratch).key);
+        stats.passes += 3;
+      }
+      return stats;
+    }
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions.data(), regions.size(), cudaMemcpyHostToDevice, stream));
+    oracle_filter(stream, d_in, n, mode, p.oracles, p.regions, static_cast<int>(regions.size()), p.buf_b, p.cap_b,
+                  p.fill + 1);
+    ++stats.passes;
+    sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, total, 32);
+    std::vector<std::uint64_t> sorted(total);
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(sorted.data(), p.sorted_b, total * 8, cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      if (ranks[i] >= n_valid || regions[target[i]] != kRegionB) continue;
+      const std::size_t t = target[i];
+      h_out[i] = from_ascending_bits(composite_key(sorted[saved_before[t] + (ranks[i] - below[t])]));
+    }
+    return stats;
+  }
+
+ private:
+  Plan plan(Arena& a, std::size_t n, std::size_t k, std::size_t n_ranks, bool oracles) const {
+    Plan p{};
+    p.buckets = bucket_count(n);
+    p.s = sample_count(n);
+    p.samples = a.take<std::uint32_t>(p.s);
+    p.sorted = a.take<std::uint32_t>(p.s);
+    p.sort_temp_bytes = sort_temp_bytes_u32(p.s);
+    p.sort_temp = a.take<std::byte>(p.sort_temp_bytes);
+    p.bounds = a.take<std::uint32_t>(kMaxBounds);
+    p.regions = a.take<std::uint8_t>(kMaxBounds + 1);
+    p.counts = a.take<unsigned long long>(kMaxBounds + 1);
+    p.fill = a.take<unsigned long long>(2);
+    p.oracles = oracles ? a.take<std::uint16_t>(n) : nullptr;
+    p.buf_a = a.take<std::uint64_t>(k);
+    // A bucket holds about n / buckets elements; allow four times that per target.
+    const std::size_t per_bucket = n <= kDirectBelow ? n : 4 * (n / p.buckets) + 1024;
+    p.cap_b = std::min(n, per_bucket * std::max<std::size_t>(1, n_ranks));
+    p.buf_b = a.take<std::uint64_t>(p.cap_b);
+    p.sorted_b = a.take<std::uint64_t>(p.cap_b);
+    p.b_temp_bytes = sort_temp_bytes_u64(p.cap_b);
+    p.b_temp = a.take<std::byte>(p.b_temp_bytes);
+    p.final_sorted = a.take<std::uint64_t>(k);
+    p.final_temp_bytes = sort_temp_bytes_u64(k);
+    p.final_temp = a.take<std::byte>(p.final_temp_bytes);
+    p.fallback_bytes = radix_threshold_bytes() + (k ? extract_bytes(n) : 0);
+    p.fallback = a.take<std::byte>(p.fallback_bytes);
+    return p;
+  }
+
+  Buckets sample_buckets(cudaStream_t stream, const float* d_in, std::size_t n, KeyMode mode, const Plan& p) const {
+    sample_keys(stream, d_in, n, mode, 0xB0CCE7ull, p.samples, p.s);
+    sort_u32(stream, p.sort_temp, p.sort_temp_bytes, p.samples, p.sorted, p.s);
+    std::vector<std::uint32_t> sample(p.s);
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(sample.data(), p.sorted, p.s * 4, cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    return make_buckets(sample, p.buckets);
+  }
+
+  // One segment pass; returns the segment counts. Empty `regions` means count only.
+  std::vector<unsigned long long> pass(cudaStream_t stream, const float* d_in, std::size_t n, KeyMode mode,
+                                       const Plan& p, const std::vector<std::uint32_t>& bounds,
+                                       const std::vector<std::uint8_t>& regions, std::size_t cap_a,
+                                       SelectStats* stats, std::uint16_t* oracles = nullptr) const {
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.bounds, bounds.data(), bounds.size() * 4, cudaMemcpyHostToDevice, stream));
+    if (!regions.empty())
+      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions.data(), regions.size(), cudaMemcpyHostToDevice, stream));
+    SegmentPass s;
+    s.in = d_in;
+    s.n = n;
+    s.mode = mode;
+    s.bounds = p.bounds;
+    s.n_bounds = static_cast<int>(bounds.size());
+    s.regions = regions.empty() ? nullptr : p.regions;
+    s.counts = p.counts;
+    s.buf_a = p.buf_a;
+    s.cap_a = cap_a;
+    s.buf_b = p.buf_b;
+    s.cap_b = p.cap_b;
+    s.fill = p.fill;
+    s.oracles = oracles;
+    segment_pass(stream, s);
+    ++stats->passes;
+    std::vector<unsigned long long> c(bounds.size() + 1);
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(c.data(), p.counts, c.size() * 8, cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    return c;
+  }
+
+  SelectStats finish(cudaStream_t stream, const float* d_in, const Plan& p, std::size_t na, const std::uint64_t* b,
+                     std::size_t nb, bool sorted, SelectStats stats, float* out_v, std::uint32_t* out_i) const {
+    if (sorted) {
+      if (nb) GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.buf_a + na, b, nb * 8, cudaMemcpyDeviceToDevice, stream));
+      sort_u64(stream, p.final_temp, p.final_temp_bytes, p.buf_a, p.final_sorted, na + nb);
+      write_top_k(stream, d_in, p.final_sorted, na + nb, nullptr, 0, out_v, out_i);
+    } else {
+      write_top_k(stream, d_in, p.buf_a, na, b, nb, out_v, out_i);
+    }
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    stats.count = na + nb;
+    return stats;
+  }
+
+  bool approximate_;
+};
+
+}  // namespace
+
+std::unique_ptr<Selector> make_sample_selector() { return std::make_unique<SampleSelector>(false); }
+std::unique_ptr<Selector> make_sample_approx_selector() { return std::make_unique<SampleSelector>(true); }
+
+}  // namespace gpuclean::select

@@ -1,0 +1,379 @@
+// Kernels shared by the GPU selection backends. Passes over the input stream it once with
+// 16-byte loads (when aligned) and warp-uniform loops, so that the warp-aggregated appends
+// (ballot + one atomic per warp, Ribizel & Anzt's "warp aggregation") always see every lane.
+
+#include <cub/cub.cuh>
+
+#include <array>
+#include <vector>
+
+#include "select/cuda/cuda_check.hpp"
+#include "select/detail/engine.hpp"
+
+namespace gpuclean::select::detail {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+__device__ __forceinline__ std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+__device__ __forceinline__ int lane_id() { return static_cast<int>(threadIdx.x & 31); }
+
+// Appends `value` for every lane that wants to, with one atomic per warp. All lanes must call.
+__device__ __forceinline__ void warp_append(bool want, std::uint64_t value, std::uint64_t* buf,
+                                            unsigned long long cap, unsigned long long* counter) {
+  const unsigned mask = __ballot_sync(kFullMask, want);
+  if (mask == 0) return;
+  const int lane = lane_id();
+  const int leader = __ffs(mask) - 1;
+  unsigned long long base = 0;
+  if (lane == leader) base = atomicAdd(counter, static_cast<unsigned long long>(__popc(mask)));
+  base = __shfl_sync(kFullMask, base, leader);
+  if (want) {
+    const unsigned long long pos = base + static_cast<unsigned>(__popc(mask & ((1u << lane) - 1u)));
+    if (pos < cap) buf[pos] = value;
+  }
+}
+
+// Adds one to hist[bin] for every valid lane; a warp whose lanes all hit one bin adds once.
+// All lanes must call.
+__device__ __forceinline__ void warp_histogram_add(unsigned* hist, int bin, bool valid) {
+  const int first = __shfl_sync(kFullMask, bin, 0);
+  if (__all_sync(kFullMask, valid && bin == first)) {
+    if (lane_id() == 0) atomicAdd(&hist[bin], 32u);
+  } else if (valid) {
+    atomicAdd(&hist[bin], 1u);
+  }
+}
+
+// Calls f(x, index, valid) for every element, in warp-uniform steps (padding lanes get
+// valid = false), so that f may use warp collectives.
+template <class F>
+__device__ __forceinline__ void for_each_element(const float* in, std::size_t n, F&& f) {
+  const int lane = lane_id();
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::size_t n_warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(in) & 15u) == 0;
+  const std::size_t n_vec = aligned ? n / 4 : 0;
+  const float4* in4 = reinterpret_cast<const float4*>(in);
+  for (std::size_t base = warp * 32; base < n_vec; base += n_warps * 32) {
+    const std::size_t v = base + static_cast<std::size_t>(lane);
+    const bool ok = v < n_vec;
+    const float4 q = ok ? __ldcs(in4 + v) : make_float4(0.f, 0.f, 0.f, 0.f);
+    f(q.x, 4 * v, ok);
+    f(q.y, 4 * v + 1, ok);
+    f(q.z, 4 * v + 2, ok);
+    f(q.w, 4 * v + 3, ok);
+  }
+  for (std::size_t base = n_vec * 4 + warp * 32; base < n; base += n_warps * 32) {
+    const std::size_t i = base + static_cast<std::size_t>(lane);
+    const bool ok = i < n;
+    f(ok ? __ldcs(in + i) : 0.0f, i, ok);
+  }
+}
+
+__global__ void sample_keys_kernel(const float* in, std::size_t n, KeyMode mode, std::uint64_t seed,
+                                   std::uint32_t* out, std::size_t count) {
+  for (std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < count;
+       j += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::uint64_t h = mix64(seed + 0x9E3779B97F4A7C15ull * (j + 1));
+    out[j] = rank_key(__ldg(in + (h % n)), mode);
+  }
+}
+
+// Segments of few bounds (<= 3) keep their counts in registers; many bounds use a shared
+// histogram and a binary search over the bounds in shared memory.
+template <bool kFew>
+__global__ void __launch_bounds__(kThreads) segment_pass_kernel(SegmentPass p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  std::uint32_t* s_bounds = reinterpret_cast<std::uint32_t*>(smem);
+  unsigned* s_hist = reinterpret_cast<unsigned*>(s_bounds + p.n_bounds);
+  std::uint8_t* s_regions = reinterpret_cast<std::uint8_t*>(s_hist + p.n_bounds + 1);
+  const int n_bounds = p.n_bounds;
+  const int n_seg = n_bounds + 1;
+  for (int i = threadIdx.x; i < n_bounds; i += blockDim.x) s_bounds[i] = p.bounds[i];
+  for (int i = threadIdx.x; i < n_seg; i += blockDim.x) {
+    s_hist[i] = 0;
+    s_regions[i] = p.regions ? p.regions[i] : kRegionNone;
+  }
+  __syncthreads();
+  const bool saving = p.regions != nullptr;
+  unsigned c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+
+  for_each_element(p.in, p.n, [&](float x, std::size_t index, bool valid) {
+    const std::uint32_t key = rank_key(x, p.mode);
+    int seg;
+    if constexpr (kFew) {
+      seg = 0;
+      for (int b = 0; b < n_bounds; ++b) seg += s_bounds[b] <= key ? 1 : 0;
+      if (valid) {
+        c0 += seg == 0;
+        c1 += seg == 1;
+        c2 += seg == 2;
+        c3 += seg == 3;
+      }
+    } else {
+      int lo = 0, hi = n_bounds;
+      while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (s_bounds[mid] <= key) lo = mid + 1; else hi = mid;
+      }
+      seg = lo;
+      warp_histogram_add(s_hist, seg, valid);
+    }
+    if (saving) {
+      const std::uint8_t r = valid ? s_regions[seg] : kRegionNone;
+      const std::uint64_t c = composite(key, static_cast<std::uint32_t>(index));
+      warp_append(r == kRegionA, c, p.buf_a, p.cap_a, &p.fill[0]);
+      warp_append(r == kRegionB, c, p.buf_b, p.cap_b, &p.fill[1]);
+    }
+    if (p.oracles && valid) p.oracles[index] = static_cast<std::uint16_t>(seg);
+  });
+
+  if constexpr (kFew) {
+    const unsigned w[4] = {__reduce_add_sync(kFullMask, c0), __reduce_add_sync(kFullMask, c1),
+                           __reduce_add_sync(kFullMask, c2), __reduce_add_sync(kFullMask, c3)};
+    if (lane_id() == 0)
+      for (int s = 0; s < n_seg; ++s)
+        if (w[s]) atomicAdd(&s_hist[s], w[s]);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < n_seg; i += blockDim.x)
+    if (s_hist[i]) atomicAdd(&p.counts[i], static_cast<unsigned long long>(s_hist[i]));
+}
+
+__global__ void oracle_filter_kernel(const float* in, std::size_t n, KeyMode mode, const std::uint16_t* oracles,
+                                     const std::uint8_t* regions, int n_segments, std::uint64_t* buf_b,
+                                     unsigned long long cap_b, unsigned long long* fill_b) {
+  extern __shared__ std::uint8_t s_regions[];
+  for (int i = threadIdx.x; i < n_segments; i += blockDim.x) s_regions[i] = regions[i];
+  __syncthreads();
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::size_t n_warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+  for (std::size_t base = warp * 32; base < n; base += n_warps * 32) {
+    const std::size_t i = base + static_cast<std::size_t>(lane_id());
+    const bool ok = i < n;
+    const bool want = ok && s_regions[__ldcs(oracles + i)] == kRegionB;
+    const std::uint32_t key = want ? rank_key(__ldg(in + i), mode) : 0u;
+    warp_append(want, composite(key, static_cast<std::uint32_t>(i)), buf_b, cap_b, fill_b);
+  }
+}
+
+__global__ void radix_hist_kernel(const float* in, std::size_t n, KeyMode mode, std::uint32_t prefix,
+                                  std::uint32_t mask, int shift, unsigned digit_mask, unsigned long long* hist) {
+  __shared__ unsigned s_hist[2048];
+  for (int i = threadIdx.x; i < 2048; i += blockDim.x) s_hist[i] = 0;
+  __syncthreads();
+  for_each_element(in, n, [&](float x, std::size_t, bool valid) {
+    const std::uint32_t key = rank_key(x, mode);
+    const bool match = valid && (key & mask) == prefix;
+    warp_histogram_add(s_hist, static_cast<int>((key >> shift) & digit_mask), match);
+  });
+  __syncthreads();
+  for (int i = threadIdx.x; i <= static_cast<int>(digit_mask); i += blockDim.x)
+    if (s_hist[i]) atomicAdd(&hist[i], static_cast<unsigned long long>(s_hist[i]));
+}
+
+constexpr int kExtractPerThread = 64;
+constexpr std::size_t kExtractChunk = static_cast<std::size_t>(kThreads) * kExtractPerThread;
+
+__global__ void __launch_bounds__(kThreads) tie_count_kernel(const float* in, std::size_t n, KeyMode mode,
+                                                             std::uint32_t tie, unsigned long long* counts) {
+  using BlockReduce = cub::BlockReduce<unsigned, kThreads>;
+  __shared__ typename BlockReduce::TempStorage temp;
+  const std::size_t start = static_cast<std::size_t>(blockIdx.x) * kExtractChunk;
+  const std::size_t end = min(start + kExtractChunk, n);
+  unsigned c = 0;
+  for (std::size_t i = start + threadIdx.x; i < end; i += kThreads) c += rank_key(__ldg(in + i), mode) == tie;
+  const unsigned total = BlockReduce(temp).Sum(c);
+  if (threadIdx.x == 0) counts[blockIdx.x] = total;
+}
+
+// Each thread owns kExtractPerThread consecutive elements, so ties are ranked in index order.
+__global__ void __launch_bounds__(kThreads) extract_kernel(const float* in, std::size_t n, KeyMode mode,
+                                                           std::uint32_t tie, unsigned long long less,
+                                                           unsigned long long need, const unsigned long long* tie_offsets,
+                                                           unsigned long long* below_fill, std::uint64_t* out) {
+  using BlockScan = cub::BlockScan<unsigned, kThreads>;
+  __shared__ typename BlockScan::TempStorage temp;
+  const std::size_t start = static_cast<std::size_t>(blockIdx.x) * kExtractChunk + threadIdx.x * kExtractPerThread;
+  const std::size_t end = min(start + kExtractPerThread, n);
+  unsigned mine = 0;
+  for (std::size_t i = start; i < end; ++i) mine += rank_key(__ldg(in + i), mode) == tie;
+  unsigned before = 0;
+  BlockScan(temp).ExclusiveSum(mine, before);
+  unsigned long long rank = tie_offsets[blockIdx.x] + before;
+  for (std::size_t i = start; i < end; ++i) {
+    const std::uint32_t key = rank_key(__ldg(in + i), mode);
+    if (key < tie) {
+      const unsigned long long pos = atomicAdd(below_fill, 1ull);
+      if (pos < less) out[pos] = composite(key, static_cast<std::uint32_t>(i));
+    } else if (key == tie) {
+      if (rank < need) out[less + rank] = composite(key, static_cast<std::uint32_t>(i));
+      ++rank;
+    }
+  }
+}
+
+__global__ void write_top_k_kernel(const float* in, const std::uint64_t* a, std::size_t na, const std::uint64_t* b,
+                                   std::size_t nb, float* out_values, std::uint32_t* out_indices) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < na + nb;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::uint32_t index = composite_index(i < na ? a[i] : b[i - na]);
+    out_indices[i] = index;
+    out_values[i] = in[index];
+  }
+}
+
+int small_grid(std::size_t count) {
+  return static_cast<int>(std::min<std::size_t>((count + kThreads - 1) / kThreads, 4096));
+}
+
+}  // namespace
+
+int streaming_blocks() {
+  static const int blocks = [] {
+    int dev = 0, sms = 0;
+    GPUCLEAN_CUDA_TRY(cudaGetDevice(&dev));
+    GPUCLEAN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return sms * 8;
+  }();
+  return blocks;
+}
+
+void sample_keys(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, std::uint64_t seed,
+                 std::uint32_t* out, std::size_t count) {
+  if (count == 0 || n == 0) return;
+  sample_keys_kernel<<<small_grid(count), kThreads, 0, stream>>>(in, n, mode, seed, out, count);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+std::size_t sort_temp_bytes_u32(std::size_t count) {
+  std::size_t bytes = 0;
+  GPUCLEAN_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, bytes, static_cast<const std::uint32_t*>(nullptr),
+                                                   static_cast<std::uint32_t*>(nullptr), count));
+  return bytes;
+}
+
+std::size_t sort_temp_bytes_u64(std::size_t count) {
+  std::size_t bytes = 0;
+  GPUCLEAN_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, bytes, static_cast<const std::uint64_t*>(nullptr),
+                                                   static_cast<std::uint64_t*>(nullptr), count));
+  return bytes;
+}
+
+void sort_u32(cudaStream_t stream, void* temp, std::size_t temp_bytes, const std::uint32_t* in, std::uint32_t* out,
+              std::size_t count) {
+  if (count == 0) return;
+  GPUCLEAN_CUDA_TRY(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, count, 0, 32, stream));
+}
+
+void sort_u64(cudaStream_t stream, void* temp, std::size_t temp_bytes, const std::uint64_t* in, std::uint64_t* out,
+              std::size_t count, int begin_bit) {
+  if (count == 0) return;
+  GPUCLEAN_CUDA_TRY(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, count, begin_bit, 64, stream));
+}
+
+void segment_pass(cudaStream_t stream, const SegmentPass& p) {
+  if (p.n_bounds < 0 || p.n_bounds > kMaxBounds) throw std::logic_error("segment_pass: too many bounds");
+  GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.counts, 0, sizeof(unsigned long long) * (p.n_bounds + 1), stream));
+  if (p.fill) GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.fill, 0, 2 * sizeof(unsigned long long), stream));
+  if (p.n == 0) return;
+  const std::size_t smem = static_cast<std::size_t>(p.n_bounds) * 4 + static_cast<std::size_t>(p.n_bounds + 1) * 5 + 16;
+  if (p.n_bounds <= 3) {
+    segment_pass_kernel<true><<<streaming_blocks(), kThreads, smem, stream>>>(p);
+  } else {
+    static const bool configured = [] {
+      GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(segment_pass_kernel<false>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
+      return true;
+    }();
+    (void)configured;
+    segment_pass_kernel<false><<<streaming_blocks(), kThreads, smem, stream>>>(p);
+  }
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+void oracle_filter(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, const std::uint16_t* oracles,
+                   const std::uint8_t* regions, int n_segments, std::uint64_t* buf_b, unsigned long long cap_b,
+                   unsigned long long* fill_b) {
+  GPUCLEAN_CUDA_TRY(cudaMemsetAsync(fill_b, 0, sizeof(unsigned long long), stream));
+  if (n == 0) return;
+  oracle_filter_kernel<<<streaming_blocks(), kThreads, static_cast<std::size_t>(n_segments), stream>>>(
+      in, n, mode, oracles, regions, n_segments, buf_b, cap_b, fill_b);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+std::size_t radix_threshold_bytes() { return 2048 * sizeof(unsigned long long) + 256; }
+
+Threshold radix_threshold(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, unsigned long long k,
+                          Arena& arena) {
+  auto* d_hist = arena.take<unsigned long long>(2048);
+  std::vector<unsigned long long> hist(2048);
+  // Digits of 11, 11 and 10 bits, most significant first.
+  constexpr std::array<int, 3> kShift = {21, 10, 0};
+  constexpr std::array<unsigned, 3> kDigits = {2048, 2048, 1024};
+  Threshold t;
+  if (k == 0 || k > n) return t;
+  std::uint32_t prefix = 0, mask = 0;
+  unsigned long long rank = k;  // 1-based rank among the keys that share the prefix
+  for (int pass = 0; pass < 3; ++pass) {
+    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(d_hist, 0, sizeof(unsigned long long) * kDigits[pass], stream));
+    radix_hist_kernel<<<streaming_blocks(), kThreads, 0, stream>>>(in, n, mode, prefix, mask, kShift[pass],
+                                                                   kDigits[pass] - 1, d_hist);
+    GPUCLEAN_CHECK_LAUNCH();
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(hist.data(), d_hist, sizeof(unsigned long long) * kDigits[pass],
+                                      cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    unsigned long long below = 0;
+    unsigned d = 0;
+    for (; d + 1 < kDigits[pass] && below + hist[d] < rank; ++d) below += hist[d];
+    t.less += below;
+    rank -= below;
+    prefix |= d << kShift[pass];
+    mask |= (kDigits[pass] - 1) << kShift[pass];
+  }
+  t.key = prefix;
+  return t;
+}
+
+std::size_t extract_bytes(std::size_t n) {
+  const std::size_t chunks = (n + kExtractChunk - 1) / kExtractChunk + 1;
+  std::size_t scan = 0;
+  GPUCLEAN_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan, static_cast<unsigned long long*>(nullptr),
+                                                  static_cast<unsigned long long*>(nullptr), chunks));
+  return 2 * chunks * sizeof(unsigned long long) + scan + 4096;
+}
+
+void extract_with_threshold(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, Threshold t,
+                            unsigned long long k, std::uint64_t* out, Arena& arena) {
+  const std::size_t chunks = (n + kExtractChunk - 1) / kExtractChunk;
+  auto* counts = arena.take<unsigned long long>(chunks + 1);
+  auto* offsets = arena.take<unsigned long long>(chunks + 1);
+  auto* fill = arena.take<unsigned long long>(1);
+  std::size_t scan_bytes = 0;
+  GPUCLEAN_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts, offsets, chunks + 1));
+  void* scan_temp = arena.take<std::byte>(scan_bytes);
+  if (n == 0 || k == 0) return;
+  tie_count_kernel<<<static_cast<unsigned>(chunks), kThreads, 0, stream>>>(in, n, mode, t.key, counts);
+  GPUCLEAN_CHECK_LAUNCH();
+  GPUCLEAN_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, offsets, chunks, stream));
+  GPUCLEAN_CUDA_TRY(cudaMemsetAsync(fill, 0, sizeof(unsigned long long), stream));
+  extract_kernel<<<static_cast<unsigned>(chunks), kThreads, 0, stream>>>(in, n, mode, t.key, t.less, k - t.less,
+                                                                         offsets, fill, out);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+void write_top_k(cudaStream_t stream, const float* in, const std::uint64_t* a, std::size_t na, const std::uint64_t* b,
+                 std::size_t nb, float* out_values, std::uint32_t* out_indices) {
+  if (na + nb == 0) return;
+  write_top_k_kernel<<<small_grid(na + nb), kThreads, 0, stream>>>(in, a, na, b, nb, out_values, out_indices);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+}  // namespace gpuclean::select::detail

@@ -1,0 +1,87 @@
+#pragma once
+// The GPU building blocks every backend is made of (kernels live in engine.cu). Keys are ranking
+// keys (rank_key.hpp): smaller is better, kInvalidKey (NaN) never selected.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "select/detail/arena.hpp"
+#include "select/detail/rank_key.hpp"
+
+namespace gpuclean::select::detail {
+
+/// Keys of `count` elements drawn uniformly with replacement (counter-based hash of seed, j).
+void sample_keys(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, std::uint64_t seed,
+                 std::uint32_t* out, std::size_t count);
+
+/// Ascending radix sort of keys, out of place. `bits` limits the sort to the low bits of the
+/// 64-bit composite when only part of it matters (64 = all, 32 = the key half only).
+std::size_t sort_temp_bytes_u32(std::size_t count);
+std::size_t sort_temp_bytes_u64(std::size_t count);
+void sort_u32(cudaStream_t stream, void* temp, std::size_t temp_bytes, const std::uint32_t* in, std::uint32_t* out,
+              std::size_t count);
+void sort_u64(cudaStream_t stream, void* temp, std::size_t temp_bytes, const std::uint64_t* in, std::uint64_t* out,
+              std::size_t count, int begin_bit = 0);
+
+/// Where the elements of a segment go in a segment pass.
+enum Region : std::uint8_t { kRegionNone = 0, kRegionA = 1, kRegionB = 2 };
+
+/// The most bounds a segment pass takes (segments = bounds + 1).
+inline constexpr int kMaxBounds = 8192;
+
+/// One pass over the input: each element's key falls into segment s = #(bounds <= key) of the
+/// sorted, strictly increasing bounds; the pass counts every segment (NaN included, in the
+/// segment above kInvalidKey's bound), and appends the (key, index) composite of elements whose
+/// segment maps to region A or B to that region's buffer while there is room (the counters keep
+/// counting beyond the capacity, which is how an overflow shows). Optionally writes each
+/// element's segment (an oracle, SampleSelect's memo) to `oracles`.
+struct SegmentPass {
+  const float* in = nullptr;
+  std::size_t n = 0;
+  KeyMode mode = KeyMode::kLargest;
+  const std::uint32_t* bounds = nullptr;  ///< device
+  int n_bounds = 0;
+  const std::uint8_t* regions = nullptr;  ///< device, n_bounds + 1 entries, or null: count only
+  unsigned long long* counts = nullptr;   ///< device, n_bounds + 1 entries; zeroed by segment_pass
+  std::uint64_t* buf_a = nullptr;
+  unsigned long long cap_a = 0;
+  std::uint64_t* buf_b = nullptr;
+  unsigned long long cap_b = 0;
+  unsigned long long* fill = nullptr;     ///< device, 2 entries: elements routed to A and to B
+  std::uint16_t* oracles = nullptr;       ///< device, n entries, or null
+};
+void segment_pass(cudaStream_t stream, const SegmentPass& pass);
+
+/// Filter by oracle: appends the composite of every element whose oracle maps to region B.
+void oracle_filter(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, const std::uint16_t* oracles,
+                   const std::uint8_t* regions, int n_segments, std::uint64_t* buf_b, unsigned long long cap_b,
+                   unsigned long long* fill_b);
+
+/// The exact k-th smallest key (k >= 1) and the number of keys strictly below it, found by four
+/// 8-bit radix histogram passes over the whole input (synchronizes after each). When k exceeds
+/// the number of keys the result's key is kInvalidKey.
+struct Threshold {
+  std::uint32_t key = kInvalidKey;
+  unsigned long long less = 0;
+};
+std::size_t radix_threshold_bytes();
+Threshold radix_threshold(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, unsigned long long k,
+                          Arena& arena);
+
+/// Given the exact k-th key T and the count of keys below it: writes the k composites of the
+/// result, every key < T, then the lowest-index (k - less) elements with key == T, in index
+/// order. Two passes (tie counts per chunk, then writing).
+std::size_t extract_bytes(std::size_t n);
+void extract_with_threshold(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, Threshold t,
+                            unsigned long long k, std::uint64_t* out, Arena& arena);
+
+/// out[i] = (in[index], index) for the composites a[0, na) then b[0, nb).
+void write_top_k(cudaStream_t stream, const float* in, const std::uint64_t* a, std::size_t na, const std::uint64_t* b,
+                 std::size_t nb, float* out_values, std::uint32_t* out_indices);
+
+/// Streaming-kernel launch shape for this device.
+int streaming_blocks();
+
+}  // namespace gpuclean::select::detail

@@ -1,0 +1,81 @@
+#pragma once
+// The selection library's GPU interface: one Selector per backend, chosen by name through the
+// Registry (registry.hpp). Needs the CUDA runtime headers; CPU-only code uses cpu_reference.hpp.
+//
+// Contract, the same for every backend (and checked against the CPU reference in the tests):
+//  * top-k writes exactly min(k, n_valid) elements: every element whose key beats the k-th key,
+//    then, among elements whose key equals the k-th key, those with the lowest indices. The key
+//    of x is x, -x or |x| (select_types.hpp); -0 equals +0; NaN is never selected.
+//  * order statistics return the values of the given ranks (0-based, ascending among the
+//    non-NaN values); NaN for a rank >= n_valid.
+//  * The input is never modified. All work is ordered on `stream`; the calls synchronize it once
+//    they need a count on the host, and return with the outputs complete.
+//  * Scratch comes from the caller's Workspace: it grows to the size the call needs and is
+//    reused by the next call, so a steady loop allocates nothing.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+#include <string>
+#include <string_view>
+
+#include "select/select_types.hpp"
+
+namespace gpuclean::select {
+
+/// Device scratch owned by the caller and reused across calls. Not thread-safe.
+class Workspace {
+ public:
+  explicit Workspace(cudaStream_t stream = nullptr) : stream_(stream) {}
+  ~Workspace();
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  /// At least `bytes` of device memory; reallocates (stream-ordered) only to grow.
+  std::byte* reserve(std::size_t bytes);
+  std::size_t capacity() const { return capacity_; }
+  /// Number of times the buffer had to grow (a steady loop stops growing).
+  int allocations() const { return allocations_; }
+
+ private:
+  cudaStream_t stream_;
+  std::byte* data_ = nullptr;
+  std::size_t capacity_ = 0;
+  int allocations_ = 0;
+};
+
+/// What a call did, for logs and benchmarks.
+struct SelectStats {
+  std::size_t count = 0;          ///< top-k: elements written, min(k, n_valid)
+  std::size_t scratch_bytes = 0;  ///< workspace bytes the call used
+  int retries = 0;                ///< Las Vegas retries (randomized) or fallbacks to the exact path
+  int passes = 0;                 ///< full passes over the input
+};
+
+class Selector {
+ public:
+  virtual ~Selector() = default;
+  virtual std::string_view name() const = 0;
+  /// Exact backends honour the contract above; approximate ones are named so and are left out
+  /// of the exactness tests.
+  virtual bool exact() const { return true; }
+
+  /// Upper bounds of the scratch a call needs, for sizing a Workspace up front.
+  virtual std::size_t top_k_workspace_bytes(std::size_t n, std::size_t k) const = 0;
+  virtual std::size_t order_statistics_workspace_bytes(std::size_t n, std::size_t n_ranks) const = 0;
+
+  /// Top-k of d_in[0, n). The outputs hold at least k entries; the element values (sign kept)
+  /// go to d_out_values and their indices to d_out_indices.
+  virtual SelectStats top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& request,
+                            Workspace& workspace, float* d_out_values, std::uint32_t* d_out_indices) const = 0;
+
+  /// Values of several ranks at once (multiselect); one rank is the k-th order statistic.
+  /// `h_out` (host) receives one value per rank.
+  virtual SelectStats order_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
+                                       const std::vector<std::size_t>& ranks, Workspace& workspace,
+                                       float* h_out) const = 0;
+};
+
+}  // namespace gpuclean::select
