@@ -1,6 +1,7 @@
 #include "select/backends/randomized_select.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -81,11 +82,8 @@ class RandomizedSelector final : public Selector {
     if (n <= t_.direct_below || k == n) {
       // Everything valid goes to region A (k == n), or to B to be sorted whole (small n).
       const bool all = k == n;
-      const std::uint32_t nan_bound = kInvalidKey;
-      const std::uint8_t regions[2] = {static_cast<std::uint8_t>(all ? kRegionA : kRegionB), kRegionNone};
-      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.bounds, &nan_bound, 4, cudaMemcpyHostToDevice, stream));
-      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions, 2, cudaMemcpyHostToDevice, stream));
-      run_pass(stream, d_in, n, mode, p, 1, k);
+      GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.bounds, 0xFF, 4, stream));  // one bound: kInvalidKey
+      run_pass(stream, d_in, n, mode, p, 1, k, {static_cast<std::uint8_t>(all ? kRegionA : kRegionB), kRegionNone});
       const auto c = read_counts(stream, p, 2);
       stats.passes = 1;
       if (all) {
@@ -97,15 +95,13 @@ class RandomizedSelector final : public Selector {
     } else {
       sample_keys(stream, d_in, n, mode, t_.seed, p.samples, p.s);
       sort_u32(stream, p.sort_temp, p.sort_temp_bytes, p.samples, p.sorted, p.s);
-      const std::uint8_t regions[3] = {kRegionA, kRegionB, kRegionNone};
-      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions, 3, cudaMemcpyHostToDevice, stream));
       PivotWindow w = binomial_pivot_window(n, k, p.s, t_.p_k);
       const long long width = std::max<long long>(1, w.last - w.first);
       const auto s = static_cast<long long>(p.s);
       while (true) {
         window_bounds_kernel<<<1, 1, 0, stream>>>(p.sorted, s, w.first, w.last, p.bounds);
         GPUCLEAN_CHECK_LAUNCH();
-        run_pass(stream, d_in, n, mode, p, 2, k);  // a first bin beyond k means a retry anyway
+        run_pass(stream, d_in, n, mode, p, 2, k, {kRegionA, kRegionB, kRegionNone});  // first bin > k: a retry anyway
         ++stats.passes;
         const auto c = read_counts(stream, p, 3);
         const unsigned long long first = c[0], middle = c[1];
@@ -180,15 +176,19 @@ class RandomizedSelector final : public Selector {
 
   Plan plan_order(Arena& a, std::size_t n, std::size_t n_ranks) const;
 
+  // `inline_regions` route up to three bounds' segments without a host copy; an empty list
+  // takes the regions from p.regions on the device.
   void run_pass(cudaStream_t stream, const float* d_in, std::size_t n, KeyMode mode, const Plan& p, int n_bounds,
-                unsigned long long cap_a) const {
+                unsigned long long cap_a, std::initializer_list<std::uint8_t> inline_regions = {}) const {
     SegmentPass pass;
     pass.in = d_in;
     pass.n = n;
     pass.mode = mode;
     pass.bounds = p.bounds;
     pass.n_bounds = n_bounds;
-    pass.regions = p.regions;
+    pass.regions = inline_regions.size() ? nullptr : p.regions;
+    int r = 0;
+    for (std::uint8_t region : inline_regions) pass.inline_regions[r++] = region;
     pass.counts = p.counts;
     pass.buf_a = p.buf_a;
     pass.cap_a = cap_a;
@@ -331,11 +331,8 @@ SelectStats RandomizedSelector::order_statistics(cudaStream_t stream, const floa
   const KeyMode mode = KeyMode::kSmallest;
 
   if (n <= t_.direct_below) {  // small: sort every valid key and read the ranks
-    const std::uint32_t nan_bound = kInvalidKey;
-    const std::uint8_t regions[2] = {kRegionB, kRegionNone};
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.bounds, &nan_bound, 4, cudaMemcpyHostToDevice, stream));
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions, 2, cudaMemcpyHostToDevice, stream));
-    run_pass(stream, d_in, n, mode, p, 1, 0);
+    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.bounds, 0xFF, 4, stream));  // one bound: kInvalidKey
+    run_pass(stream, d_in, n, mode, p, 1, 0, {kRegionB, kRegionNone});
     const auto c = read_counts(stream, p, 2);
     sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, c[0], 32);
     std::vector<std::uint64_t> sorted(c[0]);

@@ -52,29 +52,42 @@ __device__ __forceinline__ void warp_histogram_add(unsigned* hist, int bin, bool
 }
 
 // Calls f(x, index, valid) for every element, in warp-uniform steps (padding lanes get
-// valid = false), so that f may use warp collectives.
+// valid = false), so that f may use warp collectives. Each lane issues kUnroll 16-byte loads
+// before it uses the first, to keep enough bytes in flight to stream at full bandwidth.
+constexpr int kUnroll = 4;
+
 template <class F>
-__device__ __forceinline__ void for_each_element(const float* in, std::size_t n, F&& f) {
+__device__ __forceinline__ F for_each_element(const float* in, std::size_t n, F f) {
   const int lane = lane_id();
   const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const std::size_t n_warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
   const bool aligned = (reinterpret_cast<std::uintptr_t>(in) & 15u) == 0;
   const std::size_t n_vec = aligned ? n / 4 : 0;
   const float4* in4 = reinterpret_cast<const float4*>(in);
-  for (std::size_t base = warp * 32; base < n_vec; base += n_warps * 32) {
-    const std::size_t v = base + static_cast<std::size_t>(lane);
-    const bool ok = v < n_vec;
-    const float4 q = ok ? __ldcs(in4 + v) : make_float4(0.f, 0.f, 0.f, 0.f);
-    f(q.x, 4 * v, ok);
-    f(q.y, 4 * v + 1, ok);
-    f(q.z, 4 * v + 2, ok);
-    f(q.w, 4 * v + 3, ok);
+  constexpr std::size_t kTile = 32 * kUnroll;
+  for (std::size_t base = warp * kTile; base < n_vec; base += n_warps * kTile) {
+    float4 q[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::size_t v = base + static_cast<std::size_t>(u * 32 + lane);
+      q[u] = v < n_vec ? __ldcs(in4 + v) : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::size_t v = base + static_cast<std::size_t>(u * 32 + lane);
+      const bool ok = v < n_vec;
+      f(q[u].x, 4 * v, ok);
+      f(q[u].y, 4 * v + 1, ok);
+      f(q[u].z, 4 * v + 2, ok);
+      f(q[u].w, 4 * v + 3, ok);
+    }
   }
   for (std::size_t base = n_vec * 4 + warp * 32; base < n; base += n_warps * 32) {
     const std::size_t i = base + static_cast<std::size_t>(lane);
     const bool ok = i < n;
     f(ok ? __ldcs(in + i) : 0.0f, i, ok);
   }
+  return f;
 }
 
 __global__ void sample_keys_kernel(const float* in, std::size_t n, KeyMode mode, std::uint64_t seed,
@@ -88,29 +101,27 @@ __global__ void sample_keys_kernel(const float* in, std::size_t n, KeyMode mode,
 
 // Segments of few bounds (<= 3) keep their counts in registers; many bounds use a shared
 // histogram and a binary search over the bounds in shared memory.
+// The per-element work of a segment pass. A value type, so that its counters stay in registers.
 template <bool kFew>
-__global__ void __launch_bounds__(kThreads) segment_pass_kernel(SegmentPass p) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  std::uint32_t* s_bounds = reinterpret_cast<std::uint32_t*>(smem);
-  unsigned* s_hist = reinterpret_cast<unsigned*>(s_bounds + p.n_bounds);
-  std::uint8_t* s_regions = reinterpret_cast<std::uint8_t*>(s_hist + p.n_bounds + 1);
-  const int n_bounds = p.n_bounds;
-  const int n_seg = n_bounds + 1;
-  for (int i = threadIdx.x; i < n_bounds; i += blockDim.x) s_bounds[i] = p.bounds[i];
-  for (int i = threadIdx.x; i < n_seg; i += blockDim.x) {
-    s_hist[i] = 0;
-    s_regions[i] = p.regions ? p.regions[i] : kRegionNone;
-  }
-  __syncthreads();
-  const bool saving = p.regions != nullptr;
+struct SegmentBody {
+  KeyMode mode;
+  bool saving;
+  int n_bounds;
+  std::uint32_t b0, b1, b2;  // the bounds when kFew
+  const std::uint32_t* s_bounds;
+  unsigned* s_hist;
+  const std::uint8_t* s_regions;
+  std::uint64_t *buf_a, *buf_b;
+  unsigned long long cap_a, cap_b;
+  unsigned long long* fill;
+  std::uint16_t* oracles;
   unsigned c0 = 0, c1 = 0, c2 = 0, c3 = 0;
 
-  for_each_element(p.in, p.n, [&](float x, std::size_t index, bool valid) {
-    const std::uint32_t key = rank_key(x, p.mode);
+  __device__ __forceinline__ void operator()(float x, std::size_t index, bool valid) {
+    const std::uint32_t key = rank_key(x, mode);
     int seg;
     if constexpr (kFew) {
-      seg = 0;
-      for (int b = 0; b < n_bounds; ++b) seg += s_bounds[b] <= key ? 1 : 0;
+      seg = (n_bounds > 0 && b0 <= key) + (n_bounds > 1 && b1 <= key) + (n_bounds > 2 && b2 <= key);
       if (valid) {
         c0 += seg == 0;
         c1 += seg == 1;
@@ -129,18 +140,57 @@ __global__ void __launch_bounds__(kThreads) segment_pass_kernel(SegmentPass p) {
     if (saving) {
       const std::uint8_t r = valid ? s_regions[seg] : kRegionNone;
       const std::uint64_t c = composite(key, static_cast<std::uint32_t>(index));
-      warp_append(r == kRegionA, c, p.buf_a, p.cap_a, &p.fill[0]);
-      warp_append(r == kRegionB, c, p.buf_b, p.cap_b, &p.fill[1]);
+      warp_append(r == kRegionA, c, buf_a, cap_a, &fill[0]);
+      warp_append(r == kRegionB, c, buf_b, cap_b, &fill[1]);
     }
-    if (p.oracles && valid) p.oracles[index] = static_cast<std::uint16_t>(seg);
-  });
+    if (oracles && valid) oracles[index] = static_cast<std::uint16_t>(seg);
+  }
+};
+
+template <bool kFew>
+__global__ void __launch_bounds__(kThreads) segment_pass_kernel(const SegmentPass p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int n_bounds = p.n_bounds;
+  const int n_seg = n_bounds + 1;
+  std::uint32_t* s_bounds = reinterpret_cast<std::uint32_t*>(smem);
+  unsigned* s_hist = reinterpret_cast<unsigned*>(s_bounds + n_bounds);
+  std::uint8_t* s_regions = reinterpret_cast<std::uint8_t*>(s_hist + n_seg);
+  for (int i = threadIdx.x; i < n_bounds; i += blockDim.x) s_bounds[i] = p.bounds[i];
+  // Constant indices only: a run-time index into the parameter struct would copy it to local memory.
+  const std::uint8_t r0 = p.inline_regions[0], r1 = p.inline_regions[1], r2 = p.inline_regions[2],
+                     r3 = p.inline_regions[3];
+  for (int i = threadIdx.x; i < n_seg; i += blockDim.x) {
+    s_hist[i] = 0;
+    s_regions[i] = p.regions ? p.regions[i] : i == 0 ? r0 : i == 1 ? r1 : i == 2 ? r2 : i == 3 ? r3 : kRegionNone;
+  }
+  __syncthreads();
+  SegmentBody<kFew> body;
+  body.mode = p.mode;
+  body.saving = p.regions != nullptr || (r0 | r1 | r2 | r3);
+  body.n_bounds = n_bounds;
+  body.b0 = kFew && n_bounds > 0 ? s_bounds[0] : 0u;
+  body.b1 = kFew && n_bounds > 1 ? s_bounds[1] : 0u;
+  body.b2 = kFew && n_bounds > 2 ? s_bounds[2] : 0u;
+  body.s_bounds = s_bounds;
+  body.s_hist = s_hist;
+  body.s_regions = s_regions;
+  body.buf_a = p.buf_a;
+  body.buf_b = p.buf_b;
+  body.cap_a = p.cap_a;
+  body.cap_b = p.cap_b;
+  body.fill = p.fill;
+  body.oracles = p.oracles;
+  body = for_each_element(p.in, p.n, body);
 
   if constexpr (kFew) {
-    const unsigned w[4] = {__reduce_add_sync(kFullMask, c0), __reduce_add_sync(kFullMask, c1),
-                           __reduce_add_sync(kFullMask, c2), __reduce_add_sync(kFullMask, c3)};
-    if (lane_id() == 0)
-      for (int s = 0; s < n_seg; ++s)
-        if (w[s]) atomicAdd(&s_hist[s], w[s]);
+    const unsigned w0 = __reduce_add_sync(kFullMask, body.c0), w1 = __reduce_add_sync(kFullMask, body.c1);
+    const unsigned w2 = __reduce_add_sync(kFullMask, body.c2), w3 = __reduce_add_sync(kFullMask, body.c3);
+    if (lane_id() == 0) {
+      if (w0) atomicAdd(&s_hist[0], w0);
+      if (w1 && n_seg > 1) atomicAdd(&s_hist[1], w1);
+      if (w2 && n_seg > 2) atomicAdd(&s_hist[2], w2);
+      if (w3 && n_seg > 3) atomicAdd(&s_hist[3], w3);
+    }
   }
   __syncthreads();
   for (int i = threadIdx.x; i < n_seg; i += blockDim.x)
@@ -164,16 +214,25 @@ __global__ void oracle_filter_kernel(const float* in, std::size_t n, KeyMode mod
   }
 }
 
+struct RadixBody {
+  KeyMode mode;
+  std::uint32_t prefix, mask;
+  int shift;
+  unsigned digit_mask;
+  unsigned* s_hist;
+  __device__ __forceinline__ void operator()(float x, std::size_t, bool valid) {
+    const std::uint32_t key = rank_key(x, mode);
+    const bool match = valid && (key & mask) == prefix;
+    warp_histogram_add(s_hist, static_cast<int>((key >> shift) & digit_mask), match);
+  }
+};
+
 __global__ void radix_hist_kernel(const float* in, std::size_t n, KeyMode mode, std::uint32_t prefix,
                                   std::uint32_t mask, int shift, unsigned digit_mask, unsigned long long* hist) {
   __shared__ unsigned s_hist[2048];
   for (int i = threadIdx.x; i < 2048; i += blockDim.x) s_hist[i] = 0;
   __syncthreads();
-  for_each_element(in, n, [&](float x, std::size_t, bool valid) {
-    const std::uint32_t key = rank_key(x, mode);
-    const bool match = valid && (key & mask) == prefix;
-    warp_histogram_add(s_hist, static_cast<int>((key >> shift) & digit_mask), match);
-  });
+  for_each_element(in, n, RadixBody{mode, prefix, mask, shift, digit_mask, s_hist});
   __syncthreads();
   for (int i = threadIdx.x; i <= static_cast<int>(digit_mask); i += blockDim.x)
     if (s_hist[i]) atomicAdd(&hist[i], static_cast<unsigned long long>(s_hist[i]));

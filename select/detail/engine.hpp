@@ -43,7 +43,8 @@ struct SegmentPass {
   KeyMode mode = KeyMode::kLargest;
   const std::uint32_t* bounds = nullptr;  ///< device
   int n_bounds = 0;
-  const std::uint8_t* regions = nullptr;  ///< device, n_bounds + 1 entries, or null: count only
+  const std::uint8_t* regions = nullptr;  ///< device, n_bounds + 1 entries, or null: see inline_regions
+  std::uint8_t inline_regions[4] = {kRegionNone, kRegionNone, kRegionNone, kRegionNone};  ///< when regions is null
   unsigned long long* counts = nullptr;   ///< device, n_bounds + 1 entries; zeroed by segment_pass
   std::uint64_t* buf_a = nullptr;
   unsigned long long cap_a = 0;
