@@ -313,7 +313,7 @@ Plan RandomizedSelector::plan_order(Arena& a, std::size_t n, std::size_t n_ranks
   p.b_temp = a.take<std::byte>(p.b_temp_bytes);
   p.final_sorted = a.take<std::uint64_t>(0);
   p.final_temp = nullptr;
-  p.fallback_bytes = radix_threshold_bytes() + 2 * n_ranks * sizeof(unsigned long long) + 512;
+  p.fallback_bytes = radix_threshold_bytes() + 2 * n_ranks * (sizeof(unsigned long long) + 4) + 1024;
   p.fallback = a.take<std::byte>(p.fallback_bytes);
   return p;
 }
@@ -346,10 +346,23 @@ SelectStats RandomizedSelector::order_statistics(cudaStream_t stream, const floa
 
   sample_keys(stream, d_in, n, mode, t_.seed, p.samples, p.s);
   sort_u32(stream, p.sort_temp, p.sort_temp_bytes, p.samples, p.sorted, p.s);
-  std::vector<std::uint32_t> split(p.s);
-  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(split.data(), p.sorted, p.s * 4, cudaMemcpyDeviceToHost, stream));
-  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
   const auto s = static_cast<long long>(p.s);
+  // The splitters at the windows' ends, gathered on the device: a few values, not the sample.
+  auto* d_pos = reinterpret_cast<unsigned long long*>(p.fallback + radix_threshold_bytes());
+  auto* d_vals = reinterpret_cast<std::uint32_t*>(d_pos + 2 * ranks.size());
+  auto endpoint_keys = [&](const std::vector<PivotWindow>& ws_) {
+    std::vector<unsigned long long> pos;
+    for (const PivotWindow& w : ws_) {
+      pos.push_back(static_cast<unsigned long long>(std::clamp<long long>(w.first, 0, s - 1)));
+      pos.push_back(static_cast<unsigned long long>(std::clamp<long long>(w.last, 0, s - 1)));
+    }
+    std::vector<std::uint32_t> vals(pos.size());
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_pos, pos.data(), pos.size() * 8, cudaMemcpyHostToDevice, stream));
+    gather_keys(stream, p.sorted, false, d_pos, pos.size(), d_vals);
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(vals.data(), d_vals, vals.size() * 4, cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    return vals;
+  };
 
   std::vector<PivotWindow> windows(ranks.size());
   for (std::size_t i = 0; i < ranks.size(); ++i) windows[i] = binomial_pivot_window(n, std::min(ranks[i], n - 1) + 1, p.s, t_.p_k);
@@ -358,10 +371,11 @@ SelectStats RandomizedSelector::order_statistics(cudaStream_t stream, const floa
   while (true) {
     // Key intervals of the windows, merged where they touch.
     std::vector<Interval> iv(ranks.size());
+    const std::vector<std::uint32_t> ends = endpoint_keys(windows);
     for (std::size_t i = 0; i < ranks.size(); ++i) {
       const PivotWindow& w = windows[i];
-      iv[i].lo = w.first < 0 ? 0u : split[static_cast<std::size_t>(w.first)];
-      iv[i].hi = w.last >= s ? kInvalidKey - 1 : std::min(split[static_cast<std::size_t>(w.last)], kInvalidKey - 1);
+      iv[i].lo = w.first < 0 ? 0u : ends[2 * i];
+      iv[i].hi = w.last >= s ? kInvalidKey - 1 : std::min(ends[2 * i + 1], kInvalidKey - 1);
     }
     std::vector<Interval> merged = iv;
     std::sort(merged.begin(), merged.end(), [](const Interval& a, const Interval& b) { return a.lo < b.lo; });

@@ -215,18 +215,33 @@ class SampleSelector final : public Selector {
                   p.fill + 1);
     ++stats.passes;
     sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, total, 32);
-    std::vector<std::uint64_t> sorted(total);
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(sorted.data(), p.sorted_b, total * 8, cudaMemcpyDeviceToHost, stream));
-    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    std::vector<unsigned long long> pos;
+    std::vector<std::size_t> which;
     for (std::size_t i = 0; i < ranks.size(); ++i) {
       if (ranks[i] >= n_valid || regions[target[i]] != kRegionB) continue;
-      const std::size_t t = target[i];
-      h_out[i] = from_ascending_bits(composite_key(sorted[saved_before[t] + (ranks[i] - below[t])]));
+      pos.push_back(saved_before[target[i]] + (ranks[i] - below[target[i]]));
+      which.push_back(i);
     }
+    const std::vector<std::uint32_t> keys = gather_positions(stream, p, p.sorted_b, pos);
+    for (std::size_t q = 0; q < which.size(); ++q) h_out[which[q]] = from_ascending_bits(keys[q]);
     return stats;
   }
 
  private:
+  // Keys at a few positions of a sorted device buffer, through the fallback scratch.
+  static std::vector<std::uint32_t> gather_positions(cudaStream_t stream, const Plan& p, const std::uint64_t* sorted,
+                                                     const std::vector<unsigned long long>& pos) {
+    std::vector<std::uint32_t> keys(pos.size());
+    if (pos.empty()) return keys;
+    auto* d_pos = reinterpret_cast<unsigned long long*>(p.fallback);
+    auto* d_keys = reinterpret_cast<std::uint32_t*>(p.fallback + pos.size() * sizeof(unsigned long long));
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_pos, pos.data(), pos.size() * 8, cudaMemcpyHostToDevice, stream));
+    gather_keys(stream, sorted, true, d_pos, pos.size(), d_keys);
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(keys.data(), d_keys, keys.size() * 4, cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    return keys;
+  }
+
   Plan plan(Arena& a, std::size_t n, std::size_t k, std::size_t n_ranks, bool oracles) const {
     Plan p{};
     p.buckets = bucket_count(n);
@@ -251,7 +266,7 @@ class SampleSelector final : public Selector {
     p.final_sorted = a.take<std::uint64_t>(k);
     p.final_temp_bytes = sort_temp_bytes_u64(k);
     p.final_temp = a.take<std::byte>(p.final_temp_bytes);
-    p.fallback_bytes = radix_threshold_bytes() + (k ? extract_bytes(n) : 0);
+    p.fallback_bytes = radix_threshold_bytes() + (k ? extract_bytes(n) : 0) + 12 * n_ranks + 512;
     p.fallback = a.take<std::byte>(p.fallback_bytes);
     return p;
   }

@@ -102,9 +102,8 @@ __global__ void sample_keys_kernel(const float* in, std::size_t n, KeyMode mode,
 // Segments of few bounds (<= 3) keep their counts in registers; many bounds use a shared
 // histogram and a binary search over the bounds in shared memory.
 // The per-element work of a segment pass. A value type, so that its counters stay in registers.
-template <bool kFew>
+template <bool kFew, KeyMode kMode>
 struct SegmentBody {
-  KeyMode mode;
   bool saving;
   int n_bounds;
   std::uint32_t b0, b1, b2;  // the bounds when kFew
@@ -115,10 +114,11 @@ struct SegmentBody {
   unsigned long long cap_a, cap_b;
   unsigned long long* fill;
   std::uint16_t* oracles;
+  std::uint8_t r0, r1, r2, r3;  // regions of the segments when kFew
   unsigned c0 = 0, c1 = 0, c2 = 0, c3 = 0;
 
   __device__ __forceinline__ void operator()(float x, std::size_t index, bool valid) {
-    const std::uint32_t key = rank_key(x, mode);
+    const std::uint32_t key = rank_key(x, kMode);
     int seg;
     if constexpr (kFew) {
       seg = (n_bounds > 0 && b0 <= key) + (n_bounds > 1 && b1 <= key) + (n_bounds > 2 && b2 <= key);
@@ -138,16 +138,23 @@ struct SegmentBody {
       warp_histogram_add(s_hist, seg, valid);
     }
     if (saving) {
-      const std::uint8_t r = valid ? s_regions[seg] : kRegionNone;
-      const std::uint64_t c = composite(key, static_cast<std::uint32_t>(index));
-      warp_append(r == kRegionA, c, buf_a, cap_a, &fill[0]);
-      warp_append(r == kRegionB, c, buf_b, cap_b, &fill[1]);
+      std::uint8_t r = kRegionNone;
+      if (valid) {
+        if constexpr (kFew) r = seg == 0 ? r0 : seg == 1 ? r1 : seg == 2 ? r2 : r3;
+        else r = s_regions[seg];
+      }
+      // Most elements are saved nowhere: one vote skips both appends.
+      if (__any_sync(kFullMask, r != kRegionNone)) {
+        const std::uint64_t c = composite(key, static_cast<std::uint32_t>(index));
+        warp_append(r == kRegionA, c, buf_a, cap_a, &fill[0]);
+        warp_append(r == kRegionB, c, buf_b, cap_b, &fill[1]);
+      }
     }
     if (oracles && valid) oracles[index] = static_cast<std::uint16_t>(seg);
   }
 };
 
-template <bool kFew>
+template <bool kFew, KeyMode kMode>
 __global__ void __launch_bounds__(kThreads) segment_pass_kernel(const SegmentPass p) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int n_bounds = p.n_bounds;
@@ -164,8 +171,11 @@ __global__ void __launch_bounds__(kThreads) segment_pass_kernel(const SegmentPas
     s_regions[i] = p.regions ? p.regions[i] : i == 0 ? r0 : i == 1 ? r1 : i == 2 ? r2 : i == 3 ? r3 : kRegionNone;
   }
   __syncthreads();
-  SegmentBody<kFew> body;
-  body.mode = p.mode;
+  SegmentBody<kFew, kMode> body;
+  body.r0 = r0;
+  body.r1 = r1;
+  body.r2 = r2;
+  body.r3 = r3;
   body.saving = p.regions != nullptr || (r0 | r1 | r2 | r3);
   body.n_bounds = n_bounds;
   body.b0 = kFew && n_bounds > 0 ? s_bounds[0] : 0u;
@@ -289,6 +299,14 @@ __global__ void write_top_k_kernel(const float* in, const std::uint64_t* a, std:
   }
 }
 
+__global__ void gather_keys_kernel(const void* sorted, bool composites, const unsigned long long* pos,
+                                   std::size_t count, std::uint32_t* out) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  out[i] = composites ? composite_key(static_cast<const std::uint64_t*>(sorted)[pos[i]])
+                      : static_cast<const std::uint32_t*>(sorted)[pos[i]];
+}
+
 int small_grid(std::size_t count) {
   return static_cast<int>(std::min<std::size_t>((count + kThreads - 1) / kThreads, 4096));
 }
@@ -338,22 +356,33 @@ void sort_u64(cudaStream_t stream, void* temp, std::size_t temp_bytes, const std
   GPUCLEAN_CUDA_TRY(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, count, begin_bit, 64, stream));
 }
 
+namespace {
+template <KeyMode kMode>
+void launch_segment_pass(cudaStream_t stream, const SegmentPass& p, std::size_t smem) {
+  if (p.n_bounds <= 3) {
+    segment_pass_kernel<true, kMode><<<streaming_blocks(), kThreads, smem, stream>>>(p);
+  } else {
+    static const bool configured = [] {
+      GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(segment_pass_kernel<false, kMode>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
+      return true;
+    }();
+    (void)configured;
+    segment_pass_kernel<false, kMode><<<streaming_blocks(), kThreads, smem, stream>>>(p);
+  }
+}
+}  // namespace
+
 void segment_pass(cudaStream_t stream, const SegmentPass& p) {
   if (p.n_bounds < 0 || p.n_bounds > kMaxBounds) throw std::logic_error("segment_pass: too many bounds");
   GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.counts, 0, sizeof(unsigned long long) * (p.n_bounds + 1), stream));
   if (p.fill) GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.fill, 0, 2 * sizeof(unsigned long long), stream));
   if (p.n == 0) return;
   const std::size_t smem = static_cast<std::size_t>(p.n_bounds) * 4 + static_cast<std::size_t>(p.n_bounds + 1) * 5 + 16;
-  if (p.n_bounds <= 3) {
-    segment_pass_kernel<true><<<streaming_blocks(), kThreads, smem, stream>>>(p);
-  } else {
-    static const bool configured = [] {
-      GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(segment_pass_kernel<false>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
-      return true;
-    }();
-    (void)configured;
-    segment_pass_kernel<false><<<streaming_blocks(), kThreads, smem, stream>>>(p);
+  switch (p.mode) {
+    case KeyMode::kLargest: launch_segment_pass<KeyMode::kLargest>(stream, p, smem); break;
+    case KeyMode::kSmallest: launch_segment_pass<KeyMode::kSmallest>(stream, p, smem); break;
+    case KeyMode::kLargestAbs: launch_segment_pass<KeyMode::kLargestAbs>(stream, p, smem); break;
   }
   GPUCLEAN_CHECK_LAUNCH();
 }
@@ -425,6 +454,13 @@ void extract_with_threshold(cudaStream_t stream, const float* in, std::size_t n,
   GPUCLEAN_CUDA_TRY(cudaMemsetAsync(fill, 0, sizeof(unsigned long long), stream));
   extract_kernel<<<static_cast<unsigned>(chunks), kThreads, 0, stream>>>(in, n, mode, t.key, t.less, k - t.less,
                                                                          offsets, fill, out);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+void gather_keys(cudaStream_t stream, const void* sorted, bool composites, const unsigned long long* pos,
+                 std::size_t count, std::uint32_t* out) {
+  if (count == 0) return;
+  gather_keys_kernel<<<small_grid(count), kThreads, 0, stream>>>(sorted, composites, pos, count, out);
   GPUCLEAN_CHECK_LAUNCH();
 }
 

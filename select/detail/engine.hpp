@@ -82,6 +82,11 @@ void extract_with_threshold(cudaStream_t stream, const float* in, std::size_t n,
 void write_top_k(cudaStream_t stream, const float* in, const std::uint64_t* a, std::size_t na, const std::uint64_t* b,
                  std::size_t nb, float* out_values, std::uint32_t* out_indices);
 
+/// out[i] = key of sorted[pos[i]] (composites when `composites`, else plain keys): reads a few
+/// positions of a device array without copying the array. `pos` and `out` are device arrays.
+void gather_keys(cudaStream_t stream, const void* sorted, bool composites, const unsigned long long* pos,
+                 std::size_t count, std::uint32_t* out);
+
 /// Streaming-kernel launch shape for this device.
 int streaming_blocks();
 
