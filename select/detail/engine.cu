@@ -154,6 +154,108 @@ struct SegmentBody {
   }
 };
 
+// The segment pass for at most three bounds (the randomized window, a filter pass, or a count of
+// the valid keys), on whole float4 groups: bit-level keys, one warp vote per four elements
+// before any append, and the segment counts packed as 16-bit fields of one register (a thread
+// sees fewer than 2^16 elements: the grid has over 2^18 threads and n < 2^34).
+template <KeyMode kMode>
+__global__ void __launch_bounds__(kThreads) few_pass_kernel(const SegmentPass p) {
+  __shared__ unsigned s_hist[4];
+  if (threadIdx.x < 4) s_hist[threadIdx.x] = 0;
+  const int nb = p.n_bounds;
+  const std::uint32_t b0 = nb > 0 ? p.bounds[0] : 0xFFFFFFFFu;
+  const std::uint32_t b1 = nb > 1 ? p.bounds[1] : 0xFFFFFFFFu;
+  const std::uint32_t b2 = nb > 2 ? p.bounds[2] : 0xFFFFFFFFu;
+  const std::uint8_t* dev = p.regions;
+  const std::uint8_t r0 = dev ? dev[0] : p.inline_regions[0];
+  const std::uint8_t r1 = dev ? (nb > 0 ? dev[1] : kRegionNone) : p.inline_regions[1];
+  const std::uint8_t r2 = dev ? (nb > 1 ? dev[2] : kRegionNone) : p.inline_regions[2];
+  const std::uint8_t r3 = dev ? (nb > 2 ? dev[3] : kRegionNone) : p.inline_regions[3];
+  const bool saving = (r0 | r1 | r2 | r3) != kRegionNone;
+  std::uint64_t* const buf_a = p.buf_a;
+  std::uint64_t* const buf_b = p.buf_b;
+  const unsigned long long cap_a = p.cap_a, cap_b = p.cap_b;
+  unsigned long long* const fill = p.fill;
+  __syncthreads();
+
+  // Segment = number of bounds <= key. Unused bounds are 0xFFFFFFFF, reached only by NaN keys;
+  // a NaN key beyond the last real bound is counted as that segment below.
+  auto segment = [=](std::uint32_t key) {
+    return static_cast<int>(b0 <= key) + static_cast<int>(b1 <= key) + static_cast<int>(b2 <= key);
+  };
+  auto region = [=](int seg) { return seg == 0 ? r0 : seg == 1 ? r1 : seg == 2 ? r2 : r3; };
+  std::uint64_t packed = 0;  // 16-bit count per segment
+
+  const int lane = lane_id();
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::size_t n_warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(p.in) & 15u) == 0;
+  const std::size_t n = p.n;
+  const std::size_t n_vec = aligned ? n / 4 : 0;
+  const uint4* in4 = reinterpret_cast<const uint4*>(p.in);
+  constexpr std::size_t kTile = 32 * kUnroll;
+  for (std::size_t base = warp * kTile; base < n_vec; base += n_warps * kTile) {
+    uint4 q[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::size_t v = base + static_cast<std::size_t>(u * 32 + lane);
+      q[u] = v < n_vec ? __ldcs(in4 + v) : make_uint4(0u, 0u, 0u, 0u);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::size_t v = base + static_cast<std::size_t>(u * 32 + lane);
+      const bool ok = v < n_vec;
+      const std::uint32_t k[4] = {rank_key_bits<kMode>(q[u].x), rank_key_bits<kMode>(q[u].y),
+                                  rank_key_bits<kMode>(q[u].z), rank_key_bits<kMode>(q[u].w)};
+      const int sg[4] = {segment(k[0]), segment(k[1]), segment(k[2]), segment(k[3])};
+      if (ok) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) packed += 1ull << (16 * sg[j]);
+      }
+      if (saving) {
+        std::uint8_t r[4] = {kRegionNone, kRegionNone, kRegionNone, kRegionNone};
+        if (ok) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) r[j] = region(sg[j]);
+        }
+        if (__any_sync(kFullMask, (r[0] | r[1] | r[2] | r[3]) != kRegionNone)) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const std::uint64_t c = composite(k[j], static_cast<std::uint32_t>(4 * v + j));
+            warp_append(r[j] == kRegionA, c, buf_a, cap_a, &fill[0]);
+            warp_append(r[j] == kRegionB, c, buf_b, cap_b, &fill[1]);
+          }
+        }
+      }
+    }
+  }
+  for (std::size_t b = n_vec * 4 + warp * 32; b < n; b += n_warps * 32) {
+    const std::size_t i = b + static_cast<std::size_t>(lane);
+    const bool ok = i < n;
+    const std::uint32_t key = rank_key_bits<kMode>(ok ? __float_as_uint(__ldcs(p.in + i)) : 0u);
+    const int sg = segment(key);
+    if (ok) packed += 1ull << (16 * sg);
+    if (saving) {
+      const std::uint8_t r = ok ? region(sg) : kRegionNone;
+      const std::uint64_t c = composite(key, static_cast<std::uint32_t>(i));
+      warp_append(r == kRegionA, c, buf_a, cap_a, &fill[0]);
+      warp_append(r == kRegionB, c, buf_b, cap_b, &fill[1]);
+    }
+  }
+  // Segments past n_bounds (NaN keys beyond the last real bound) belong to the last one.
+  unsigned c[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) c[j] = __reduce_add_sync(kFullMask, static_cast<unsigned>((packed >> (16 * j)) & 0xFFFFu));
+  if (lane == 0) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      if (c[j]) atomicAdd(&s_hist[min(j, nb)], c[j]);
+  }
+  __syncthreads();
+  if (threadIdx.x <= nb && s_hist[threadIdx.x])
+    atomicAdd(&p.counts[threadIdx.x], static_cast<unsigned long long>(s_hist[threadIdx.x]));
+}
+
 template <bool kFew, KeyMode kMode>
 __global__ void __launch_bounds__(kThreads) segment_pass_kernel(const SegmentPass p) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -164,11 +266,14 @@ __global__ void __launch_bounds__(kThreads) segment_pass_kernel(const SegmentPas
   std::uint8_t* s_regions = reinterpret_cast<std::uint8_t*>(s_hist + n_seg);
   for (int i = threadIdx.x; i < n_bounds; i += blockDim.x) s_bounds[i] = p.bounds[i];
   // Constant indices only: a run-time index into the parameter struct would copy it to local memory.
-  const std::uint8_t r0 = p.inline_regions[0], r1 = p.inline_regions[1], r2 = p.inline_regions[2],
-                     r3 = p.inline_regions[3];
+  const std::uint8_t* dev = p.regions;
+  const std::uint8_t r0 = dev ? dev[0] : p.inline_regions[0];
+  const std::uint8_t r1 = dev ? (n_seg > 1 ? dev[1] : kRegionNone) : p.inline_regions[1];
+  const std::uint8_t r2 = dev ? (n_seg > 2 ? dev[2] : kRegionNone) : p.inline_regions[2];
+  const std::uint8_t r3 = dev ? (n_seg > 3 ? dev[3] : kRegionNone) : p.inline_regions[3];
   for (int i = threadIdx.x; i < n_seg; i += blockDim.x) {
     s_hist[i] = 0;
-    s_regions[i] = p.regions ? p.regions[i] : i == 0 ? r0 : i == 1 ? r1 : i == 2 ? r2 : i == 3 ? r3 : kRegionNone;
+    s_regions[i] = dev ? dev[i] : i == 0 ? r0 : i == 1 ? r1 : i == 2 ? r2 : i == 3 ? r3 : kRegionNone;
   }
   __syncthreads();
   SegmentBody<kFew, kMode> body;
@@ -359,7 +464,9 @@ void sort_u64(cudaStream_t stream, void* temp, std::size_t temp_bytes, const std
 namespace {
 template <KeyMode kMode>
 void launch_segment_pass(cudaStream_t stream, const SegmentPass& p, std::size_t smem) {
-  if (p.n_bounds <= 3) {
+  if (p.n_bounds <= 3 && !p.oracles) {
+    few_pass_kernel<kMode><<<streaming_blocks(), kThreads, 0, stream>>>(p);
+  } else if (p.n_bounds <= 3) {
     segment_pass_kernel<true, kMode><<<streaming_blocks(), kThreads, smem, stream>>>(p);
   } else {
     static const bool configured = [] {

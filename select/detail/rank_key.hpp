@@ -66,6 +66,19 @@ GPUCLEAN_HD float from_ascending_bits(std::uint32_t k) {
   return bits_float((k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k);
 }
 
+/// rank_key on the float's bits, for a mode known at compile time: a handful of integer
+/// operations, identical results.
+template <KeyMode kMode>
+GPUCLEAN_HD std::uint32_t rank_key_bits(std::uint32_t b) {
+  const std::uint32_t mag = b & 0x7FFFFFFFu;
+  if (mag > 0x7F800000u) return kInvalidKey;                 // NaN
+  if constexpr (kMode == KeyMode::kLargestAbs) return ~(mag | 0x80000000u);
+  if (mag == 0) b = 0;                                        // -0 -> +0
+  const std::uint32_t asc = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+  if constexpr (kMode == KeyMode::kLargest) return ~asc;
+  return asc;
+}
+
 GPUCLEAN_HD std::uint32_t rank_key(float x, KeyMode mode) {
   if (x != x) return kInvalidKey;
   switch (mode) {
