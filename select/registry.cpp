@@ -44,6 +44,9 @@ void register_builtin_backends(Registry& r) {
   r.add("sample", "SampleSelect (Ribizel & Anzt 2019)", make_sample_selector);
   r.add("sample-approx", "approximate SampleSelect: order statistics to within one bucket (not exact)",
         make_sample_approx_selector);
+  r.add("bucket", "bucketMultiSelect (Blanchard et al.): kernel-density buckets by linear projection", make_bucket_selector);
+  r.add("cutting-plane", "Kelley's cutting-plane order statistics (Beliakov 2011) with copy_if and sort",
+        make_cutting_plane_selector);
 }
 
 const Registry& builtin_registry() {

@@ -114,6 +114,9 @@ struct SegmentBody {
   unsigned long long cap_a, cap_b;
   unsigned long long* fill;
   std::uint16_t* oracles;
+  const std::uint32_t* s_lo;    // projection intervals in shared memory, or null
+  const float* s_slope;
+  int intervals, per_interval;
   std::uint8_t r0, r1, r2, r3;  // regions of the segments when kFew
   unsigned c0 = 0, c1 = 0, c2 = 0, c3 = 0;
 
@@ -128,6 +131,20 @@ struct SegmentBody {
         c2 += seg == 2;
         c3 += seg == 3;
       }
+    } else if (s_lo) {
+      if (key == kInvalidKey) {
+        seg = intervals * per_interval;
+      } else {
+        int lo = 0, hi = intervals;  // the last interval whose lower bound is <= key
+        while (lo < hi) {
+          const int mid = (lo + hi) >> 1;
+          if (s_lo[mid] <= key) lo = mid + 1; else hi = mid;
+        }
+        const int i = max(lo - 1, 0);
+        const float local = static_cast<float>(key - s_lo[i]) * s_slope[i];
+        seg = i * per_interval + min(per_interval - 1, static_cast<int>(local));
+      }
+      warp_histogram_add(s_hist, seg, valid);
     } else {
       int lo = 0, hi = n_bounds;
       while (lo < hi) {
@@ -259,8 +276,16 @@ __global__ void __launch_bounds__(kThreads) few_pass_kernel(const SegmentPass p)
 template <bool kFew, KeyMode kMode>
 __global__ void __launch_bounds__(kThreads) segment_pass_kernel(const SegmentPass p) {
   extern __shared__ __align__(16) unsigned char smem[];
-  const int n_bounds = p.n_bounds;
-  const int n_seg = n_bounds + 1;
+  const int n_bounds = p.projection ? 0 : p.n_bounds;
+  const int n_seg = p.projection ? p.n_projection_buckets : n_bounds + 1;
+  __shared__ std::uint32_t s_lo[kMaxIntervals];
+  __shared__ float s_slope[kMaxIntervals];
+  if (p.projection) {
+    for (int i = threadIdx.x; i < p.projection->intervals; i += blockDim.x) {
+      s_lo[i] = p.projection->lo[i];
+      s_slope[i] = p.projection->slope[i];
+    }
+  }
   std::uint32_t* s_bounds = reinterpret_cast<std::uint32_t*>(smem);
   unsigned* s_hist = reinterpret_cast<unsigned*>(s_bounds + n_bounds);
   std::uint8_t* s_regions = reinterpret_cast<std::uint8_t*>(s_hist + n_seg);
@@ -295,6 +320,10 @@ __global__ void __launch_bounds__(kThreads) segment_pass_kernel(const SegmentPas
   body.cap_b = p.cap_b;
   body.fill = p.fill;
   body.oracles = p.oracles;
+  body.s_lo = p.projection ? s_lo : nullptr;
+  body.s_slope = s_slope;
+  body.intervals = p.projection ? p.projection->intervals : 0;
+  body.per_interval = p.projection ? p.projection->per_interval : 0;
   body = for_each_element(p.in, p.n, body);
 
   if constexpr (kFew) {
@@ -351,6 +380,52 @@ __global__ void radix_hist_kernel(const float* in, std::size_t n, KeyMode mode, 
   __syncthreads();
   for (int i = threadIdx.x; i <= static_cast<int>(digit_mask); i += blockDim.x)
     if (s_hist[i]) atomicAdd(&hist[i], static_cast<unsigned long long>(s_hist[i]));
+}
+
+struct ObjectiveBody {
+  KeyMode mode;
+  std::uint32_t t;
+  unsigned long long below = 0, equal = 0, valid = 0;
+  double above_sum = 0.0, below_sum = 0.0, total = 0.0;
+  __device__ __forceinline__ void operator()(float x, std::size_t, bool ok) {
+    const std::uint32_t key = rank_key(x, mode);
+    if (!ok || key == kInvalidKey) return;
+    ++valid;
+    total += static_cast<double>(key);
+    if (key < t) {
+      ++below;
+      below_sum += static_cast<double>(t - key);
+    } else if (key == t) {
+      ++equal;
+    } else {
+      above_sum += static_cast<double>(key - t);
+    }
+  }
+};
+
+__global__ void __launch_bounds__(kThreads) objective_kernel(const float* in, std::size_t n, KeyMode mode,
+                                                             std::uint32_t t, unsigned long long* counts,
+                                                             double* sums) {
+  ObjectiveBody b{mode, t};
+  b = for_each_element(in, n, b);
+  using ReduceU = cub::BlockReduce<unsigned long long, kThreads>;
+  using ReduceD = cub::BlockReduce<double, kThreads>;
+  __shared__ union {
+    typename ReduceU::TempStorage u;
+    typename ReduceD::TempStorage d;
+  } temp;
+  const unsigned long long cu[3] = {b.below, b.equal, b.valid};
+  const double cd[3] = {b.above_sum, b.below_sum, b.total};
+  for (int j = 0; j < 3; ++j) {
+    const unsigned long long v = ReduceU(temp.u).Sum(cu[j]);
+    __syncthreads();
+    if (threadIdx.x == 0 && v) atomicAdd(&counts[j], v);
+  }
+  for (int j = 0; j < 3; ++j) {
+    const double v = ReduceD(temp.d).Sum(cd[j]);
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(&sums[j], v);
+  }
 }
 
 constexpr int kExtractPerThread = 64;
@@ -464,9 +539,9 @@ void sort_u64(cudaStream_t stream, void* temp, std::size_t temp_bytes, const std
 namespace {
 template <KeyMode kMode>
 void launch_segment_pass(cudaStream_t stream, const SegmentPass& p, std::size_t smem) {
-  if (p.n_bounds <= 3 && !p.oracles) {
+  if (p.n_bounds <= 3 && !p.oracles && !p.projection) {
     few_pass_kernel<kMode><<<streaming_blocks(), kThreads, 0, stream>>>(p);
-  } else if (p.n_bounds <= 3) {
+  } else if (p.n_bounds <= 3 && !p.projection) {
     segment_pass_kernel<true, kMode><<<streaming_blocks(), kThreads, smem, stream>>>(p);
   } else {
     static const bool configured = [] {
@@ -481,11 +556,13 @@ void launch_segment_pass(cudaStream_t stream, const SegmentPass& p, std::size_t 
 }  // namespace
 
 void segment_pass(cudaStream_t stream, const SegmentPass& p) {
-  if (p.n_bounds < 0 || p.n_bounds > kMaxBounds) throw std::logic_error("segment_pass: too many bounds");
-  GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.counts, 0, sizeof(unsigned long long) * (p.n_bounds + 1), stream));
+  const int n_seg = p.projection ? p.n_projection_buckets : p.n_bounds + 1;
+  if (p.n_bounds < 0 || n_seg > kMaxBounds + 1) throw std::logic_error("segment_pass: too many segments");
+  GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.counts, 0, sizeof(unsigned long long) * n_seg, stream));
   if (p.fill) GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.fill, 0, 2 * sizeof(unsigned long long), stream));
   if (p.n == 0) return;
-  const std::size_t smem = static_cast<std::size_t>(p.n_bounds) * 4 + static_cast<std::size_t>(p.n_bounds + 1) * 5 + 16;
+  const int nb = p.projection ? 0 : p.n_bounds;
+  const std::size_t smem = static_cast<std::size_t>(nb) * 4 + static_cast<std::size_t>(n_seg) * 5 + 16;
   switch (p.mode) {
     case KeyMode::kLargest: launch_segment_pass<KeyMode::kLargest>(stream, p, smem); break;
     case KeyMode::kSmallest: launch_segment_pass<KeyMode::kSmallest>(stream, p, smem); break;
@@ -535,6 +612,33 @@ Threshold radix_threshold(cudaStream_t stream, const float* in, std::size_t n, K
   }
   t.key = prefix;
   return t;
+}
+
+std::size_t objective_bytes() { return 2 * 256; }
+
+ObjectiveTerms objective_pass(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, std::uint32_t t,
+                              Arena& arena) {
+  auto* counts = arena.take<unsigned long long>(3);
+  auto* sums = arena.take<double>(3);
+  GPUCLEAN_CUDA_TRY(cudaMemsetAsync(counts, 0, 3 * sizeof(unsigned long long), stream));
+  GPUCLEAN_CUDA_TRY(cudaMemsetAsync(sums, 0, 3 * sizeof(double), stream));
+  ObjectiveTerms r;
+  if (n > 0) {
+    objective_kernel<<<streaming_blocks(), kThreads, 0, stream>>>(in, n, mode, t, counts, sums);
+    GPUCLEAN_CHECK_LAUNCH();
+  }
+  unsigned long long hc[3];
+  double hs[3];
+  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(hc, counts, sizeof hc, cudaMemcpyDeviceToHost, stream));
+  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(hs, sums, sizeof hs, cudaMemcpyDeviceToHost, stream));
+  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+  r.below = hc[0];
+  r.equal = hc[1];
+  r.valid = hc[2];
+  r.above_sum = hs[0];
+  r.below_sum = hs[1];
+  r.total = hs[2];
+  return r;
 }
 
 std::size_t extract_bytes(std::size_t n) {

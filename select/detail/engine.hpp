@@ -31,6 +31,20 @@ enum Region : std::uint8_t { kRegionNone = 0, kRegionA = 1, kRegionB = 2 };
 /// The most bounds a segment pass takes (segments = bounds + 1).
 inline constexpr int kMaxBounds = 8192;
 
+/// bucketMultiSelect's bucketizer (Blanchard et al.): kernel-density intervals from a sample,
+/// each split into `per_interval` equal-width buckets; a key goes to interval i (the last whose
+/// lower bound is <= key, by a short search) and bucket i * per_interval +
+/// min(per_interval - 1, floor((key - lo[i]) * slope[i])). Monotone in the key. NaN keys go to
+/// the last bucket, intervals * per_interval.
+inline constexpr int kMaxIntervals = 64;
+struct Projection {
+  int intervals = 0;
+  int per_interval = 0;
+  std::uint32_t lo[kMaxIntervals] = {};
+  float slope[kMaxIntervals] = {};
+  int buckets() const { return intervals * per_interval + 1; }
+};
+
 /// One pass over the input: each element's key falls into segment s = #(bounds <= key) of the
 /// sorted, strictly increasing bounds; the pass counts every segment (NaN included, in the
 /// segment above kInvalidKey's bound), and appends the (key, index) composite of elements whose
@@ -52,8 +66,21 @@ struct SegmentPass {
   unsigned long long cap_b = 0;
   unsigned long long* fill = nullptr;     ///< device, 2 entries: elements routed to A and to B
   std::uint16_t* oracles = nullptr;       ///< device, n entries, or null
+  const Projection* projection = nullptr; ///< device; when set, segments are its buckets (bounds unused)
+  int n_projection_buckets = 0;           ///< projection->buckets(), known on the host
 };
 void segment_pass(cudaStream_t stream, const SegmentPass& pass);
+
+/// One reduction pass for Kelley's cutting-plane method: with the keys read as numbers, the
+/// count of keys below t, of keys equal to t, and the sums of (key - t) over keys above t and
+/// (t - key) over keys below (NaN excluded); also the count and sum of all valid keys.
+struct ObjectiveTerms {
+  unsigned long long below = 0, equal = 0, valid = 0;
+  double above_sum = 0.0, below_sum = 0.0, total = 0.0;
+};
+std::size_t objective_bytes();
+ObjectiveTerms objective_pass(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, std::uint32_t t,
+                              Arena& arena);
 
 /// Filter by oracle: appends the composite of every element whose oracle maps to region B.
 void oracle_filter(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, const std::uint16_t* oracles,

@@ -217,7 +217,8 @@ TEST(RandomizedSelect, PivotWindowHoldsTheExpectedBucket) {
 
 TEST(Registry, NamesAndUnknownName) {
   const auto& reg = gs::builtin_registry();
-  for (const char* name : {"cpu", "sort", "randomized", "sample", "sample-approx"}) EXPECT_TRUE(reg.contains(name)) << name;
+  for (const char* name : {"cpu", "sort", "randomized", "sample", "sample-approx", "bucket", "cutting-plane"})
+    EXPECT_TRUE(reg.contains(name)) << name;
   try {
     reg.make("quickselect");
     FAIL();

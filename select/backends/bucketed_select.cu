@@ -1,4 +1,7 @@
-// SampleSelect (Ribizel & Anzt, Parallel Computing 2019), adapted to one level of recursion:
+// Two bucketed selections that share one flow (sample, count pass, target buckets, filter pass,
+// sort and choose on the reduced vector) and differ in how an element finds its bucket:
+//
+// `sample`: SampleSelect (Ribizel & Anzt, Parallel Computing 2019), one level of recursion:
 //
 //  1. Sample 16 keys per bucket at random positions and sort them; every 16th is a splitter.
 //     A key repeated among the splitters gets an equality bucket [v, v+1) of its own, so that
@@ -18,6 +21,13 @@
 //
 // "sample-approx" is the paper's approximate selection: it stops after the count pass and
 // answers with the target bucket's lower splitter. Its rank error is at most one bucket.
+//
+// `bucket`: bucketMultiSelect (Blanchard, Opavsky & Uysaler): 64 kernel-density intervals from
+// the sorted sample, each split into equal-width buckets; an element finds its interval by a
+// 6-step search and its bucket by a linear projection (one multiply). Count pass, active
+// buckets, then the reduction (a filter pass that recomputes the projection, since the paper
+// keeps no oracles) and sort-and-choose on the reduced vector. Buckets of one repeated key are
+// not recognised here; a target bucket too large to buffer takes the exact radix path.
 
 #include <algorithm>
 #include <cmath>
@@ -48,10 +58,38 @@ std::size_t sample_count(std::size_t n) { return std::min(n, bucket_count(n) * k
 // Bounds from the sorted sample: splitters, equality buckets for repeated splitters, and a last
 // bound that puts NaN keys in a segment of their own. Strictly increasing.
 struct Buckets {
-  std::vector<std::uint32_t> bounds;
-  std::vector<bool> equality;  // per segment
+  std::vector<std::uint32_t> bounds;  // splitters (sample); empty for a projection
+  std::vector<bool> equality;         // per segment
   int nan_segment = -1;
+  bool projected = false;             // bucket: segments are the projection's buckets
+  Projection projection;
+  int segments() const { return projected ? projection.buckets() : static_cast<int>(bounds.size()) + 1; }
 };
+
+// bucketMultiSelect's kernel-density intervals: 64 pivots from the sorted sample, each interval
+// split into `buckets / 64` buckets with slope per_interval / width.
+Buckets make_projection(const std::vector<std::uint32_t>& sample, std::size_t buckets) {
+  Buckets b;
+  b.projected = true;
+  Projection& p = b.projection;
+  p.intervals = kMaxIntervals;
+  p.per_interval = static_cast<int>(std::max<std::size_t>(buckets / kMaxIntervals, 4));
+  // Valid keys only: NaN keys have a bucket of their own.
+  const std::size_t valid = static_cast<std::size_t>(
+      std::lower_bound(sample.begin(), sample.end(), kInvalidKey) - sample.begin());
+  for (int i = 0; i < p.intervals; ++i) {
+    p.lo[i] = i == 0 || valid == 0 ? 0u : sample[static_cast<std::size_t>(i) * valid / p.intervals];
+  }
+  for (int i = 0; i < p.intervals; ++i) {
+    const std::uint64_t hi = i + 1 < p.intervals ? p.lo[i + 1]
+                                                 : (valid ? static_cast<std::uint64_t>(sample[valid - 1]) + 1 : 1);
+    const double width = static_cast<double>(hi) - static_cast<double>(p.lo[i]);
+    p.slope[i] = width > 0 ? static_cast<float>(p.per_interval / width) : 0.0f;
+  }
+  b.equality.assign(static_cast<std::size_t>(p.buckets()), false);
+  b.nan_segment = p.buckets() - 1;
+  return b;
+}
 
 Buckets make_buckets(const std::vector<std::uint32_t>& sample, std::size_t buckets) {
   std::vector<std::uint32_t> split;
@@ -78,6 +116,7 @@ struct Plan {
   std::uint8_t* regions;
   unsigned long long *counts, *fill;
   std::uint16_t* oracles;
+  Projection* projection;
   std::uint64_t *buf_a, *buf_b, *sorted_b, *final_sorted;
   void *sort_temp, *b_temp, *final_temp;
   std::size_t sort_temp_bytes, b_temp_bytes, final_temp_bytes, s, cap_b, buckets;
@@ -85,10 +124,14 @@ struct Plan {
   std::size_t fallback_bytes;
 };
 
-class SampleSelector final : public Selector {
+enum class Scheme { kSplitters, kProjection };
+
+class BucketedSelector final : public Selector {
  public:
-  explicit SampleSelector(bool approximate) : approximate_(approximate) {}
-  std::string_view name() const override { return approximate_ ? "sample-approx" : "sample"; }
+  BucketedSelector(Scheme scheme, bool approximate) : scheme_(scheme), approximate_(approximate) {}
+  std::string_view name() const override {
+    return scheme_ == Scheme::kProjection ? "bucket" : approximate_ ? "sample-approx" : "sample";
+  }
   bool exact() const override { return !approximate_; }
 
   std::size_t top_k_workspace_bytes(std::size_t n, std::size_t k) const override {
@@ -98,7 +141,7 @@ class SampleSelector final : public Selector {
   }
   std::size_t order_statistics_workspace_bytes(std::size_t n, std::size_t n_ranks) const override {
     Arena a;
-    plan(a, n, 0, n_ranks, !approximate_);
+    plan(a, n, 0, n_ranks, !approximate_ && scheme_ == Scheme::kSplitters);
     return a.used();
   }
 
@@ -124,7 +167,7 @@ class SampleSelector final : public Selector {
     }
 
     const Buckets b = sample_buckets(stream, d_in, n, mode, p);
-    const auto counts = pass(stream, d_in, n, mode, p, b.bounds, {}, 0, &stats);
+    const auto counts = count_pass(stream, d_in, n, mode, p, b, &stats, nullptr);
     unsigned long long below = 0;
     std::size_t t = 0;
     while (t + 1 < counts.size() && below + counts[t] < k) below += counts[t++];
@@ -133,8 +176,8 @@ class SampleSelector final : public Selector {
       const auto c = pass(stream, d_in, n, mode, p, {kInvalidKey}, {kRegionA, kRegionNone}, k, &stats);
       return finish(stream, d_in, p, c[0], nullptr, 0, req.sorted_output, stats, out_v, out_i);
     }
-    const std::uint32_t lo = t == 0 ? 0u : b.bounds[t - 1];
-    const std::uint32_t hi = b.bounds[t];
+    const std::uint32_t lo = b.projected || t == 0 ? 0u : b.bounds[t - 1];
+    const std::uint32_t hi = b.projected ? 0u : b.bounds[t];
     if (counts[t] > p.cap_b) {  // a bucket too large to buffer: equal keys, or a skewed sample
       ++stats.retries;
       Arena scratch(p.fallback, p.fallback_bytes);
@@ -145,7 +188,16 @@ class SampleSelector final : public Selector {
       return finish(stream, d_in, p, k, nullptr, 0, req.sorted_output, stats, out_v, out_i);
     }
     // Filter: every key below the bucket is selected (A); the bucket itself is buffered (B).
-    const auto c = pass(stream, d_in, n, mode, p, {lo, hi}, {kRegionA, kRegionB, kRegionNone}, k, &stats);
+    std::vector<unsigned long long> c;
+    if (b.projected) {
+      std::vector<std::uint8_t> regions(counts.size(), kRegionNone);
+      std::fill(regions.begin(), regions.begin() + static_cast<std::ptrdiff_t>(t), kRegionA);
+      regions[t] = kRegionB;
+      const auto all = projected_pass(stream, d_in, n, mode, p, b, regions, k, &stats);
+      c = {below, all[t]};
+    } else {
+      c = pass(stream, d_in, n, mode, p, {lo, hi}, {kRegionA, kRegionB, kRegionNone}, k, &stats);
+    }
     const std::size_t need = k - c[0];
     sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, c[1]);
     return finish(stream, d_in, p, c[0], p.sorted_b, need, req.sorted_output, stats, out_v, out_i);
@@ -156,7 +208,7 @@ class SampleSelector final : public Selector {
     SelectStats stats;
     std::fill(h_out, h_out + ranks.size(), std::numeric_limits<float>::quiet_NaN());
     if (n == 0 || ranks.empty()) return stats;
-    const bool oracles = !approximate_;
+    const bool oracles = !approximate_ && scheme_ == Scheme::kSplitters;
     const std::size_t bytes = order_statistics_workspace_bytes(n, ranks.size());
     Arena arena = arena_for(ws, bytes);
     const Plan p = plan(arena, n, 0, ranks.size(), oracles);
@@ -171,7 +223,7 @@ class SampleSelector final : public Selector {
     } else {
       b = sample_buckets(stream, d_in, n, mode, p);
     }
-    const auto counts = pass(stream, d_in, n, mode, p, b.bounds, {}, 0, &stats, oracles ? p.oracles : nullptr);
+    const auto counts = count_pass(stream, d_in, n, mode, p, b, &stats, oracles ? p.oracles : nullptr);
     std::vector<unsigned long long> below(counts.size());
     for (std::size_t s = 1; s < counts.size(); ++s) below[s] = below[s - 1] + counts[s - 1];
     const unsigned long long n_valid = n - counts[static_cast<std::size_t>(b.nan_segment)];
@@ -183,7 +235,7 @@ class SampleSelector final : public Selector {
       const std::size_t t = static_cast<std::size_t>(
           std::upper_bound(below.begin(), below.end(), static_cast<unsigned long long>(ranks[i])) - below.begin() - 1);
       target[i] = t;
-      const std::uint32_t lo = t == 0 ? 0u : b.bounds[t - 1];
+      const std::uint32_t lo = b.projected || t == 0 ? 0u : b.bounds[t - 1];
       if (b.equality[t]) {
         h_out[i] = from_ascending_bits(lo);
       } else if (approximate_) {
@@ -210,10 +262,14 @@ class SampleSelector final : public Selector {
       }
       return stats;
     }
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions.data(), regions.size(), cudaMemcpyHostToDevice, stream));
-    oracle_filter(stream, d_in, n, mode, p.oracles, p.regions, static_cast<int>(regions.size()), p.buf_b, p.cap_b,
-                  p.fill + 1);
-    ++stats.passes;
+    if (b.projected) {
+      projected_pass(stream, d_in, n, mode, p, b, regions, 0, &stats);
+    } else {
+      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions.data(), regions.size(), cudaMemcpyHostToDevice, stream));
+      oracle_filter(stream, d_in, n, mode, p.oracles, p.regions, static_cast<int>(regions.size()), p.buf_b, p.cap_b,
+                    p.fill + 1);
+      ++stats.passes;
+    }
     sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, total, 32);
     std::vector<unsigned long long> pos;
     std::vector<std::size_t> which;
@@ -255,6 +311,7 @@ class SampleSelector final : public Selector {
     p.counts = a.take<unsigned long long>(kMaxBounds + 1);
     p.fill = a.take<unsigned long long>(2);
     p.oracles = oracles ? a.take<std::uint16_t>(n) : nullptr;
+    p.projection = a.take<Projection>(1);
     p.buf_a = a.take<std::uint64_t>(k);
     // A bucket holds about n / buckets elements; allow four times that per target.
     const std::size_t per_bucket = n <= kDirectBelow ? n : 4 * (n / p.buckets) + 1024;
@@ -277,7 +334,48 @@ class SampleSelector final : public Selector {
     std::vector<std::uint32_t> sample(p.s);
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(sample.data(), p.sorted, p.s * 4, cudaMemcpyDeviceToHost, stream));
     GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    if (scheme_ == Scheme::kProjection) {
+      Buckets b = make_projection(sample, p.buckets);
+      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.projection, &b.projection, sizeof(Projection), cudaMemcpyHostToDevice, stream));
+      return b;
+    }
     return make_buckets(sample, p.buckets);
+  }
+
+  // The count pass of either scheme.
+  std::vector<unsigned long long> count_pass(cudaStream_t stream, const float* d_in, std::size_t n, KeyMode mode,
+                                             const Plan& p, const Buckets& b, SelectStats* stats,
+                                             std::uint16_t* oracles) const {
+    if (b.projected) return projected_pass(stream, d_in, n, mode, p, b, {}, 0, stats);
+    return pass(stream, d_in, n, mode, p, b.bounds, {}, 0, stats, oracles);
+  }
+
+  // A pass whose segments are the projection's buckets; `regions` (one per bucket) routes them.
+  std::vector<unsigned long long> projected_pass(cudaStream_t stream, const float* d_in, std::size_t n,
+                                                 KeyMode mode, const Plan& p, const Buckets& b,
+                                                 const std::vector<std::uint8_t>& regions, std::size_t cap_a,
+                                                 SelectStats* stats) const {
+    if (!regions.empty())
+      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions.data(), regions.size(), cudaMemcpyHostToDevice, stream));
+    SegmentPass s;
+    s.in = d_in;
+    s.n = n;
+    s.mode = mode;
+    s.projection = p.projection;
+    s.n_projection_buckets = b.segments();
+    s.regions = regions.empty() ? nullptr : p.regions;
+    s.counts = p.counts;
+    s.buf_a = p.buf_a;
+    s.cap_a = cap_a;
+    s.buf_b = p.buf_b;
+    s.cap_b = p.cap_b;
+    s.fill = p.fill;
+    segment_pass(stream, s);
+    ++stats->passes;
+    std::vector<unsigned long long> c(static_cast<std::size_t>(b.segments()));
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(c.data(), p.counts, c.size() * 8, cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    return c;
   }
 
   // One segment pass; returns the segment counts. Empty `regions` means count only.
@@ -324,12 +422,20 @@ class SampleSelector final : public Selector {
     return stats;
   }
 
+  Scheme scheme_;
   bool approximate_;
 };
 
 }  // namespace
 
-std::unique_ptr<Selector> make_sample_selector() { return std::make_unique<SampleSelector>(false); }
-std::unique_ptr<Selector> make_sample_approx_selector() { return std::make_unique<SampleSelector>(true); }
+std::unique_ptr<Selector> make_sample_selector() {
+  return std::make_unique<BucketedSelector>(Scheme::kSplitters, false);
+}
+std::unique_ptr<Selector> make_sample_approx_selector() {
+  return std::make_unique<BucketedSelector>(Scheme::kSplitters, true);
+}
+std::unique_ptr<Selector> make_bucket_selector() {
+  return std::make_unique<BucketedSelector>(Scheme::kProjection, false);
+}
 
 }  // namespace gpuclean::select
