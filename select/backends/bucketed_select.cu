@@ -264,6 +264,8 @@ class BucketedSelector final : public Selector {
     }
     if (b.projected) {
       projected_pass(stream, d_in, n, mode, p, b, regions, 0, &stats);
+    } else if (!p.oracles) {  // no memo: search the bounds again
+      pass(stream, d_in, n, mode, p, b.bounds, regions, 0, &stats);
     } else {
       GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions.data(), regions.size(), cudaMemcpyHostToDevice, stream));
       oracle_filter(stream, d_in, n, mode, p.oracles, p.regions, static_cast<int>(regions.size()), p.buf_b, p.cap_b,
