@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the GPU checks and benchmarks on a machine with a GPU, from a build made elsewhere
+# (see README, "Running on a GPU machine"). Usage:
+#   scripts/gpu-check.sh tests      every test binary, then compute-sanitizer on the small select cases
+#   scripts/gpu-check.sh bench      bench select over 2^20..2^28, all distributions, CSV/JSON to $OUT
+#   scripts/gpu-check.sh bench32    top-k on 2^32 floats (16 GiB): the memory-sparing backends
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-out/gpu-check}
+mkdir -p "$out"
+export GPUCLEAN_BINARY=$PWD/build/gpuclean GPUCLEAN_SOURCE_DIR=$PWD GPUCLEAN_SHARED_DIR=$PWD/.devdata
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+case "${1:-tests}" in
+  tests)
+    status=0
+    for t in build/tests/test_*; do
+      [ -f "$t" ] && [ -x "$t" ] || continue
+      echo "== $t"
+      "$t" --gtest_brief=1 >"$out/$(basename "$t").log" 2>&1 || status=1
+      grep -E "PASSED|FAILED|SKIPPED" "$out/$(basename "$t").log" | grep -v "GetParam" | tail -3
+    done
+    echo "== compute-sanitizer memcheck, small selection cases"
+    timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 build/tests/test_select_gpu --gtest_brief=1 \
+      --gtest_filter='*_n1:*_n33:*_n1000:Randomized*' >"$out/memcheck.log" 2>&1
+    echo "memcheck exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck.log" | tail -3
+    exit $status ;;
+  bench)
+    build/gpuclean bench select --sizes 20,22,24,26,28 --repeats 5 --format csv --output "$out/bench_select.csv" \
+      >"$out/bench_select.txt" 2>"$out/bench_select.err"
+    echo "bench exit $?"; tail -2 "$out/bench_select.err"
+    grep -E "^28 " "$out/bench_select.txt" | grep -E "top-k  +(1|1024|65536) |median|percentiles" ;;
+  bench32)
+    build/gpuclean bench select --sizes 32 --distributions uniform,noise_plus_point_sources --ks 1,1024,65536 \
+      --backends sort,randomized,sample,bucket,cutting-plane --repeats 3 --no-order-statistics --no-cpu-check \
+      2>&1 | tee "$out/bench32.txt" | tail -32 ;;
+esac
