@@ -52,13 +52,13 @@ struct Plan {
 
 class RandomizedSelector final : public Selector {
  public:
-  explicit RandomizedSelector(const RandomizedTuning& t) : t_(t) {}
+  explicit RandomizedSelector(const RandomizedTuning& t) : t_(t), sample_fallback_(make_sample_selector()) {}
   std::string_view name() const override { return "randomized"; }
 
   std::size_t top_k_workspace_bytes(std::size_t n, std::size_t k) const override {
     Arena a;
     plan(a, n, std::min(k, n));
-    return a.used();
+    return std::max(a.used(), sample_fallback_->top_k_workspace_bytes(n, k));  // both O(k + sqrt n)
   }
   std::size_t order_statistics_workspace_bytes(std::size_t n, std::size_t n_ranks) const override {
     Arena a;
@@ -72,7 +72,9 @@ class RandomizedSelector final : public Selector {
     const std::size_t k = std::min(req.k, n);
     if (k == 0) return stats;
     const KeyMode mode = key_mode(req.order);
-    const std::size_t bytes = top_k_workspace_bytes(n, k);
+    Arena sizing;
+    plan(sizing, n, k);
+    const std::size_t bytes = sizing.used();
     Arena arena = arena_for(ws, bytes);
     Plan p = plan(arena, n, k);
     stats.scratch_bytes = bytes;
@@ -118,9 +120,14 @@ class RandomizedSelector final : public Selector {
           ++stats.retries;
           continue;
         }
-        if (middle > p.cap_b) {  // the middle bin did not fit: exact path
-          ++stats.retries;
-          return exact_path(stream, d_in, n, mode, k, req.sorted_output, p, stats, d_out_values, d_out_indices);
+        if (middle > p.cap_b) {
+          // The middle bin did not fit: a run of equal keys wider than the window. SampleSelect's
+          // equality buckets are made for that (and need no more scratch than O(k + sqrt n)).
+          SelectStats st = sample_fallback_->top_k(stream, d_in, n, req, ws, d_out_values, d_out_indices);
+          st.retries += stats.retries + 1;
+          st.passes += stats.passes;
+          st.scratch_bytes = std::max(st.scratch_bytes, stats.scratch_bytes);
+          return st;
         }
         na = first;
         const std::size_t need = std::min<std::size_t>(k - first, middle);  // less only when k > n_valid
@@ -169,8 +176,6 @@ class RandomizedSelector final : public Selector {
     p.final_sorted = a.take<std::uint64_t>(k);
     p.final_temp_bytes = sort_temp_bytes_u64(k);
     p.final_temp = a.take<std::byte>(p.final_temp_bytes);
-    p.fallback_bytes = radix_threshold_bytes() + extract_bytes(n);
-    p.fallback = a.take<std::byte>(p.fallback_bytes);
     return p;
   }
 
@@ -219,28 +224,8 @@ class RandomizedSelector final : public Selector {
     GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
   }
 
-  SelectStats exact_path(cudaStream_t stream, const float* d_in, std::size_t n, KeyMode mode, std::size_t k,
-                         bool sorted, const Plan& p, SelectStats stats, float* out_v, std::uint32_t* out_i) const {
-    Arena scratch(p.fallback, p.fallback_bytes);
-    Threshold t = radix_threshold(stream, d_in, n, mode, k, scratch);
-    stats.passes += 3;
-    std::size_t take = k;
-    if (t.key == kInvalidKey) {  // fewer valid keys than k: all of them
-      take = t.less;
-    }
-    extract_with_threshold(stream, d_in, n, mode, t, take, p.buf_a, scratch);
-    stats.passes += 2;
-    stats.count = take;
-    finish(stream, d_in, p, 0, p.buf_a, take, false, out_v, out_i);
-    if (sorted) {
-      sort_u64(stream, p.final_temp, p.final_temp_bytes, p.buf_a, p.final_sorted, take);
-      write_top_k(stream, d_in, p.final_sorted, take, nullptr, 0, out_v, out_i);
-      GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
-    }
-    return stats;
-  }
-
   RandomizedTuning t_;
+  std::unique_ptr<Selector> sample_fallback_;  // for middle bins of massive duplicates
 };
 
 }  // namespace

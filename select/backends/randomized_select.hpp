@@ -14,8 +14,9 @@
 //     retry). The range only moves towards the k-th key, so the loop terminates.
 //  5. Reduced selection: sort the middle bin by (key, index) and take the first k - count(first).
 //
-// When the middle bin overflows its buffer (massive duplicates), the exact path takes over:
-// radix-histogram threshold, then ordered extraction. That counts as a retry too.
+// When the middle bin overflows its buffer (a run of equal keys wider than the window: massive
+// duplicates, which the paper does not treat), the call goes to SampleSelect, whose equality
+// buckets handle such runs; that counts as a retry too.
 
 #include <cstdint>
 #include <memory>
