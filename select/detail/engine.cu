@@ -443,29 +443,42 @@ __global__ void __launch_bounds__(kThreads) tie_count_kernel(const float* in, st
   if (threadIdx.x == 0) counts[blockIdx.x] = total;
 }
 
-// Each thread owns kExtractPerThread consecutive elements, so ties are ranked in index order.
+// Each warp owns a contiguous slice of the block's chunk and walks it in coalesced rows of 32;
+// a ballot ranks the ties of a row in index order, and the warps' tie counts are scanned in
+// shared memory, so every tie gets its rank in index order across the whole input.
 __global__ void __launch_bounds__(kThreads) extract_kernel(const float* in, std::size_t n, KeyMode mode,
                                                            std::uint32_t tie, unsigned long long less,
                                                            unsigned long long need, const unsigned long long* tie_offsets,
                                                            unsigned long long* below_fill, std::uint64_t* out) {
-  using BlockScan = cub::BlockScan<unsigned, kThreads>;
-  __shared__ typename BlockScan::TempStorage temp;
-  const std::size_t start = static_cast<std::size_t>(blockIdx.x) * kExtractChunk + threadIdx.x * kExtractPerThread;
-  const std::size_t end = min(start + kExtractPerThread, n);
+  constexpr int kWarps = kThreads / 32;
+  constexpr std::size_t kSlice = kExtractChunk / kWarps;
+  __shared__ unsigned s_warp_ties[kWarps];
+  const int lane = lane_id();
+  const int w = static_cast<int>(threadIdx.x >> 5);
+  const std::size_t start = static_cast<std::size_t>(blockIdx.x) * kExtractChunk + static_cast<std::size_t>(w) * kSlice;
+  const std::size_t end = min(start + kSlice, n);
   unsigned mine = 0;
-  for (std::size_t i = start; i < end; ++i) mine += rank_key(__ldg(in + i), mode) == tie;
-  unsigned before = 0;
-  BlockScan(temp).ExclusiveSum(mine, before);
-  unsigned long long rank = tie_offsets[blockIdx.x] + before;
-  for (std::size_t i = start; i < end; ++i) {
-    const std::uint32_t key = rank_key(__ldg(in + i), mode);
-    if (key < tie) {
-      const unsigned long long pos = atomicAdd(below_fill, 1ull);
-      if (pos < less) out[pos] = composite(key, static_cast<std::uint32_t>(i));
-    } else if (key == tie) {
-      if (rank < need) out[less + rank] = composite(key, static_cast<std::uint32_t>(i));
-      ++rank;
+  for (std::size_t row = start; row < end; row += 32) {
+    const std::size_t i = row + static_cast<std::size_t>(lane);
+    const bool is_tie = i < end && rank_key(__ldg(in + i), mode) == tie;
+    mine += __popc(__ballot_sync(kFullMask, is_tie));
+  }
+  if (lane == 0) s_warp_ties[w] = mine;
+  __syncthreads();
+  unsigned long long rank = tie_offsets[blockIdx.x];
+  for (int j = 0; j < w; ++j) rank += s_warp_ties[j];
+  if (rank >= need && less == 0) return;  // nothing left to write in this slice
+  for (std::size_t row = start; row < end; row += 32) {
+    const std::size_t i = row + static_cast<std::size_t>(lane);
+    const std::uint32_t key = i < end ? rank_key(__ldg(in + i), mode) : kInvalidKey;
+    const bool is_tie = i < end && key == tie;
+    const unsigned ties = __ballot_sync(kFullMask, is_tie);
+    if (is_tie) {
+      const unsigned long long r = rank + static_cast<unsigned>(__popc(ties & ((1u << lane) - 1u)));
+      if (r < need) out[less + r] = composite(key, static_cast<std::uint32_t>(i));
     }
+    rank += static_cast<unsigned>(__popc(ties));
+    warp_append(i < end && key < tie, composite(key, static_cast<std::uint32_t>(i)), out, less, below_fill);
   }
 }
 
