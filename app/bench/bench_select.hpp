@@ -10,7 +10,7 @@
 namespace gpuclean::app {
 
 struct BenchSelectOptions {
-  std::vector<int> log2_sizes = {20, 22, 24, 26, 28};
+  std::vector<int> log2_sizes = {20, 21, 22, 23, 24, 25, 26, 27, 28, 29};  ///< 2^29 where memory allows
   std::vector<std::string> distributions;   ///< empty: all
   std::vector<std::string> backends;        ///< empty: every registered GPU backend
   std::vector<std::string> ks = {"1", "1024", "65536", "n/100"};
