@@ -24,11 +24,8 @@ struct Candidate {
 // Minor cycles: Högbom on the active set with the beam patch.
 class MinorCycle {
  public:
-  MinorCycle(const PreparedPsf& psf, std::size_t half_width, std::size_t width, std::size_t height)
-      : psf_(psf), hw_(static_cast<std::int32_t>(half_width)), width_(width),
-        slot_(width * height, -1) {
-    (void)height;
-  }
+  MinorCycle(const PreparedPsf& psf, std::size_t half_width, std::size_t width, std::size_t pixels)
+      : psf_(psf), hw_(static_cast<std::int32_t>(half_width)), width_(width), slot_(pixels, -1) {}
 
   // Runs until the best member is at or below `limit`, or `budget` components were made.
   // Appends the components; returns how many.
@@ -122,7 +119,7 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
   const float sidelobe = std::min(largest_exterior_sidelobe(problem.psf, settings.beam_patch), 1.0f);
   FftConvolverCpu psf_conv(problem.psf.image, problem.psf.peak_x, problem.psf.peak_y, dirty.width,
                            dirty.height, settings.threads);
-  MinorCycle minor(problem.psf, settings.beam_patch, dirty.width, dirty.height);
+  MinorCycle minor(problem.psf, settings.beam_patch, dirty.width, dirty.size());
   std::vector<float> masked(n);
   std::vector<float> delta(n, 0.0f);
   std::vector<Candidate> active;
