@@ -14,8 +14,11 @@
 //  3. The bucket(s) holding the target rank(s) follow from the counts' prefix sums.
 //  4. Filter pass: elements of the target bucket(s) are appended to a small buffer (and, for
 //     top-k, the elements of all better buckets, which are all selected).
-//  5. The reduced buffer (about n / buckets elements per target) is radix-sorted, which
-//     replaces the paper's bitonic recursion base for buffers that large.
+//  5. The reduced buffer (about 4 sqrt(n) elements per target) is sorted: by the paper's
+//     recursion base, a one-block bitonic sort in shared memory, up to 4096 elements (n up to
+//     about 2^20); by a radix sort beyond, instead of a second level of recursion, which would
+//     add a sample, a count and a filter launch (each with a host round trip) to save sorting
+//     at most 65536 keys at n = 2^28.
 // An equality bucket needs no filtering: its key is the answer (order statistics), or its
 // lowest-index elements are taken in index order (top-k).
 //

@@ -388,7 +388,8 @@ SelectStats RandomizedSelector::order_statistics(cudaStream_t stream, const floa
     run_pass(stream, d_in, n, mode, p, static_cast<int>(bounds.size()), 0);
     ++stats.passes;
     const auto c = read_counts(stream, p, static_cast<int>(bounds.size() + 1));
-    const unsigned long long n_valid = n - (nan_segment ? c.back() : 0);
+    // NaN keys are the last segment either way: the one above the last bound, kInvalidKey.
+    const unsigned long long n_valid = n - c.back();
 
     // below[j]: keys under interval j; saved[j]: saved keys of intervals before j.
     std::vector<unsigned long long> below(m.size()), saved(m.size());

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "select/cuda/cuda_check.hpp"
+#include "select/detail/bitonic_sort.hpp"
 #include "select/detail/engine.hpp"
 
 namespace gpuclean::select::detail {
@@ -25,15 +26,20 @@ __device__ __forceinline__ std::uint64_t mix64(std::uint64_t z) {
 __device__ __forceinline__ int lane_id() { return static_cast<int>(threadIdx.x & 31); }
 
 // Appends `value` for every lane that wants to, with one atomic per warp. All lanes must call.
+// `room` is warp-uniform: once this warp sees the counter pass `cap`, the overflow is on record
+// (the counter exceeds cap) and it stops appending, so data that overflows a buffer (all keys
+// equal) does not serialize every warp on one counter.
 __device__ __forceinline__ void warp_append(bool want, std::uint64_t value, std::uint64_t* buf,
-                                            unsigned long long cap, unsigned long long* counter) {
+                                            unsigned long long cap, unsigned long long* counter, bool& room) {
   const unsigned mask = __ballot_sync(kFullMask, want);
-  if (mask == 0) return;
+  if (mask == 0 || !room) return;
   const int lane = lane_id();
   const int leader = __ffs(mask) - 1;
+  const unsigned count = __popc(mask);
   unsigned long long base = 0;
-  if (lane == leader) base = atomicAdd(counter, static_cast<unsigned long long>(__popc(mask)));
+  if (lane == leader) base = atomicAdd(counter, static_cast<unsigned long long>(count));
   base = __shfl_sync(kFullMask, base, leader);
+  room = base + count <= cap;
   if (want) {
     const unsigned long long pos = base + static_cast<unsigned>(__popc(mask & ((1u << lane) - 1u)));
     if (pos < cap) buf[pos] = value;
@@ -119,6 +125,7 @@ struct SegmentBody {
   int intervals, per_interval;
   std::uint8_t r0, r1, r2, r3;  // regions of the segments when kFew
   unsigned c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+  bool room_a = true, room_b = true;
 
   __device__ __forceinline__ void operator()(float x, std::size_t index, bool valid) {
     const std::uint32_t key = rank_key(x, kMode);
@@ -163,8 +170,8 @@ struct SegmentBody {
       // Most elements are saved nowhere: one vote skips both appends.
       if (__any_sync(kFullMask, r != kRegionNone)) {
         const std::uint64_t c = composite(key, static_cast<std::uint32_t>(index));
-        warp_append(r == kRegionA, c, buf_a, cap_a, &fill[0]);
-        warp_append(r == kRegionB, c, buf_b, cap_b, &fill[1]);
+        warp_append(r == kRegionA, c, buf_a, cap_a, &fill[0], room_a);
+        warp_append(r == kRegionB, c, buf_b, cap_b, &fill[1], room_b);
       }
     }
     if (oracles && valid) oracles[index] = static_cast<std::uint16_t>(seg);
@@ -193,6 +200,7 @@ __global__ void __launch_bounds__(kThreads) few_pass_kernel(const SegmentPass p)
   std::uint64_t* const buf_b = p.buf_b;
   const unsigned long long cap_a = p.cap_a, cap_b = p.cap_b;
   unsigned long long* const fill = p.fill;
+  bool room_a = true, room_b = true;
   __syncthreads();
 
   // Segment = number of bounds <= key. Unused bounds are 0xFFFFFFFF, reached only by NaN keys;
@@ -239,8 +247,8 @@ __global__ void __launch_bounds__(kThreads) few_pass_kernel(const SegmentPass p)
 #pragma unroll
           for (int j = 0; j < 4; ++j) {
             const std::uint64_t c = composite(k[j], static_cast<std::uint32_t>(4 * v + j));
-            warp_append(r[j] == kRegionA, c, buf_a, cap_a, &fill[0]);
-            warp_append(r[j] == kRegionB, c, buf_b, cap_b, &fill[1]);
+            warp_append(r[j] == kRegionA, c, buf_a, cap_a, &fill[0], room_a);
+            warp_append(r[j] == kRegionB, c, buf_b, cap_b, &fill[1], room_b);
           }
         }
       }
@@ -255,8 +263,8 @@ __global__ void __launch_bounds__(kThreads) few_pass_kernel(const SegmentPass p)
     if (saving) {
       const std::uint8_t r = ok ? region(sg) : kRegionNone;
       const std::uint64_t c = composite(key, static_cast<std::uint32_t>(i));
-      warp_append(r == kRegionA, c, buf_a, cap_a, &fill[0]);
-      warp_append(r == kRegionB, c, buf_b, cap_b, &fill[1]);
+      warp_append(r == kRegionA, c, buf_a, cap_a, &fill[0], room_a);
+      warp_append(r == kRegionB, c, buf_b, cap_b, &fill[1], room_b);
     }
   }
   // Segments past n_bounds (NaN keys beyond the last real bound) belong to the last one.
@@ -349,12 +357,13 @@ __global__ void oracle_filter_kernel(const float* in, std::size_t n, KeyMode mod
   __syncthreads();
   const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const std::size_t n_warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+  bool room = true;
   for (std::size_t base = warp * 32; base < n; base += n_warps * 32) {
     const std::size_t i = base + static_cast<std::size_t>(lane_id());
     const bool ok = i < n;
     const bool want = ok && s_regions[__ldcs(oracles + i)] == kRegionB;
     const std::uint32_t key = want ? rank_key(__ldg(in + i), mode) : 0u;
-    warp_append(want, composite(key, static_cast<std::uint32_t>(i)), buf_b, cap_b, fill_b);
+    warp_append(want, composite(key, static_cast<std::uint32_t>(i)), buf_b, cap_b, fill_b, room);
   }
 }
 
@@ -468,6 +477,7 @@ __global__ void __launch_bounds__(kThreads) extract_kernel(const float* in, std:
   unsigned long long rank = tie_offsets[blockIdx.x];
   for (int j = 0; j < w; ++j) rank += s_warp_ties[j];
   if (rank >= need && less == 0) return;  // nothing left to write in this slice
+  bool room = true;
   for (std::size_t row = start; row < end; row += 32) {
     const std::size_t i = row + static_cast<std::size_t>(lane);
     const std::uint32_t key = i < end ? rank_key(__ldg(in + i), mode) : kInvalidKey;
@@ -478,7 +488,7 @@ __global__ void __launch_bounds__(kThreads) extract_kernel(const float* in, std:
       if (r < need) out[less + r] = composite(key, static_cast<std::uint32_t>(i));
     }
     rank += static_cast<unsigned>(__popc(ties));
-    warp_append(i < end && key < tie, composite(key, static_cast<std::uint32_t>(i)), out, less, below_fill);
+    warp_append(i < end && key < tie, composite(key, static_cast<std::uint32_t>(i)), out, less, below_fill, room);
   }
 }
 
@@ -546,6 +556,7 @@ void sort_u32(cudaStream_t stream, void* temp, std::size_t temp_bytes, const std
 void sort_u64(cudaStream_t stream, void* temp, std::size_t temp_bytes, const std::uint64_t* in, std::uint64_t* out,
               std::size_t count, int begin_bit) {
   if (count == 0) return;
+  if (count <= kBitonicMax) return bitonic_sort_u64(stream, in, out, count);  // a full sort is also a key sort
   GPUCLEAN_CUDA_TRY(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, count, begin_bit, 64, stream));
 }
 

@@ -16,7 +16,8 @@ namespace gpuclean::select::detail {
 void sample_keys(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, std::uint64_t seed,
                  std::uint32_t* out, std::size_t count);
 
-/// Ascending radix sort of keys, out of place. `bits` limits the sort to the low bits of the
+/// Ascending sort of keys, out of place: a one-block bitonic sort up to kBitonicMax composites,
+/// a CUB radix sort beyond. `bits` limits the sort to the low bits of the
 /// 64-bit composite when only part of it matters (64 = all, 32 = the key half only).
 std::size_t sort_temp_bytes_u32(std::size_t count);
 std::size_t sort_temp_bytes_u64(std::size_t count);
@@ -48,8 +49,9 @@ struct Projection {
 /// One pass over the input: each element's key falls into segment s = #(bounds <= key) of the
 /// sorted, strictly increasing bounds; the pass counts every segment (NaN included, in the
 /// segment above kInvalidKey's bound), and appends the (key, index) composite of elements whose
-/// segment maps to region A or B to that region's buffer while there is room (the counters keep
-/// counting beyond the capacity, which is how an overflow shows). Optionally writes each
+/// segment maps to region A or B to that region's buffer while there is room. A fill counter
+/// is exact while it stays within its capacity and ends above it when the buffer overflowed
+/// (warps stop appending once they see that). Optionally writes each
 /// element's segment (an oracle, SampleSelect's memo) to `oracles`.
 struct SegmentPass {
   const float* in = nullptr;
