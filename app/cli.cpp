@@ -38,7 +38,13 @@ void add_clean_options(CLI::App& app, RunOptions& r) {
          },
          "auto (a GPU when usable), gpu or cpu")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}))->group(algo)->default_str("auto");
-  app.add_option("--select-k", s.select_k, "Clark: most pixels in a major cycle's active set")
+  app.add_option("--select-k", s.select_k,
+                 "Clark: most pixels in a major cycle's active set (AIPS's MAXPIXEL default; 25000-30000 suit "
+                 "large images)")
+      ->group(algo)->capture_default_str();
+  app.add_option("--select", s.select_backend,
+                 "GPU: selection backend for active sets and noise medians (randomized, sample, bucket, "
+                 "cutting-plane, sort)")
       ->group(algo)->capture_default_str();
   app.add_option("--beam-patch", s.beam_patch, "Clark: half-width of the beam patch [pixels]")
       ->group(algo)->capture_default_str();
@@ -94,6 +100,21 @@ void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
   sub.add_flag("--overwrite", o.overwrite, "Replace existing files");
 }
 
+void add_bench_clean_options(CLI::App& sub, BenchCleanOptions& o) {
+  sub.add_option("--sizes", o.sizes, "image sizes N (N x N)")->delimiter(',')->capture_default_str();
+  sub.add_option("--niters", o.niters, "component limits")->delimiter(',')->capture_default_str();
+  sub.add_option("--paths", o.paths, "gpu-clark, gpu-hogbom, cpu-clark")->delimiter(',')
+      ->check(CLI::IsMember({"gpu-clark", "gpu-hogbom", "cpu-clark"}))->capture_default_str();
+  sub.add_option("--cpu-max-size", o.cpu_max_size, "leave the CPU path out above this size")->capture_default_str();
+  sub.add_option("--hogbom-max-size", o.hogbom_max_size, "leave GPU Hogbom out above this size")->capture_default_str();
+  sub.add_option("--threshold", o.threshold, "fixed stopping threshold [Jy/beam]")->capture_default_str();
+  sub.add_option("--sources", o.sources, "point sources per simulated field")->capture_default_str();
+  sub.add_option("--cli-size", o.cli_size, "size of the whole-command-line run (0: skip)")->capture_default_str();
+  sub.add_option("--format", o.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))
+      ->capture_default_str();
+  sub.add_option("--output", o.output, "write csv/json here (the table still goes to stdout)");
+}
+
 void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
   sub.add_option("--sizes", o.log2_sizes, "log2 of the input sizes")->delimiter(',')->capture_default_str();
   sub.add_option("--distributions", o.distributions, "value distributions (default: all)")->delimiter(',');
@@ -127,6 +148,8 @@ std::unique_ptr<Cli> make_cli() {
   cli->bench->require_subcommand(1);
   cli->bench_select = cli->bench->add_subcommand("select", "Time the selection backends against CUB radix sort");
   add_bench_select_options(*cli->bench_select, cli->bench_select_options);
+  cli->bench_clean = cli->bench->add_subcommand("clean", "Time GPU Clark, GPU Hogbom and the CPU path on simulated fields");
+  add_bench_clean_options(*cli->bench_clean, cli->bench_clean_options);
   return cli;
 }
 

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/bench/bench_clean.hpp"
 #include "app/bench/bench_select.hpp"
 #include "app/run_options.hpp"
 #include "data/simulate.hpp"
@@ -25,6 +26,8 @@ struct Cli {
   CLI::App* bench = nullptr;
   CLI::App* bench_select = nullptr;
   BenchSelectOptions bench_select_options;
+  CLI::App* bench_clean = nullptr;
+  BenchCleanOptions bench_clean_options;
   RunOptions run;
   SimulateOptions sim;
 };

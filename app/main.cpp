@@ -13,6 +13,9 @@
 #include "app/exit_codes.hpp"
 #include "clean/errors.hpp"
 #include "io/fits_error.hpp"
+#ifdef GPUCLEAN_HAVE_CUDA
+#include "select/cuda/cuda_check.hpp"
+#endif
 
 namespace {
 
@@ -62,6 +65,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (*cli->bench_select) return gpuclean::app::run_bench_select(cli->bench_select_options) == 0 ? 0 : 4;
+  if (*cli->bench_clean) return gpuclean::app::run_bench_clean(cli->bench_clean_options);
   auto& r = cli->run;
   if (r.dirty.empty() || r.psf.empty()) {
     return fail(ExitCode::kUsage, "give a dirty image and a PSF: gpuclean DIRTY PSF -o RESTORED");
@@ -90,6 +94,15 @@ int main(int argc, char** argv) {
       case FitsError::Kind::kExists: return fail(ExitCode::kUsage, e.what());
       case FitsError::Kind::kOutput: return fail(ExitCode::kRuntime, e.what());
     }
+  } catch (const gpuclean::clean::InsufficientGpuMemory& e) {
+    return fail(ExitCode::kRuntime, e.what());
+#ifdef GPUCLEAN_HAVE_CUDA
+  } catch (const gpuclean::cuda::CudaError& e) {
+    if (e.out_of_memory())
+      return fail(ExitCode::kRuntime, "the GPU ran out of memory (" + std::string(e.what()) +
+                                          "); use --device cpu, a smaller image, or a GPU with more memory.");
+    return fail(ExitCode::kRuntime, std::string("GPU error: ") + e.what());
+#endif
   } catch (const gpuclean::app::RuntimeFailure& e) {
     return fail(ExitCode::kRuntime, e.what());
   } catch (const std::bad_alloc&) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "app/errors.hpp"
 #include "app/log.hpp"
 #include "app/run_options.hpp"
 #include "app/run_report.hpp"
@@ -14,6 +15,9 @@
 #include "clean/image_stats.hpp"
 #include "clean/psf.hpp"
 #include "clean/restore.hpp"
+#ifdef GPUCLEAN_HAVE_CUDA
+#include "clean/gpu/gpu_image_state.hpp"
+#endif
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
 #include "io/text_writer.hpp"
@@ -34,13 +38,37 @@ clean::HostImage to_host(io::FitsImage&& f) {
   return h;
 }
 
-// --device auto picks the GPU when one is usable and the GPU path exists in this build.
+// --device auto picks the GPU when this build has CUDA and a device is usable.
 clean::Device resolve_device(clean::Device requested, const Log& log) {
   if (requested == clean::Device::kCpu) return clean::Device::kCpu;
-  if (requested == clean::Device::kGpu) return clean::Device::kGpu;  // the factory says if it cannot
-  log.verbose("device: %s; GPU CLEAN is not in this version, using the CPU path",
-              cuda::describe_device().c_str());
-  return clean::Device::kCpu;
+  if (requested == clean::Device::kGpu) {
+    if (cuda::built_with_cuda() && !cuda::has_usable_device()) {
+      throw RuntimeFailure("--device gpu, but " + cuda::describe_device() + "; use --device cpu (or auto).");
+    }
+    return clean::Device::kGpu;  // the factory says so when this build has no CUDA
+  }
+  const bool gpu = cuda::built_with_cuda() && cuda::has_usable_device();
+  log.verbose("device: %s; using the %s path", cuda::describe_device().c_str(), gpu ? "GPU" : "CPU");
+  return gpu ? clean::Device::kGpu : clean::Device::kCpu;
+}
+
+// The GPU must hold the whole run: checked before any work. --device auto falls back to the CPU.
+clean::Device check_device_memory(clean::Device device, clean::Device requested, std::size_t width,
+                                  std::size_t height, std::size_t psf_width, std::size_t psf_height,
+                                  const clean::CleanSettings& s, const Log& log) {
+#ifdef GPUCLEAN_HAVE_CUDA
+  if (device != clean::Device::kGpu) return device;
+  try {
+    clean::gpu::check_gpu_memory(width, height, psf_width, psf_height, s);
+  } catch (const clean::InsufficientGpuMemory& e) {
+    if (requested == clean::Device::kGpu) throw RuntimeFailure(e.what());
+    log.warn("%s Running on the CPU instead.", e.what());
+    return clean::Device::kCpu;
+  }
+#else
+  (void)requested, (void)width, (void)height, (void)psf_width, (void)psf_height, (void)s, (void)log;
+#endif
+  return device;
 }
 
 std::vector<std::string> history_lines(const std::string& command) {
@@ -82,15 +110,14 @@ void run_clean(const RunOptions& o) {
     }
     io::check_output_path(outputs[i], base);
   }
-  const clean::Device device = resolve_device(s.device, log);
-  auto deconvolver = clean::make_deconvolver(s.algorithm, device);
+  clean::Device device = resolve_device(s.device, log);
+  clean::make_deconvolver(s.algorithm, device);  // refuses a device this build lacks before any work
 
   RunReport report;
   report.dirty = o.dirty;
   report.psf = o.psf;
   report.output = o.output;
   report.algorithm = std::string(clean::to_string(s.algorithm));
-  report.device = std::string(clean::to_string(device));
 
   // Read.
   auto t = Clock::now();
@@ -102,6 +129,10 @@ void run_clean(const RunOptions& o) {
   report.width = dirty_file.width;
   report.height = dirty_file.height;
   report.nan_pixels = dirty_file.nan_count;
+  device = check_device_memory(device, s.device, dirty_file.width, dirty_file.height, psf_file.width, psf_file.height,
+                               s, log);
+  auto deconvolver = clean::make_deconvolver(s.algorithm, device);
+  report.device = std::string(clean::to_string(device));
   const io::FitsHeader header = dirty_file.header;
   const std::vector<long> axes = dirty_file.axes;
   const auto wcs = io::CelestialWcs::from_header(header);
@@ -144,7 +175,7 @@ void run_clean(const RunOptions& o) {
   log.info("gpuclean %s: %s CLEAN on %s, %zux%zu image, gain %.3g, niter %zu", kVersion,
            report.algorithm.c_str(), report.device.c_str(), dirty.width, dirty.height, s.gain, s.niter);
   t = Clock::now();
-  const clean::CleanProblem problem{dirty, psf, mask};
+  const clean::CleanProblem problem{dirty, psf, mask, &report.beam_pixels};
   const clean::CleanResult result = deconvolver->run(problem, s, [&](const clean::CycleReport& c) {
     log.info("cycle %4zu  components %8zu  peak %11.4e Jy  model flux %11.4e Jy  threshold %10.3e  %8.2f s",
              c.cycle, c.iterations, c.peak, c.model_flux, c.threshold, c.seconds);
@@ -152,10 +183,10 @@ void run_clean(const RunOptions& o) {
   });
   report.seconds.clean = since(t);
 
-  // Restore.
-  t = Clock::now();
-  const clean::HostImage restored = clean::restore_cpu(result.model, result.residual, report.beam_pixels, s.threads);
-  report.seconds.restore = since(t);
+  // Restored by the deconvolver, where its images live.
+  const clean::HostImage& restored = result.restored;
+  report.seconds.restore = result.seconds.restore;
+  report.seconds.clean -= result.seconds.restore;
   report.rms_residual = clean::rms(result.residual.pixels);
   report.model_flux = clean::total_flux(result.model.pixels);
   for (float v : restored.pixels) {
@@ -218,8 +249,11 @@ void run_clean(const RunOptions& o) {
            result.iterations, result.major_cycles, std::string(clean::to_string(result.reason)).c_str(),
            result.peak_residual, report.rms_residual, report.model_flux, report.seconds.total, report.seconds.read,
            report.seconds.clean, report.seconds.restore, report.seconds.write);
-  log.verbose("stages: select %.3f s, minor cycles %.3f s, PSF convolutions %.3f s",
-              result.seconds.select, result.seconds.minor, result.seconds.convolve);
+  log.verbose("stages: select %.3f s, minor cycles %.3f s, PSF convolutions %.3f s, restore %.3f s%s",
+              result.seconds.select, result.seconds.minor, result.seconds.convolve, result.seconds.restore,
+              device == clean::Device::kGpu
+                  ? (", peak GPU memory " + std::to_string(result.peak_gpu_bytes >> 20) + " MiB").c_str()
+                  : "");
 }
 
 }  // namespace gpuclean::app

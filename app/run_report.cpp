@@ -48,6 +48,7 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
                    {"allow_negative", s.allow_negative},
                    {"clean_border_percent", s.clean_border_percent},
                    {"select_k", s.select_k},
+                   {"select", s.select_backend},
                    {"beam_patch", s.beam_patch}};
   j["seconds"] = {{"total", r.seconds.total},
                   {"read", r.seconds.read},
@@ -56,7 +57,9 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
                   {"write", r.seconds.write},
                   {"select", result.seconds.select},
                   {"minor", result.seconds.minor},
-                  {"convolve", result.seconds.convolve}};
+                  {"convolve", result.seconds.convolve},
+                  {"restore_stage", result.seconds.restore}};
+  j["peak_gpu_memory_bytes"] = result.peak_gpu_bytes;
   return j;
 }
 

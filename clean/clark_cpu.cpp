@@ -7,6 +7,7 @@
 
 #include "clean/fft_convolver_cpu.hpp"
 #include "clean/image_stats.hpp"
+#include "clean/restore.hpp"
 #include "clean/stop_rules.hpp"
 #include "select/cpu_reference.hpp"
 
@@ -179,6 +180,7 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
     for (std::size_t i = 0; i < n; ++i) result.residual.pixels[i] -= delta[i];
     result.seconds.convolve += since(t_conv);
   }
+  restore_if_asked(problem, settings.threads, result);
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "clean/beam.hpp"
 #include "clean/clean_settings.hpp"
 #include "clean/host_image.hpp"
 #include "clean/psf.hpp"
@@ -46,12 +47,15 @@ struct CleanProblem {
   const HostImage& dirty;
   const PreparedPsf& psf;
   const std::vector<std::uint8_t>& mask;
+  /// When set, the run also restores (model (x) beam + residual) where the images live.
+  const PixelGaussian* restoring_beam = nullptr;
 };
 
 struct StageSeconds {
   double select = 0.0;    ///< candidate selection (Clark)
   double minor = 0.0;     ///< minor cycles / Högbom iterations
   double convolve = 0.0;  ///< major-cycle PSF convolutions
+  double restore = 0.0;   ///< restoration (when asked for)
 };
 
 struct CleanResult {
@@ -64,7 +68,9 @@ struct CleanResult {
   float peak_residual = 0.0f;          ///< over cleanable pixels, at the end
   double threshold = 0.0;              ///< the final stopping threshold
   double noise_sigma = 0.0;            ///< last robust noise estimate (0 when not computed)
+  HostImage restored;                  ///< Jy/beam, when the problem gave a restoring beam
   StageSeconds seconds;
+  std::size_t peak_gpu_bytes = 0;      ///< GPU runs: the most device memory in use at once
 };
 
 class Deconvolver {

@@ -2,12 +2,21 @@
 #include "clean/errors.hpp"
 #include "clean/hogbom_cpu.hpp"
 
+#ifdef GPUCLEAN_HAVE_CUDA
+#include "clean/gpu/clark_gpu.hpp"
+#include "clean/gpu/hogbom_gpu.hpp"
+#endif
+
 namespace gpuclean::clean {
 
 std::unique_ptr<Deconvolver> make_deconvolver(Algorithm algorithm, Device device) {
   if (device == Device::kGpu) {
-    throw InvalidSettings(
-        "GPU CLEAN is not part of this version of gpuclean yet; use --device cpu (or auto).");
+#ifdef GPUCLEAN_HAVE_CUDA
+    if (algorithm == Algorithm::kClark) return std::make_unique<ClarkGpu>();
+    return std::make_unique<HogbomGpu>();
+#else
+    throw InvalidSettings("this gpuclean was built without CUDA; use --device cpu (or auto), or rebuild with nvcc.");
+#endif
   }
   switch (algorithm) {
     case Algorithm::kClark: return std::make_unique<ClarkCpu>();

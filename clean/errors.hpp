@@ -16,4 +16,10 @@ class InvalidInput : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The GPU cannot hold the run (checked before any work). The message gives the sizes.
+class InsufficientGpuMemory : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace gpuclean::clean

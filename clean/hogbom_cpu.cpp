@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "clean/image_stats.hpp"
+#include "clean/restore.hpp"
 #include "clean/stop_rules.hpp"
 
 namespace gpuclean::clean {
@@ -66,6 +67,7 @@ CleanResult HogbomCpu::run(const CleanProblem& problem, const CleanSettings& set
     }
     result.seconds.minor += since(t_minor);
   }
+  restore_if_asked(problem, settings.threads, result);
   return result;
 }
 

@@ -1,5 +1,7 @@
 #include "clean/restore.hpp"
 
+#include <chrono>
+
 #include "clean/fft_convolver_cpu.hpp"
 
 namespace gpuclean::clean {
@@ -12,6 +14,13 @@ HostImage restore_cpu(const HostImage& model, const HostImage& residual, const P
   conv.convolve(model.pixels.data(), restored.pixels.data());
   for (std::size_t i = 0; i < restored.size(); ++i) restored.pixels[i] += residual.pixels[i];
   return restored;
+}
+
+void restore_if_asked(const CleanProblem& problem, int threads, CleanResult& result) {
+  if (!problem.restoring_beam) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  result.restored = restore_cpu(result.model, result.residual, *problem.restoring_beam, threads);
+  result.seconds.restore = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace gpuclean::clean

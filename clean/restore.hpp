@@ -1,5 +1,6 @@
 #pragma once
 #include "clean/beam.hpp"
+#include "clean/deconvolver.hpp"
 #include "clean/host_image.hpp"
 
 namespace gpuclean::clean {
@@ -8,5 +9,9 @@ namespace gpuclean::clean {
 /// NaN in the residual stay NaN.
 HostImage restore_cpu(const HostImage& model, const HostImage& residual, const PixelGaussian& beam,
                       int threads);
+
+/// When the problem gives a restoring beam: result.restored from result's model and residual,
+/// timed as seconds.restore.
+void restore_if_asked(const CleanProblem& problem, int threads, CleanResult& result);
 
 }  // namespace gpuclean::clean

@@ -4,6 +4,7 @@
 #   scripts/gpu-check.sh tests      every test binary, then compute-sanitizer on the small select cases
 #   scripts/gpu-check.sh bench      bench select over 2^20..2^28, all distributions, CSV/JSON to $OUT
 #   scripts/gpu-check.sh bench32    top-k on 2^32 floats (16 GiB): the memory-sparing backends
+#   scripts/gpu-check.sh clean      bench clean: GPU Clark, GPU Hogbom and the CPU path, 2048^2 to 16384^2
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/gpu-check}
@@ -19,6 +20,13 @@ case "${1:-tests}" in
       "$t" --gtest_brief=1 >"$out/$(basename "$t").log" 2>&1 || status=1
       grep -E "PASSED|FAILED|SKIPPED" "$out/$(basename "$t").log" | grep -v "GetParam" | tail -3
     done
+    echo "== compute-sanitizer memcheck and racecheck, GPU CLEAN on the analytic cases"
+    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 build/tests/test_clean --gtest_brief=1 \
+      --gtest_filter='*gpu*' >"$out/memcheck_clean.log" 2>&1
+    echo "memcheck exit $?"; grep -E "ERROR SUMMARY" "$out/memcheck_clean.log" | tail -1
+    timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 build/tests/test_clean --gtest_brief=1 \
+      --gtest_filter='*gpu*:-*Residual*' >"$out/racecheck_clean.log" 2>&1
+    echo "racecheck exit $?"; grep -E "RACECHECK SUMMARY" "$out/racecheck_clean.log" | tail -1
     echo "== compute-sanitizer memcheck, small selection cases"
     timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 build/tests/test_select_gpu --gtest_brief=1 \
       --gtest_filter='*_n1:*_n33:*_n1000:Randomized*' >"$out/memcheck.log" 2>&1
@@ -33,4 +41,8 @@ case "${1:-tests}" in
     build/gpuclean bench select --sizes 32 --distributions uniform,noise_plus_point_sources --ks 1,1024,65536 \
       --backends sort,randomized,sample,bucket,cutting-plane --repeats 3 --no-order-statistics --no-cpu-check \
       2>&1 | tee "$out/bench32.txt" | tail -32 ;;
+  clean)
+    build/gpuclean bench clean --cpu-max-size 4096 --hogbom-max-size 4096 --format csv \
+      --output "$out/bench_clean.csv" >"$out/bench_clean.txt" 2>"$out/bench_clean.err"
+    echo "bench exit $?"; cat "$out/bench_clean.txt" ;;
 esac

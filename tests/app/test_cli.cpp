@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "select/cuda/device_info.hpp"
 #include "io/fits_reader.hpp"
 #include "tests/io/fits_test_files.hpp"
 #include "tests/support/paths.hpp"
@@ -67,7 +68,9 @@ TEST_F(Cli, CleansAndWritesEveryOutput) {
                           "beam", "device", "algorithm", "seconds"})
     EXPECT_TRUE(j.contains(key)) << key;
   for (const char* key : {"total", "read", "clean", "restore", "write"}) EXPECT_TRUE(j["seconds"].contains(key)) << key;
-  EXPECT_EQ(j["device"], "cpu");
+  for (const char* key : {"select", "minor", "convolve", "restore_stage"}) EXPECT_TRUE(j["seconds"].contains(key)) << key;
+  EXPECT_EQ(j["device"], gpuclean::cuda::has_usable_device() ? "gpu" : "cpu");  // --device auto
+  EXPECT_TRUE(j.contains("peak_gpu_memory_bytes"));
   EXPECT_GT(j["iterations"].get<int>(), 0);
   EXPECT_GT(j["beam"]["bmaj_arcsec"].get<double>(), 0.0);
 

@@ -1,6 +1,6 @@
 // CLEAN on analytic cases (radler's test pattern): a dirty image built from shifted, scaled
 // PSFs, cleaned with the same PSF, must give back the sources. Every case runs for both
-// algorithms.
+// algorithms on the CPU and, where a GPU is usable, on the GPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +9,7 @@
 #include "clean/clean_mask.hpp"
 #include "clean/deconvolver.hpp"
 #include "clean/image_stats.hpp"
+#include "select/cuda/device_info.hpp"
 #include "tests/support/synthetic.hpp"
 
 namespace gc = gpuclean::clean;
@@ -18,10 +19,15 @@ namespace {
 
 constexpr std::size_t kN = 64;
 
-gc::CleanSettings exact_settings(gc::Algorithm a) {
+struct Variant {
+  gc::Algorithm algorithm;
+  gc::Device device;
+};
+
+gc::CleanSettings exact_settings(const Variant& v) {
   gc::CleanSettings s;
-  s.algorithm = a;
-  s.device = gc::Device::kCpu;
+  s.algorithm = v.algorithm;
+  s.device = v.device;
   s.gain = 0.1;
   s.niter = 5000;
   s.threshold = 1e-4;
@@ -46,7 +52,7 @@ CleanRun clean_sources(const std::vector<PointSource>& sources, const gc::CleanS
     for (std::size_t y = 40; y < 44; ++y)
       for (std::size_t x = 5; x < 9; ++x) r.dirty.at(x, y) = std::numeric_limits<float>::quiet_NaN();
   const auto mask = gc::make_clean_mask(r.dirty, user_mask, s.clean_border_percent);
-  auto d = gc::make_deconvolver(s.algorithm, gc::Device::kCpu);
+  auto d = gc::make_deconvolver(s.algorithm, s.device);
   r.result = d->run(gc::CleanProblem{r.dirty, r.psf, mask}, s, nullptr);
   return r;
 }
@@ -65,7 +71,13 @@ float stray_flux(const gc::HostImage& model, const std::vector<PointSource>& all
 
 }  // namespace
 
-class CleanAnalytic : public ::testing::TestWithParam<gc::Algorithm> {};
+class CleanAnalytic : public ::testing::TestWithParam<Variant> {
+ protected:
+  void SetUp() override {
+    if (GetParam().device == gc::Device::kGpu && !gpuclean::cuda::has_usable_device())
+      GTEST_SKIP() << "no usable CUDA device: " << gpuclean::cuda::describe_device();
+  }
+};
 
 TEST_P(CleanAnalytic, PointSourceAtTheRightPixelWithinOnePercent) {
   const std::vector<PointSource> src = {{20, 30, 2.0f}};
@@ -144,5 +156,12 @@ TEST_P(CleanAnalytic, ResidualIsDirtyMinusModelConvolvedWithThePsf) {
   EXPECT_LT(worst, 2e-5) << "largest deviation of the residual from dirty - model (x) PSF";
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, CleanAnalytic, ::testing::Values(gc::Algorithm::kClark, gc::Algorithm::kHogbom),
-                         [](const auto& p) { return std::string(gc::to_string(p.param)); });
+INSTANTIATE_TEST_SUITE_P(Algorithms, CleanAnalytic,
+                         ::testing::Values(Variant{gc::Algorithm::kClark, gc::Device::kCpu},
+                                           Variant{gc::Algorithm::kHogbom, gc::Device::kCpu},
+                                           Variant{gc::Algorithm::kClark, gc::Device::kGpu},
+                                           Variant{gc::Algorithm::kHogbom, gc::Device::kGpu}),
+                         [](const auto& p) {
+                           return std::string(gc::to_string(p.param.algorithm)) + "_" +
+                                  std::string(gc::to_string(p.param.device));
+                         });

@@ -1,0 +1,192 @@
+#include "app/bench/bench_clean.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "clean/beam.hpp"
+#include "clean/clean_mask.hpp"
+#include "clean/deconvolver.hpp"
+#include "clean/fft_convolver_cpu.hpp"
+#include "clean/image_stats.hpp"
+#include "data/simulate.hpp"
+#include "select/cuda/device_info.hpp"
+
+namespace gpuclean::app {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct Row {
+  std::size_t size = 0, niter = 0;
+  std::string path;
+  std::size_t components = 0, cycles = 0;
+  std::string stop;
+  double clean = 0, select = 0, minor = 0, convolve = 0, restore = 0;
+  double gbps = 0;  // traffic of the dominant passes (see header of the table)
+  std::size_t peak_gpu_mib = 0;
+  double speedup = 0;  // over cpu-clark on the same case
+};
+
+// Bytes the dominant passes move at least, per run: Högbom reads residual, PSF and mask and
+// writes residual and masked per component; Clark's FFT stage pads, transforms forth and back
+// (a read and a write each), multiplies and subtracts, per major cycle.
+double dominant_bytes(const Row& r) {
+  const double n = static_cast<double>(r.size) * static_cast<double>(r.size);
+  if (r.path == "gpu-hogbom") return static_cast<double>(r.components) * n * 17.0;
+  const double pw = static_cast<double>(clean::fft_friendly_size(r.size + r.size / 2));
+  const double spectrum = pw * (pw / 2 + 1) * 8.0;
+  return static_cast<double>(r.cycles) * (2 * spectrum + 4 * spectrum + 3 * spectrum + n * 17.0);
+}
+
+Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t niter, const std::string& path,
+             double threshold) {
+  clean::CleanSettings s;
+  s.niter = niter;
+  s.threshold = threshold;
+  s.auto_threshold = 0.0;
+  s.algorithm = path == "gpu-hogbom" ? clean::Algorithm::kHogbom : clean::Algorithm::kClark;
+  s.device = path == "cpu-clark" ? clean::Device::kCpu : clean::Device::kGpu;
+  const auto t0 = Clock::now();
+  const clean::CleanResult r = clean::make_deconvolver(s.algorithm, s.device)->run(problem, s, nullptr);
+  Row row;
+  row.size = size;
+  row.niter = niter;
+  row.path = path;
+  row.clean = std::chrono::duration<double>(Clock::now() - t0).count() - r.seconds.restore;
+  row.components = r.iterations;
+  row.cycles = r.major_cycles;
+  row.stop = std::string(clean::to_string(r.reason));
+  row.select = r.seconds.select;
+  row.minor = r.seconds.minor;
+  row.convolve = r.seconds.convolve;
+  row.restore = r.seconds.restore;
+  row.peak_gpu_mib = r.peak_gpu_bytes >> 20;
+  const double stage = path == "gpu-hogbom" ? row.minor : row.convolve;
+  if (path != "cpu-clark" && stage > 0) row.gbps = dominant_bytes(row) / stage / 1e9;
+  return row;
+}
+
+void print_table(const std::vector<Row>& rows) {
+  std::printf("%-6s %-7s %-10s %8s %6s %-9s %9s %8s %8s %8s %8s %11s %8s %8s %8s\n", "size", "niter", "path",
+              "comps", "cycles", "stop", "clean s", "select", "minor", "convolve", "restore", "comps/s", "GB/s",
+              "GPU MiB", "speed-up");
+  for (const Row& r : rows) {
+    std::printf("%-6zu %-7zu %-10s %8zu %6zu %-9s %9.3f %8.3f %8.3f %8.3f %8.3f %11.0f %8.0f %8zu %8s\n", r.size,
+                r.niter, r.path.c_str(), r.components, r.cycles, r.stop.c_str(), r.clean, r.select, r.minor,
+                r.convolve, r.restore, r.clean > 0 ? static_cast<double>(r.components) / r.clean : 0.0, r.gbps,
+                r.peak_gpu_mib, r.speedup > 0 ? (std::to_string(static_cast<int>(r.speedup + 0.5)) + "x").c_str() : "-");
+  }
+}
+
+std::string self_path() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("gpuclean") : p.string();
+}
+
+}  // namespace
+
+int run_bench_clean(const BenchCleanOptions& o) {
+  std::printf("bench clean on %s; %d CPU threads; threshold %.3g Jy/beam, no auto-threshold\n",
+              cuda::describe_device().c_str(), static_cast<int>(std::thread::hardware_concurrency()), o.threshold);
+  std::printf("GB/s: least traffic of the dominant passes (Clark: the cuFFT major cycles; Hogbom: the "
+              "subtract-and-find-peak pass) over their time; H100 peak 3080 GB/s\n");
+  const bool gpu = cuda::built_with_cuda() && cuda::has_usable_device();
+  std::vector<Row> rows;
+  int status = 0;
+  for (std::size_t size : o.sizes) {
+    data::SimulationSettings sim;
+    sim.size = size;
+    sim.sources = o.sources;
+    sim.gaussians = o.sources / 100;
+    sim.seed = 2026;
+    const auto t_sim = Clock::now();
+    const data::Simulation field = data::simulate(sim);
+    std::fprintf(stderr, "simulated %zux%zu in %.1f s\n", size, size,
+                 std::chrono::duration<double>(Clock::now() - t_sim).count());
+    clean::HostImage dirty(size, size), psf_image(size, size);
+    dirty.pixels = field.dirty;
+    psf_image.pixels = field.psf;
+    const clean::PreparedPsf psf = clean::prepare_psf(psf_image, size, size, nullptr);
+    const auto mask = clean::make_clean_mask(dirty, nullptr, 0.0);
+    const clean::PixelGaussian beam = clean::fit_psf_beam(psf, clean::BeamFit::kWsclean);
+    const clean::CleanProblem problem{dirty, psf, mask, &beam};
+    for (std::size_t niter : o.niters) {
+      double cpu_seconds = 0;
+      std::vector<Row> here;
+      for (const std::string& path : o.paths) {
+        if (path != "cpu-clark" && !gpu) continue;
+        if (path == "cpu-clark" && size > o.cpu_max_size) continue;
+        if (path == "gpu-hogbom" && size > o.hogbom_max_size) continue;
+        try {
+          here.push_back(run_case(problem, size, niter, path, o.threshold));
+          if (path == "cpu-clark") cpu_seconds = here.back().clean;
+          std::fprintf(stderr, "%zu %zu %s: %.3f s\n", size, niter, path.c_str(), here.back().clean);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "%zu %zu %s failed: %s\n", size, niter, path.c_str(), e.what());
+          status = 4;
+        }
+      }
+      for (Row& r : here) {
+        if (cpu_seconds > 0 && r.clean > 0) r.speedup = cpu_seconds / r.clean;
+        rows.push_back(r);
+      }
+    }
+  }
+  print_table(rows);
+
+  if (o.cli_size > 0) {
+    data::SimulationSettings sim;
+    sim.size = o.cli_size;
+    sim.sources = o.sources;
+    sim.seed = 2027;
+    const fs::path dir = fs::temp_directory_path() / ("gpuclean-bench-" + std::to_string(::getpid()));
+    data::write_simulation(data::simulate(sim), sim, dir.string(), true, "gpuclean bench clean");
+    const std::string cmd = "'" + self_path() + "' '" + (dir / "dirty.fits").string() + "' '" +
+                            (dir / "psf.fits").string() + "' -o '" + (dir / "restored.fits").string() +
+                            "' --model '" + (dir / "model.fits").string() + "' --residual '" +
+                            (dir / "residual.fits").string() + "' --niter 100000 --overwrite --quiet";
+    const auto t0 = Clock::now();
+    const int rc = std::system(cmd.c_str());
+    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::printf("\nwhole command line, %zux%zu pair, niter 1e5 (read, clean, restore, write 3 images): %.2f s wall, "
+                "exit %d\n", o.cli_size, o.cli_size, wall, rc);
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (rc != 0) status = 4;
+  }
+
+  if (!o.output.empty() && o.format != "table") {
+    std::ofstream f(o.output);
+    if (o.format == "json") {
+      nlohmann::json j = nlohmann::json::array();
+      for (const Row& r : rows)
+        j.push_back({{"size", r.size}, {"niter", r.niter}, {"path", r.path}, {"components", r.components},
+                     {"cycles", r.cycles}, {"stop", r.stop}, {"clean_s", r.clean}, {"select_s", r.select},
+                     {"minor_s", r.minor}, {"convolve_s", r.convolve}, {"restore_s", r.restore},
+                     {"gbps", r.gbps}, {"peak_gpu_mib", r.peak_gpu_mib}, {"speedup_vs_cpu", r.speedup}});
+      f << j.dump(2) << "\n";
+    } else {
+      f << "size,niter,path,components,cycles,stop,clean_s,select_s,minor_s,convolve_s,restore_s,gbps,peak_gpu_mib,"
+           "speedup_vs_cpu\n";
+      for (const Row& r : rows)
+        f << r.size << ',' << r.niter << ',' << r.path << ',' << r.components << ',' << r.cycles << ',' << r.stop
+          << ',' << r.clean << ',' << r.select << ',' << r.minor << ',' << r.convolve << ',' << r.restore << ','
+          << r.gbps << ',' << r.peak_gpu_mib << ',' << r.speedup << '\n';
+    }
+  }
+  return status;
+}
+
+}  // namespace gpuclean::app

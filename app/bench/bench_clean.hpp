@@ -1,0 +1,28 @@
+#pragma once
+// `gpuclean bench clean`: GPU Clark, GPU Högbom and the CPU path on the same simulated fields,
+// with time per stage, components per second and the traffic rate of the dominant passes; then
+// the whole command line on one pair, FITS reading and writing and CUDA start-up included.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gpuclean::app {
+
+struct BenchCleanOptions {
+  std::vector<std::size_t> sizes = {2048, 4096, 8192, 16384};
+  std::vector<std::size_t> niters = {10000, 100000};
+  std::vector<std::string> paths = {"gpu-clark", "gpu-hogbom", "cpu-clark"};
+  std::size_t cpu_max_size = 4096;     ///< the CPU path is left out above this size
+  std::size_t hogbom_max_size = 8192;  ///< GPU Högbom is left out above this size
+  double threshold = 2e-5;             ///< Jy/beam, fixed (no auto-threshold): niter decides
+  std::size_t sources = 3000;
+  std::size_t cli_size = 4096;         ///< 0: skip the command-line run
+  std::string format = "table";
+  std::string output;
+};
+
+/// Returns 0, or 4 when a run failed.
+int run_bench_clean(const BenchCleanOptions& options);
+
+}  // namespace gpuclean::app

@@ -1,0 +1,161 @@
+#include "clean/gpu/clark_gpu.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "clean/clark_cpu.hpp"
+#include "clean/gpu/clean_kernels.hpp"
+#include "clean/gpu/fft_convolver_gpu.hpp"
+#include "clean/gpu/gpu_image_state.hpp"
+#include "clean/gpu/minor_kernels.hpp"
+#include "clean/stop_rules.hpp"
+#include "select/cuda/stream.hpp"
+
+namespace gpuclean::clean {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// One minor-cycle launch makes at most this many components; a longer cycle is split into
+// major cycles (only with --mgain near 0 and a huge --niter).
+constexpr std::size_t kMaxCycleComponents = 1u << 22;
+
+// The beam patch: (2 hw + 1)^2 PSF values around the peak, 0 where the patch leaves the PSF
+// (the CPU reference skips those offsets, which subtracts the same).
+std::vector<float> beam_patch(const PreparedPsf& psf, std::size_t half_width) {
+  const auto hw = static_cast<std::ptrdiff_t>(half_width), side = 2 * hw + 1;
+  std::vector<float> patch(static_cast<std::size_t>(side * side), 0.0f);
+  for (std::ptrdiff_t dy = -hw; dy <= hw; ++dy) {
+    for (std::ptrdiff_t dx = -hw; dx <= hw; ++dx) {
+      const std::ptrdiff_t px = static_cast<std::ptrdiff_t>(psf.peak_x) + dx;
+      const std::ptrdiff_t py = static_cast<std::ptrdiff_t>(psf.peak_y) + dy;
+      if (px < 0 || py < 0 || px >= static_cast<std::ptrdiff_t>(psf.image.width) ||
+          py >= static_cast<std::ptrdiff_t>(psf.image.height))
+        continue;
+      patch[static_cast<std::size_t>((dy + hw) * side + dx + hw)] =
+          psf.image.at(static_cast<std::size_t>(px), static_cast<std::size_t>(py));
+    }
+  }
+  return patch;
+}
+
+}  // namespace
+
+CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& settings, const CycleCallback& on_cycle) {
+  cuda::Stream stream;
+  const cudaStream_t s = stream.get();
+  gpu::GpuImageState st(s, problem, settings);
+  const std::size_t n = st.size();
+  const bool neg = settings.allow_negative;
+  const auto order = neg ? select::Order::kLargestAbs : select::Order::kLargest;
+  const float sidelobe = std::min(largest_exterior_sidelobe(problem.psf, settings.beam_patch), 1.0f);
+
+  // The full PSF only for its transform; the minor cycles need the patch alone.
+  std::optional<gpu::FftConvolverGpu> conv;
+  {
+    const HostImage& psf = problem.psf.image;
+    cuda::DeviceBuffer<float> d_psf(psf.size(), s);
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_psf.data(), psf.pixels.data(), psf.size() * 4, cudaMemcpyHostToDevice, s));
+    conv.emplace(s, d_psf.data(), psf.width, psf.height, problem.psf.peak_x, problem.psf.peak_y, st.width(),
+                 st.height());
+    st.sample_memory();
+  }
+  const std::vector<float> h_patch = beam_patch(problem.psf, settings.beam_patch);
+  cuda::DeviceBuffer<float> patch(h_patch.size(), s);
+  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(patch.data(), h_patch.data(), h_patch.size() * 4, cudaMemcpyHostToDevice, s));
+
+  const std::size_t k_max = std::min(settings.select_k, n);
+  cuda::DeviceBuffer<float> active_values(k_max, s), sorted_values(k_max, s), member_values(k_max, s),
+      member_flux(k_max, s);
+  cuda::DeviceBuffer<std::uint32_t> active_pixels(k_max, s), sorted_pixels(k_max, s), member_xy(k_max, s), made(1, s);
+  const std::size_t sort_bytes = gpu::sort_by_pixel_temp_bytes(k_max);
+  cuda::DeviceBuffer<std::byte> sort_temp(std::max<std::size_t>(sort_bytes, 1), s);
+  cuda::DeviceBuffer<unsigned long long> count(1, s);
+
+  CleanResult result;
+  MajorCycleGate gate(settings, on_cycle);
+  std::size_t last_candidates = 0;
+  while (true) {
+    const Peak peak = st.peak();
+    double sigma = 0.0;
+    const double threshold = st.threshold(&sigma);
+    if (!gate.open(result, peak.index >= 0, peak.index >= 0 ? (neg ? std::abs(peak.value) : peak.value) : 0.0f,
+                   threshold, sigma, st.model_flux(), last_candidates)) {
+      break;
+    }
+    const double limit = std::max({result.threshold, static_cast<double>(sidelobe) * result.peak_residual,
+                                   (1.0 - settings.mgain) * result.peak_residual});
+
+    // Active set: the brightest cleanable pixels above the limit.
+    auto t = Clock::now();
+    unsigned long long above = 0;
+    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(count.data(), 0, sizeof above, s));
+    gpu::count_above(s, st.masked(), n, neg, static_cast<float>(limit), count.data());
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(&above, count.data(), sizeof above, cudaMemcpyDeviceToHost, s));
+    stream.synchronize();
+    const std::size_t k = std::max<std::size_t>(1, std::min<std::size_t>(k_max, above));
+    const select::SelectStats sel = st.selector().top_k(s, st.masked(), n, {k, order, false}, st.workspace(),
+                                                        active_values.data(), active_pixels.data());
+    last_candidates = sel.count;
+    gpu::sort_by_pixel(s, sort_temp.data(), sort_bytes, active_pixels.data(), sorted_pixels.data(),
+                       active_values.data(), sorted_values.data(), sel.count, n);
+    st.sample_memory();
+    stream.synchronize();
+    result.seconds.select += since(t);
+
+    // Minor cycles, all in one launch.
+    t = Clock::now();
+    const std::size_t budget = std::min(settings.niter - result.iterations, kMaxCycleComponents);
+    st.reserve_components(result.iterations, budget);
+    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(st.scratch(), 0, n * sizeof(float), s));
+    gpu::MinorCycleArgs a;
+    a.values = sorted_values.data();
+    a.pixels = sorted_pixels.data();
+    a.count = static_cast<std::uint32_t>(sel.count);
+    a.width = static_cast<std::uint32_t>(st.width());
+    a.patch = patch.data();
+    a.half_width = static_cast<int>(settings.beam_patch);
+    a.limit = limit;
+    a.gain = static_cast<float>(settings.gain);
+    a.abs_key = neg;
+    a.budget = static_cast<std::uint32_t>(budget);
+    a.comp_pixels = st.comp_pixels() + result.iterations;
+    a.comp_fluxes = st.comp_fluxes() + result.iterations;
+    a.delta = st.scratch();
+    a.model = st.model();
+    a.made = made.data();
+    a.scratch_values = member_values.data();
+    a.scratch_xy = member_xy.data();
+    a.scratch_flux = member_flux.data();
+    gpu::run_minor_cycle(s, a);
+    std::uint32_t h_made = 0;
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(&h_made, made.data(), sizeof h_made, cudaMemcpyDeviceToHost, s));
+    stream.synchronize();
+    result.iterations += h_made;
+    result.seconds.minor += since(t);
+    if (h_made == 0) {  // the peak itself is at the limit: nothing more can be cleaned safely
+      result.reason = StopReason::kThreshold;
+      break;
+    }
+
+    // Major cycle: subtract this cycle's components through the full PSF.
+    t = Clock::now();
+    conv->convolve(st.scratch());
+    conv->subtract_from(st.residual(), st.mask(), st.masked());
+    stream.synchronize();
+    result.seconds.convolve += since(t);
+  }
+  st.download(result, result.iterations);
+  conv.reset();
+  if (problem.restoring_beam) {
+    const auto t = Clock::now();
+    st.restore(*problem.restoring_beam, result);
+    result.seconds.restore = since(t);
+  }
+  result.peak_gpu_bytes = st.peak_memory();
+  return result;
+}
+
+}  // namespace gpuclean::clean
