@@ -147,14 +147,8 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     stream.synchronize();
     result.seconds.convolve += since(t);
   }
-  st.download(result, result.iterations);
-  conv.reset();
-  if (problem.restoring_beam) {
-    const auto t = Clock::now();
-    st.restore(*problem.restoring_beam, result);
-    result.seconds.restore = since(t);
-  }
-  result.peak_gpu_bytes = st.peak_memory();
+  conv.reset();  // restoration needs the room
+  st.finish(problem, result);
   return result;
 }
 

@@ -1,6 +1,7 @@
 #include "clean/gpu/gpu_image_state.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -128,6 +129,16 @@ void GpuImageState::reserve_components(std::size_t used, std::size_t more) {
   comp_pixels_ = std::move(pixels);
   comp_fluxes_ = std::move(fluxes);
   sample_memory();
+}
+
+void GpuImageState::finish(const CleanProblem& problem, CleanResult& result) {
+  download(result, result.iterations);
+  if (problem.restoring_beam) {
+    const auto t0 = std::chrono::steady_clock::now();
+    restore(*problem.restoring_beam, result);
+    result.seconds.restore = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  result.peak_gpu_bytes = peak_memory();
 }
 
 void GpuImageState::download(CleanResult& result, std::size_t iterations) {

@@ -49,16 +49,18 @@ class GpuImageState {
   std::uint32_t* comp_pixels() { return comp_pixels_.data(); }
   float* comp_fluxes() { return comp_fluxes_.data(); }
 
-  /// Copies residual, model and the first `iterations` components into `result`.
-  void download(CleanResult& result, std::size_t iterations);
-  /// model (x) beam + residual on the GPU, into result.restored.
-  void restore(const PixelGaussian& beam, CleanResult& result);
+  /// The end of a run: residual, model and the first result.iterations components to the host,
+  /// the restoration on the GPU when the problem asks for it (timed), the peak memory.
+  void finish(const CleanProblem& problem, CleanResult& result);
 
   /// Notes the device memory in use now; the largest is reported as the peak.
   void sample_memory();
   std::size_t peak_memory() const { return peak_used_; }
 
  private:
+  void download(CleanResult& result, std::size_t iterations);
+  void restore(const PixelGaussian& beam, CleanResult& result);
+
   cudaStream_t stream_;
   const CleanSettings& settings_;
   std::size_t width_, height_;

@@ -88,14 +88,8 @@ CleanResult HogbomGpu::run(const CleanProblem& problem, const CleanSettings& set
     result.iterations += h_flags[0] ? h_flags[1] : budget;
     result.seconds.minor += since(t);
   }
-  st.download(result, result.iterations);
-  d_psf = cuda::DeviceBuffer<float>();
-  if (problem.restoring_beam) {
-    const auto t = Clock::now();
-    st.restore(*problem.restoring_beam, result);
-    result.seconds.restore = since(t);
-  }
-  result.peak_gpu_bytes = st.peak_memory();
+  d_psf = cuda::DeviceBuffer<float>();  // restoration needs the room
+  st.finish(problem, result);
   return result;
 }
 
