@@ -1,17 +1,12 @@
 #include "app/cli.hpp"
 
-
 #include "app/version.hpp"
 #include "data/arrays.hpp"
 
 namespace gpuclean::app {
-namespace {
 
-void add_clean_options(CLI::App& app, RunOptions& r) {
+void add_observation_options(CLI::App& app, RunOptions& r) {
   auto& s = r.settings;
-  app.add_option("dirty", r.dirty, "Dirty image (FITS)");
-  app.add_option("psf", r.psf, "Point-spread function (FITS), normally the dirty image's size with its peak at N/2");
-  app.add_option("-o,--output", r.output, "Restored image to write (FITS)");
 
   const std::string loop = "Loop control";
   app.add_option("--niter", s.niter, "Maximum number of components")->group(loop)->capture_default_str();
@@ -59,11 +54,20 @@ void add_clean_options(CLI::App& app, RunOptions& r) {
       ->group(masks)->capture_default_str();
 
   const std::string outs = "Outputs";
-  app.add_option("--model", r.model, "Model image to write (Jy/pixel)")->group(outs);
-  app.add_option("--residual", r.residual, "Residual image to write (Jy/beam)")->group(outs);
-  app.add_option("--components", r.components, "Component list to write (CSV: x, y, RA, Dec, flux)")->group(outs);
-  app.add_option("--json", r.json, "Machine-readable summary: a file, or - for stdout")->group(outs);
   app.add_flag("--overwrite", r.overwrite, "Replace existing outputs (never an input)")->group(outs);
+  auto* range = app.add_option_function<std::vector<double>>(
+      "--quicklook-range",
+      [&r](const std::vector<double>& v) { r.quicklook_low = v[0], r.quicklook_high = v[1]; },
+      "Percentiles of the restored image shown black and white in the quick-look PNG (default 0.5 99.5)");
+  range->expected(2)->type_name("LOW HIGH")->group(outs);
+
+  const std::string compare = "Selection backends";
+  app.add_flag("--compare-select", s.compare_select,
+               "GPU Clark: at every major cycle also run every GPU selection backend on the same residual and k, "
+               "check they select the same pixels, and time them (table, CSV, JSON, PNG chart); CLEAN itself is "
+               "unchanged")->group(compare);
+  app.add_flag("--compare-select-cpu", s.compare_select_cpu, "With --compare-select: the CPU reference too")
+      ->group(compare);
 
   auto* beam = app.add_option_function<std::vector<double>>(
       "--beam-shape",
@@ -79,6 +83,20 @@ void add_clean_options(CLI::App& app, RunOptions& r) {
   app.add_flag("-q,--quiet", [&r](std::int64_t) { r.verbosity = Verbosity::kQuiet; }, "Print errors only");
   app.add_flag("-v,--verbose", [&r](std::int64_t) { r.verbosity = Verbosity::kVerbose; }, "Print more detail");
 }
+
+void add_output_file_options(CLI::App& app, RunOptions& r) {
+  const std::string outs = "Outputs";
+  app.add_option("--model", r.model, "Model image to write (Jy/pixel)")->group(outs);
+  app.add_option("--residual", r.residual, "Residual image to write (Jy/beam)")->group(outs);
+  app.add_option("--components", r.components, "Component list to write (CSV: x, y, RA, Dec, flux)")->group(outs);
+  app.add_option("--json", r.json, "Machine-readable summary: a file, or - for stdout")->group(outs);
+  app.add_option("--quicklook", r.quicklook, "PNG preview of the restored image (see --quicklook-range)")->group(outs);
+  app.add_option("--compare-prefix", r.compare_prefix,
+                 "--compare-select writes PREFIX.csv, .json and .png (default: the restored image's name + -select)")
+      ->group("Selection backends");
+}
+
+namespace {
 
 void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
   auto& s = o.settings;
@@ -115,6 +133,17 @@ void add_bench_clean_options(CLI::App& sub, BenchCleanOptions& o) {
   sub.add_option("--output", o.output, "write csv/json here (the table still goes to stdout)");
 }
 
+void add_bench_batch_options(CLI::App& sub, BenchBatchOptions& o) {
+  sub.add_option("--size", o.size, "image size N (N x N)")->capture_default_str();
+  sub.add_option("--counts", o.counts, "batch lengths")->delimiter(',')->capture_default_str();
+  sub.add_option("--distinct", o.distinct, "simulated fields, reused round-robin")->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  sub.add_option("--sources", o.sources, "point sources per field")->capture_default_str();
+  sub.add_option("--dir", o.dir, "scratch folder, kept (default: a temporary one, removed)");
+  sub.add_option("--batch-args", o.batch_args, "extra options for the batch runs, e.g. --batch-args=--io-threads=2")
+      ->allow_extra_args(false);
+}
+
 void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
   sub.add_option("--sizes", o.log2_sizes, "log2 of the input sizes")->delimiter(',')->capture_default_str();
   sub.add_option("--distributions", o.distributions, "value distributions (default: all)")->delimiter(',');
@@ -130,6 +159,31 @@ void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
   sub.add_flag("!--no-cpu-check", o.check_cpu, "check against the sort backend only, not the CPU reference");
 }
 
+void add_batch_options(CLI::App& sub, BatchOptions& o) {
+  sub.add_option("manifest", o.manifest,
+                 "CSV/TSV with columns dirty, psf, out (and any option of the single command), or a folder of "
+                 "WSClean-named NAME-dirty.fits / NAME-psf.fits pairs")->required();
+  const std::string b = "Batch";
+  sub.add_option("--out-dir", o.out_dir, "Folder mode: write NAME-image/model/residual.fits here (default: beside the inputs)")
+      ->group(b);
+  sub.add_flag("--resume", o.resume, "Skip observations whose outputs all exist and are complete; redo the rest")
+      ->group(b);
+  sub.add_option("--shard", o.shard,
+                 "Take observations I, I+N, I+2N, ... (0 <= I < N); without it, Slurm job arrays and MPI launchers "
+                 "set I and N")->type_name("I/N")->group(b);
+  sub.add_option("--report", o.report, "JSON report, one entry per observation (default: gpuclean-batch[-shard-I-of-N].json "
+                 "in the output folder)")->group(b);
+  sub.add_option("--io-threads", o.io_threads, "Reader threads and writer threads around the GPU workers")
+      ->check(CLI::Range(1, 64))->capture_default_str()->group(b);
+  sub.add_option("--max-gpus", o.max_gpus, "Use at most this many of the visible GPUs (0: all)")
+      ->capture_default_str()->group(b);
+  sub.add_option("--queue", o.queue_depth, "Observations waiting between stages, per GPU worker (bounds host memory)")
+      ->check(CLI::Range(1, 64))->capture_default_str()->group(b);
+  sub.add_flag("--quicklook", o.quicklook, "Write a PNG preview beside each restored image (NAME-image.png)")
+      ->group("Outputs");
+  add_observation_options(sub, o.defaults);
+}
+
 }  // namespace
 
 std::unique_ptr<Cli> make_cli() {
@@ -137,17 +191,27 @@ std::unique_ptr<Cli> make_cli() {
   cli->app = std::make_unique<CLI::App>(
       "gpuclean: Clark and Högbom CLEAN deconvolution of radio images.\n"
       "  gpuclean DIRTY PSF -o RESTORED [options]\n"
+      "  gpuclean batch MANIFEST|FOLDER [options]\n"
       "  gpuclean simulate --size N --out DIR [options]",
       "gpuclean");
   cli->app->set_version_flag("--version", std::string("gpuclean ") + kVersion);
   cli->app->require_subcommand(0, 1);
-  add_clean_options(*cli->app, cli->run);
+  cli->app->add_option("dirty", cli->run.dirty, "Dirty image (FITS)");
+  cli->app->add_option("psf", cli->run.psf,
+                       "Point-spread function (FITS), normally the dirty image's size with its peak at N/2");
+  cli->app->add_option("-o,--output", cli->run.output, "Restored image to write (FITS)");
+  add_observation_options(*cli->app, cli->run);
+  add_output_file_options(*cli->app, cli->run);
+  cli->batch = cli->app->add_subcommand("batch", "Deconvolve every observation of a manifest or folder");
+  add_batch_options(*cli->batch, cli->batch_options);
   cli->simulate = cli->app->add_subcommand("simulate", "Simulate an interferometric observation (dirty image, PSF, truth)");
   add_simulate_options(*cli->simulate, cli->sim);
   cli->bench = cli->app->add_subcommand("bench", "Benchmarks that print a table");
   cli->bench->require_subcommand(1);
   cli->bench_select = cli->bench->add_subcommand("select", "Time the selection backends against CUB radix sort");
   add_bench_select_options(*cli->bench_select, cli->bench_select_options);
+  cli->bench_batch = cli->bench->add_subcommand("batch", "Batch throughput against the clean stage alone, and host memory");
+  add_bench_batch_options(*cli->bench_batch, cli->bench_batch_options);
   cli->bench_clean = cli->bench->add_subcommand("clean", "Time GPU Clark, GPU Hogbom and the CPU path on simulated fields");
   add_bench_clean_options(*cli->bench_clean, cli->bench_clean_options);
   return cli;

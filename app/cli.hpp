@@ -6,8 +6,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/bench/bench_batch.hpp"
 #include "app/bench/bench_clean.hpp"
 #include "app/bench/bench_select.hpp"
+#include "app/batch/batch_options.hpp"
 #include "app/run_options.hpp"
 #include "data/simulate.hpp"
 
@@ -23,9 +25,13 @@ struct SimulateOptions {
 struct Cli {
   std::unique_ptr<CLI::App> app;
   CLI::App* simulate = nullptr;
+  CLI::App* batch = nullptr;
+  BatchOptions batch_options;
   CLI::App* bench = nullptr;
   CLI::App* bench_select = nullptr;
   BenchSelectOptions bench_select_options;
+  CLI::App* bench_batch = nullptr;
+  BenchBatchOptions bench_batch_options;
   CLI::App* bench_clean = nullptr;
   BenchCleanOptions bench_clean_options;
   RunOptions run;
@@ -34,5 +40,11 @@ struct Cli {
 
 /// Builds the parser; the options write into the returned structs.
 std::unique_ptr<Cli> make_cli();
+
+/// Options that shape one observation's run (loop, algorithm, masks, beam, ...): the single
+/// command's, batch mode's defaults, and a manifest's columns.
+void add_observation_options(CLI::App& app, RunOptions& r);
+/// Per-observation output files (--model, --residual, --components, --json, --quicklook, ...).
+void add_output_file_options(CLI::App& app, RunOptions& r);
 
 }  // namespace gpuclean::app

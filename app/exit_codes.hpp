@@ -9,6 +9,7 @@ enum class ExitCode : int {
   kUsage = 2,     ///< bad command line or settings, or an output that exists (use --overwrite)
   kInput = 3,     ///< an input file is missing, not FITS, or unusable (NaN PSF, sizes)
   kRuntime = 4,   ///< the run failed: cannot write, out of memory, GPU failure
+  kBatchFailures = 5,  ///< batch: at least one observation failed (the others ran; see the report)
 };
 
 inline int to_int(ExitCode c) { return static_cast<int>(c); }

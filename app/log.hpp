@@ -3,6 +3,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <string>
 
 #include "app/run_options.hpp"
 
@@ -11,12 +12,17 @@ namespace gpuclean::app {
 class Log {
  public:
   Log(Verbosity v, bool stdout_taken) : v_(v), out_(stdout_taken ? stderr : stdout) {}
+  /// Batch mode: warnings name the observation they are about.
+  Log(Verbosity v, bool stdout_taken, std::string warn_prefix)
+      : v_(v), out_(stdout_taken ? stderr : stdout), warn_prefix_(std::move(warn_prefix)) {}
+  Verbosity verbosity() const { return v_; }
   void info(const char* fmt, ...) const __attribute__((format(printf, 2, 3))) {
     va_list ap;
     va_start(ap, fmt);
-    print(v_ != Verbosity::kQuiet, out_, "", fmt, ap);
+    print(shows_info(), out_, "", fmt, ap);
     va_end(ap);
   }
+  bool shows_info() const { return v_ == Verbosity::kNormal || v_ == Verbosity::kVerbose; }
   void verbose(const char* fmt, ...) const __attribute__((format(printf, 2, 3))) {
     va_list ap;
     va_start(ap, fmt);
@@ -27,7 +33,7 @@ class Log {
   void warn(const char* fmt, ...) const __attribute__((format(printf, 2, 3))) {
     va_list ap;
     va_start(ap, fmt);
-    print(v_ != Verbosity::kQuiet, stderr, "gpuclean: warning: ", fmt, ap);
+    print(v_ != Verbosity::kQuiet, stderr, ("gpuclean: warning: " + warn_prefix_).c_str(), fmt, ap);
     va_end(ap);
   }
 
@@ -41,6 +47,7 @@ class Log {
   }
   Verbosity v_;
   std::FILE* out_;
+  std::string warn_prefix_;
 };
 
 }  // namespace gpuclean::app

@@ -9,13 +9,8 @@
 #include <string>
 
 #include "app/cli.hpp"
-#include "app/errors.hpp"
 #include "app/exit_codes.hpp"
-#include "clean/errors.hpp"
-#include "io/fits_error.hpp"
-#ifdef GPUCLEAN_HAVE_CUDA
-#include "select/cuda/cuda_check.hpp"
-#endif
+#include "app/failure.hpp"
 
 namespace {
 
@@ -64,7 +59,12 @@ int run(int argc, char** argv) {
     }
     return 0;
   }
+  if (*cli->batch) {
+    cli->batch_options.command_line = command;
+    return gpuclean::app::run_batch(cli->batch_options);
+  }
   if (*cli->bench_select) return gpuclean::app::run_bench_select(cli->bench_select_options) == 0 ? 0 : 4;
+  if (*cli->bench_batch) return gpuclean::app::run_bench_batch(cli->bench_batch_options);
   if (*cli->bench_clean) return gpuclean::app::run_bench_clean(cli->bench_clean_options);
   auto& r = cli->run;
   if (r.dirty.empty() || r.psf.empty()) {
@@ -81,38 +81,10 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  using gpuclean::io::FitsError;
   try {
     return run(argc, argv);
-  } catch (const gpuclean::clean::InvalidSettings& e) {
-    return fail(ExitCode::kUsage, e.what());
-  } catch (const gpuclean::clean::InvalidInput& e) {
-    return fail(ExitCode::kInput, e.what());
-  } catch (const FitsError& e) {
-    switch (e.kind()) {
-      case FitsError::Kind::kInput: return fail(ExitCode::kInput, e.what());
-      case FitsError::Kind::kExists: return fail(ExitCode::kUsage, e.what());
-      case FitsError::Kind::kOutput: return fail(ExitCode::kRuntime, e.what());
-    }
-  } catch (const gpuclean::clean::InsufficientGpuMemory& e) {
-    return fail(ExitCode::kRuntime, e.what());
-#ifdef GPUCLEAN_HAVE_CUDA
-  } catch (const gpuclean::cuda::CudaError& e) {
-    if (e.out_of_memory())
-      return fail(ExitCode::kRuntime, "the GPU ran out of memory (" + std::string(e.what()) +
-                                          "); use --device cpu, a smaller image, or a GPU with more memory.");
-    return fail(ExitCode::kRuntime, std::string("GPU error: ") + e.what());
-#endif
-  } catch (const gpuclean::app::RuntimeFailure& e) {
-    return fail(ExitCode::kRuntime, e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(ExitCode::kRuntime, "out of host memory; use a smaller image or a machine with more memory.");
-  } catch (const std::invalid_argument& e) {
-    return fail(ExitCode::kUsage, e.what());
-  } catch (const std::filesystem::filesystem_error& e) {
-    return fail(ExitCode::kRuntime, e.what());
-  } catch (const std::exception& e) {
-    return fail(ExitCode::kInternal, std::string("internal error: ") + e.what() + " (please report this)");
+  } catch (...) {
+    const gpuclean::app::Failure f = gpuclean::app::classify(std::current_exception());
+    return fail(f.code, f.message);
   }
-  return gpuclean::app::to_int(ExitCode::kInternal);
 }

@@ -8,11 +8,17 @@
 
 namespace gpuclean::app {
 
-enum class Verbosity { kQuiet, kNormal, kVerbose };
+/// kWarnings: warnings only (batch mode prints its own progress instead of each run's log).
+enum class Verbosity { kQuiet, kWarnings, kNormal, kVerbose };
 
 struct RunOptions {
   std::string dirty, psf, output;
   std::string model, residual, components, json, fits_mask;
+  std::string quicklook;                  ///< PNG preview of the restored image
+  double quicklook_low = 0.5, quicklook_high = 99.5;  ///< its scaling percentiles
+  /// --compare-select: the per-cycle timings go to PREFIX.csv, .json and .png (default: the
+  /// restored image's name without .fits, plus "-select").
+  std::string compare_prefix;
   bool overwrite = false;
   Verbosity verbosity = Verbosity::kNormal;
   clean::CleanSettings settings;

@@ -39,6 +39,10 @@ struct CleanSettings {
   std::optional<BeamShape> beam_shape;  ///< overrides the fitted restoring beam
   BeamFit beam_fit = BeamFit::kWsclean; ///< how the restoring beam is fitted to the PSF
   int threads = 0;                ///< CPU threads (0 = all cores)
+  /// GPU Clark: at every major cycle, also run every exact GPU selection backend on the same
+  /// residual and k, check they return the same set, and time them. CLEAN itself is unchanged.
+  bool compare_select = false;
+  bool compare_select_cpu = false;  ///< ... and the CPU reference too
 };
 
 /// Throws InvalidSettings, with a sentence that says what to change, when a setting is out of range.

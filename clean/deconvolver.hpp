@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -49,6 +50,24 @@ struct CleanProblem {
   const std::vector<std::uint8_t>& mask;
   /// When set, the run also restores (model (x) beam + residual) where the images live.
   const PixelGaussian* restoring_beam = nullptr;
+  /// Quantiles (fractions in [0, 1]) of the restored image's finite pixels to report, taken with
+  /// the selection library where the image lives (the quick-look scaling).
+  std::vector<double> restored_quantiles = {};
+};
+
+/// One backend's time on one major cycle's selection (--compare-select).
+struct BackendTime {
+  std::string backend;
+  double seconds = 0.0;  ///< median of the timed repeats
+};
+
+/// One major cycle of --compare-select: the request every backend answered, and their times.
+struct SelectCycleComparison {
+  std::size_t cycle = 0;  ///< 1-based
+  std::size_t n = 0;      ///< pixels searched
+  std::size_t k = 0;      ///< requested
+  std::size_t count = 0;  ///< returned (min(k, cleanable pixels)), the same for every backend
+  std::vector<BackendTime> times;
 };
 
 struct StageSeconds {
@@ -71,6 +90,8 @@ struct CleanResult {
   HostImage restored;                  ///< Jy/beam, when the problem gave a restoring beam
   StageSeconds seconds;
   std::size_t peak_gpu_bytes = 0;      ///< GPU runs: the most device memory in use at once
+  std::vector<float> restored_quantile_values;  ///< one per CleanProblem::restored_quantiles
+  std::vector<SelectCycleComparison> select_comparison;  ///< --compare-select, one per major cycle
 };
 
 class Deconvolver {

@@ -22,4 +22,11 @@ class InsufficientGpuMemory : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Two selection backends returned different sets for the same request (--compare-select): a
+/// defect in the selection library. The message names the cycle and the backends.
+class SelectMismatch : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace gpuclean::clean

@@ -129,3 +129,25 @@ FitsImage read_fits_image(const std::string& path) {
 }
 
 }  // namespace gpuclean::io
+
+namespace gpuclean::io {
+
+bool fits_file_complete(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return false;
+  fitsfile* raw = nullptr;
+  int status = 0;
+  fits_open_diskfile(&raw, path.c_str(), READONLY, &status);
+  if (status != 0) return false;
+  detail::FitsFilePtr f(raw);
+  int n_hdus = 0;
+  fits_get_num_hdus(raw, &n_hdus, &status);
+  int type = 0;
+  if (status == 0 && n_hdus > 1) fits_movabs_hdu(raw, n_hdus, &type, &status);
+  LONGLONG head = 0, data = 0, end = 0;
+  if (status == 0) fits_get_hduaddrll(raw, &head, &data, &end, &status);
+  return status == 0 && end > 0 && static_cast<std::uintmax_t>(end) <= size;
+}
+
+}  // namespace gpuclean::io

@@ -11,3 +11,11 @@ namespace gpuclean::io {
 FitsImage read_fits_image(const std::string& path);
 
 }  // namespace gpuclean::io
+
+namespace gpuclean::io {
+
+/// True when `path` opens as FITS and holds every byte its headers announce (a file that was cut
+/// short is not complete). Never throws. Batch --resume uses it.
+bool fits_file_complete(const std::string& path);
+
+}  // namespace gpuclean::io

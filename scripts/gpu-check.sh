@@ -5,44 +5,78 @@
 #   scripts/gpu-check.sh bench      bench select over 2^20..2^28, all distributions, CSV/JSON to $OUT
 #   scripts/gpu-check.sh bench32    top-k on 2^32 floats (16 GiB): the memory-sparing backends
 #   scripts/gpu-check.sh clean      bench clean: GPU Clark, GPU Hogbom and the CPU path, 2048^2 to 16384^2
+#   scripts/gpu-check.sh batch      batch and --compare-select tests, memcheck of a comparison run
+#   scripts/gpu-check.sh batch-bench  --compare-select on the WSClean pair and a 4096^2 field; bench batch
+#                                   (64 and 256 x 2048^2)
+# GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/gpu-check}
 mkdir -p "$out"
-export GPUCLEAN_BINARY=$PWD/build/gpuclean GPUCLEAN_SOURCE_DIR=$PWD GPUCLEAN_SHARED_DIR=$PWD/.devdata
+bin=${GPUCLEAN_BUILD:-build}
+export GPUCLEAN_BINARY=$PWD/$bin/gpuclean GPUCLEAN_SOURCE_DIR=$PWD GPUCLEAN_SHARED_DIR=$PWD/.devdata
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 case "${1:-tests}" in
   tests)
     status=0
-    for t in build/tests/test_*; do
+    for t in $bin/tests/test_*; do
       [ -f "$t" ] && [ -x "$t" ] || continue
       echo "== $t"
       "$t" --gtest_brief=1 >"$out/$(basename "$t").log" 2>&1 || status=1
       grep -E "PASSED|FAILED|SKIPPED" "$out/$(basename "$t").log" | grep -v "GetParam" | tail -3
     done
     echo "== compute-sanitizer memcheck and racecheck, GPU CLEAN on the analytic cases"
-    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 build/tests/test_clean --gtest_brief=1 \
+    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 $bin/tests/test_clean --gtest_brief=1 \
       --gtest_filter='*gpu*' >"$out/memcheck_clean.log" 2>&1
     echo "memcheck exit $?"; grep -E "ERROR SUMMARY" "$out/memcheck_clean.log" | tail -1
-    timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 build/tests/test_clean --gtest_brief=1 \
+    timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 $bin/tests/test_clean --gtest_brief=1 \
       --gtest_filter='*gpu*:-*Residual*' >"$out/racecheck_clean.log" 2>&1
     echo "racecheck exit $?"; grep -E "RACECHECK SUMMARY" "$out/racecheck_clean.log" | tail -1
     echo "== compute-sanitizer memcheck, small selection cases"
-    timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 build/tests/test_select_gpu --gtest_brief=1 \
+    timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 $bin/tests/test_select_gpu --gtest_brief=1 \
       --gtest_filter='*_n1:*_n33:*_n1000:Randomized*' >"$out/memcheck.log" 2>&1
     echo "memcheck exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck.log" | tail -3
     exit $status ;;
   bench)
-    build/gpuclean bench select --sizes 20,22,24,26,28 --repeats 5 --format csv --output "$out/bench_select.csv" \
+    $bin/gpuclean bench select --sizes 20,22,24,26,28 --repeats 5 --format csv --output "$out/bench_select.csv" \
       >"$out/bench_select.txt" 2>"$out/bench_select.err"
     echo "bench exit $?"; tail -2 "$out/bench_select.err"
     grep -E "^28 " "$out/bench_select.txt" | grep -E "top-k  +(1|1024|65536) |median|percentiles" ;;
   bench32)
-    build/gpuclean bench select --sizes 32 --distributions uniform,noise_plus_point_sources --ks 1,1024,65536 \
+    $bin/gpuclean bench select --sizes 32 --distributions uniform,noise_plus_point_sources --ks 1,1024,65536 \
       --backends sort,randomized,sample,bucket,cutting-plane --repeats 3 --no-order-statistics --no-cpu-check \
       2>&1 | tee "$out/bench32.txt" | tail -32 ;;
   clean)
-    build/gpuclean bench clean --cpu-max-size 4096 --hogbom-max-size 4096 --format csv \
+    $bin/gpuclean bench clean --cpu-max-size 4096 --hogbom-max-size 4096 --format csv \
       --output "$out/bench_clean.csv" >"$out/bench_clean.txt" 2>"$out/bench_clean.err"
     echo "bench exit $?"; cat "$out/bench_clean.txt" ;;
+  batch)
+    status=0
+    for t in test_batch_units test_batch_cli test_clean_gpu test_cli; do
+      echo "== $t"
+      # No mpirun on the GPU machine: the MPI test runs in CI.
+      "$bin/tests/$t" --gtest_brief=1 --gtest_filter='-*Mpirun*' >"$out/$t.log" 2>&1 || status=1
+      grep -E "PASSED|FAILED|SKIPPED" "$out/$t.log" | grep -v GetParam | tail -4
+    done
+    echo "== test_clean, GPU variants"
+    "$bin/tests/test_clean" --gtest_brief=1 --gtest_filter='*gpu*' >"$out/test_clean_gpu_variants.log" 2>&1 || status=1
+    grep -E "PASSED|FAILED" "$out/test_clean_gpu_variants.log" | tail -3
+    echo "== compute-sanitizer memcheck: --compare-select and --quicklook on the sample"
+    timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/gpuclean" data/sample/dirty.fits \
+      data/sample/psf.fits -o /tmp/mc.fits --compare-select --quicklook /tmp/mc.png --overwrite -q \
+      >"$out/memcheck_compare.log" 2>&1
+    echo "memcheck exit $?"; grep -E "ERROR SUMMARY" "$out/memcheck_compare.log" | tail -1
+    exit $status ;;
+  batch-bench)
+    w=.devdata/data/wsclean-256
+    echo "== --compare-select on the WSClean 3.1 pair"
+    "$bin/gpuclean" $w/meerkat-cdfs-256-dirty.fits $w/meerkat-cdfs-256-psf.fits -o "$out/wsclean-image.fits" \
+      --compare-select --compare-select-cpu --quicklook "$out/wsclean-image.png" --overwrite 2>&1 | tail -16
+    echo "== 4096^2 field: --compare-select"
+    "$bin/gpuclean" simulate --size 4096 --sources 3000 --seed 2027 --out /tmp/s4096 --overwrite >/dev/null 2>&1
+    "$bin/gpuclean" /tmp/s4096/dirty.fits /tmp/s4096/psf.fits -o "$out/s4096-image.fits" --compare-select \
+      --niter 100000 --threshold 2e-5 --auto-threshold 0 --overwrite 2>&1 | tail -14
+    rm -f "$out/s4096-image.fits"
+    echo "== bench batch"
+    "$bin/gpuclean" bench batch --size 2048 --counts 64,256 --distinct 8 --dir /tmp/bench-batch 2>&1 | tee "$out/bench_batch.txt" ;;
 esac

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libcfitsio-dev libcli11-dev libgtest-dev libfftw3-dev
-          nlohmann-json3-dev libpng-dev)
+          nlohmann-json3-dev libpng-dev libgd-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -10,7 +10,8 @@
 #include "clean/gpu/gpu_image_state.hpp"
 #include "clean/gpu/minor_kernels.hpp"
 #include "clean/stop_rules.hpp"
-#include "select/cuda/stream.hpp"
+#include "clean/gpu/gpu_resources.hpp"
+#include "clean/gpu/select_comparison.hpp"
 
 namespace gpuclean::clean {
 namespace {
@@ -43,10 +44,14 @@ std::vector<float> beam_patch(const PreparedPsf& psf, std::size_t half_width) {
 
 }  // namespace
 
+ClarkGpu::ClarkGpu() = default;
+ClarkGpu::~ClarkGpu() = default;
+
 CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& settings, const CycleCallback& on_cycle) {
-  cuda::Stream stream;
-  const cudaStream_t s = stream.get();
-  gpu::GpuImageState st(s, problem, settings);
+  if (!resources_) resources_ = std::make_unique<gpu::GpuResources>();
+  const gpu::GpuResources& stream = *resources_;
+  const cudaStream_t s = stream.stream();
+  gpu::GpuImageState st(*resources_, problem, settings);
   const std::size_t n = st.size();
   const bool neg = settings.allow_negative;
   const auto order = neg ? select::Order::kLargestAbs : select::Order::kLargest;
@@ -58,7 +63,7 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     const HostImage& psf = problem.psf.image;
     cuda::DeviceBuffer<float> d_psf(psf.size(), s);
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_psf.data(), psf.pixels.data(), psf.size() * 4, cudaMemcpyHostToDevice, s));
-    conv.emplace(s, d_psf.data(), psf.width, psf.height, problem.psf.peak_x, problem.psf.peak_y, st.width(),
+    conv.emplace(resources_->plans(), s, d_psf.data(), psf.width, psf.height, problem.psf.peak_x, problem.psf.peak_y, st.width(),
                  st.height());
     st.sample_memory();
   }
@@ -73,6 +78,9 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   const std::size_t sort_bytes = gpu::sort_by_pixel_temp_bytes(k_max);
   cuda::DeviceBuffer<std::byte> sort_temp(std::max<std::size_t>(sort_bytes, 1), s);
   cuda::DeviceBuffer<unsigned long long> count(1, s);
+
+  std::optional<gpu::SelectComparison> compare;
+  if (settings.compare_select) compare.emplace(s, settings, k_max);
 
   CleanResult result;
   MajorCycleGate gate(settings, on_cycle);
@@ -99,6 +107,12 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     const select::SelectStats sel = st.selector().top_k(s, st.masked(), n, {k, order, false}, st.workspace(),
                                                         active_values.data(), active_pixels.data());
     last_candidates = sel.count;
+    if (compare) {
+      const auto t_compare = Clock::now();
+      result.select_comparison.push_back(
+          compare->run(result.major_cycles, st.masked(), n, {k, order, false}, active_pixels.data(), sel.count));
+      t += Clock::now() - t_compare;  // not part of CLEAN's own selection time
+    }
     gpu::sort_by_pixel(s, sort_temp.data(), sort_bytes, active_pixels.data(), sorted_pixels.data(),
                        active_values.data(), sorted_values.data(), sel.count, n);
     st.sample_memory();

@@ -5,15 +5,27 @@
 // the cycle in one launch, and the subtraction through cuFFT. A few scalars per cycle reach the
 // host.
 
+#include <memory>
+
 #include "clean/deconvolver.hpp"
+
+namespace gpuclean::clean::gpu {
+class GpuResources;
+}
 
 namespace gpuclean::clean {
 
 class ClarkGpu final : public Deconvolver {
  public:
+  ClarkGpu();
+  ~ClarkGpu() override;
   std::string_view name() const override { return "clark-gpu"; }
   CleanResult run(const CleanProblem& problem, const CleanSettings& settings,
                   const CycleCallback& on_cycle) override;
+
+ private:
+  // Made on the first run, on the device current then; kept for the next run (batch mode).
+  std::unique_ptr<gpu::GpuResources> resources_;
 };
 
 }  // namespace gpuclean::clean

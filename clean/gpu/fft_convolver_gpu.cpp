@@ -9,13 +9,6 @@
 namespace gpuclean::clean::gpu {
 namespace {
 
-void check(cufftResult r, const char* what) {
-  if (r == CUFFT_SUCCESS) return;
-  if (r == CUFFT_ALLOC_FAILED)
-    throw cuda::CudaError(cudaErrorMemoryAllocation, std::string(what) + ": cuFFT could not allocate GPU memory");
-  throw std::runtime_error(std::string(what) + " failed: cuFFT error " + std::to_string(static_cast<int>(r)));
-}
-
 struct Geometry {
   PaddedLayout layout;
   KernelPlacement placement;
@@ -44,17 +37,6 @@ Geometry geometry(std::size_t kw, std::size_t kh, std::size_t cx, std::size_t cy
   return g;
 }
 
-void make_plans(const PaddedLayout& l, cufftHandle* fwd, cufftHandle* inv, std::size_t* work_bytes) {
-  check(cufftCreate(fwd), "cufftCreate");
-  check(cufftCreate(inv), "cufftCreate");
-  check(cufftSetAutoAllocation(*fwd, 0), "cufftSetAutoAllocation");
-  check(cufftSetAutoAllocation(*inv, 0), "cufftSetAutoAllocation");
-  std::size_t a = 0, b = 0;
-  check(cufftMakePlan2d(*fwd, static_cast<int>(l.ph), static_cast<int>(l.pw), CUFFT_R2C, &a), "cufftMakePlan2d (R2C)");
-  check(cufftMakePlan2d(*inv, static_cast<int>(l.ph), static_cast<int>(l.pw), CUFFT_C2R, &b), "cufftMakePlan2d (C2R)");
-  *work_bytes = std::max(a, b);
-}
-
 }  // namespace
 
 std::size_t FftConvolverGpu::bytes_needed(std::size_t kw, std::size_t kh, std::size_t cx, std::size_t cy,
@@ -62,11 +44,11 @@ std::size_t FftConvolverGpu::bytes_needed(std::size_t kw, std::size_t kh, std::s
   const PaddedLayout l = geometry(kw, kh, cx, cy, width, height).layout;
   const std::size_t spectrum = l.ph * (l.pw / 2 + 1) * sizeof(cufftComplex);
   std::size_t work = 0;
-  check(cufftEstimate2d(static_cast<int>(l.ph), static_cast<int>(l.pw), CUFFT_R2C, &work), "cufftEstimate2d");
+  check_cufft(cufftEstimate2d(static_cast<int>(l.ph), static_cast<int>(l.pw), CUFFT_R2C, &work), "cufftEstimate2d");
   return 2 * spectrum + work;
 }
 
-FftConvolverGpu::FftConvolverGpu(cudaStream_t stream, const float* kernel, std::size_t kw, std::size_t kh,
+FftConvolverGpu::FftConvolverGpu(FftPlanCache& plans, cudaStream_t stream, const float* kernel, std::size_t kw, std::size_t kh,
                                  std::size_t cx, std::size_t cy, std::size_t width, std::size_t height)
     : stream_(stream) {
   const Geometry g = geometry(kw, kh, cx, cy, width, height);
@@ -74,35 +56,24 @@ FftConvolverGpu::FftConvolverGpu(cudaStream_t stream, const float* kernel, std::
   spectrum_count_ = layout_.ph * (layout_.pw / 2 + 1);
   buffer_ = cuda::DeviceBuffer<cufftComplex>(spectrum_count_, stream_);
   kernel_spectrum_ = cuda::DeviceBuffer<cufftComplex>(spectrum_count_, stream_);
-  std::size_t work_bytes = 0;
-  make_plans(layout_, &forward_, &inverse_, &work_bytes);
-  work_ = cuda::DeviceBuffer<std::byte>(std::max<std::size_t>(work_bytes, 1), stream_);
-  for (cufftHandle p : {forward_, inverse_}) {
-    check(cufftSetWorkArea(p, work_.data()), "cufftSetWorkArea");
-    check(cufftSetStream(p, stream_), "cufftSetStream");
-  }
+  plans_ = &plans.get(stream_, layout_.pw, layout_.ph);
   // The kernel's spectrum, scaled by 1 / (pw ph) for cuFFT's unnormalised inverse.
   KernelPlacement k = g.placement;
   k.kernel = kernel;
   float* real = reinterpret_cast<float*>(buffer_.data());
   place_kernel(stream_, k, layout_, real);
   // In place, as every transform here: cuFFT reads padded rows only when input and output alias.
-  check(cufftExecR2C(forward_, real, buffer_.data()), "cufftExecR2C (kernel)");
+  check_cufft(cufftExecR2C(plans_->forward, real, buffer_.data()), "cufftExecR2C (kernel)");
   GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(kernel_spectrum_.data(), buffer_.data(), spectrum_count_ * sizeof(cufftComplex),
                                     cudaMemcpyDeviceToDevice, stream_));
-}
-
-FftConvolverGpu::~FftConvolverGpu() {
-  if (forward_) cufftDestroy(forward_);
-  if (inverse_) cufftDestroy(inverse_);
 }
 
 void FftConvolverGpu::convolve(const float* image) {
   float* real = reinterpret_cast<float*>(buffer_.data());
   pad_image(stream_, image, layout_, real);
-  check(cufftExecR2C(forward_, real, buffer_.data()), "cufftExecR2C");
+  check_cufft(cufftExecR2C(plans_->forward, real, buffer_.data()), "cufftExecR2C");
   multiply_spectra(stream_, buffer_.data(), kernel_spectrum_.data(), spectrum_count_);
-  check(cufftExecC2R(inverse_, buffer_.data(), real), "cufftExecC2R");
+  check_cufft(cufftExecC2R(plans_->inverse, buffer_.data(), real), "cufftExecC2R");
 }
 
 void FftConvolverGpu::subtract_from(float* residual, const std::uint8_t* mask, float* masked) {

@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "clean/gpu/clean_kernels.hpp"
+#include "clean/gpu/fft_plan_cache.hpp"
 #include "select/cuda/device_buffer.hpp"
 
 namespace gpuclean::clean::gpu {
@@ -16,10 +17,10 @@ namespace gpuclean::clean::gpu {
 class FftConvolverGpu {
  public:
   /// `kernel` (device, kernel_width x kernel_height) has its zero offset at (cx, cy); images are
-  /// width x height. out(x) = sum_d in(x - d) * kernel(c + d). The kernel is not kept.
-  FftConvolverGpu(cudaStream_t stream, const float* kernel, std::size_t kernel_width, std::size_t kernel_height,
+  /// width x height. out(x) = sum_d in(x - d) * kernel(c + d). The kernel is not kept; the
+  /// plans come from `plans` (which must outlive this convolver).
+  FftConvolverGpu(FftPlanCache& plans, cudaStream_t stream, const float* kernel, std::size_t kernel_width, std::size_t kernel_height,
                   std::size_t cx, std::size_t cy, std::size_t width, std::size_t height);
-  ~FftConvolverGpu();
   FftConvolverGpu(const FftConvolverGpu&) = delete;
   FftConvolverGpu& operator=(const FftConvolverGpu&) = delete;
 
@@ -43,8 +44,7 @@ class FftConvolverGpu {
   std::size_t spectrum_count_ = 0;
   cuda::DeviceBuffer<cufftComplex> buffer_;          // in-place real/complex work array
   cuda::DeviceBuffer<cufftComplex> kernel_spectrum_;
-  cuda::DeviceBuffer<std::byte> work_;
-  cufftHandle forward_ = 0, inverse_ = 0;
+  FftPlans* plans_ = nullptr;
 };
 
 }  // namespace gpuclean::clean::gpu

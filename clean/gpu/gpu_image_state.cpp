@@ -10,6 +10,7 @@
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/fft_convolver_gpu.hpp"
 #include "clean/gpu/packed_peak.hpp"
+#include "clean/quantiles.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/device_info.hpp"
 #include "select/registry.hpp"
@@ -48,12 +49,13 @@ std::string gib(std::size_t bytes) {
 
 }  // namespace
 
-GpuImageState::GpuImageState(cudaStream_t stream, const CleanProblem& problem, const CleanSettings& settings)
-    : stream_(stream),
+GpuImageState::GpuImageState(GpuResources& resources, const CleanProblem& problem, const CleanSettings& settings)
+    : resources_(resources),
+      stream_(resources.stream()),
       settings_(settings),
       width_(problem.dirty.width),
       height_(problem.dirty.height),
-      workspace_(stream) {
+      workspace_(resources.stream()) {
   if (size() >= kMaxPackedPixels || width_ >= (1u << 16) || height_ >= (1u << 16))
     throw InvalidInput("the GPU path takes images below 65536 pixels a side and 2^31 pixels; use --device cpu.");
   free_at_start_ = cuda::device_memory().free_bytes;
@@ -135,7 +137,7 @@ void GpuImageState::finish(const CleanProblem& problem, CleanResult& result) {
   download(result, result.iterations);
   if (problem.restoring_beam) {
     const auto t0 = std::chrono::steady_clock::now();
-    restore(*problem.restoring_beam, result);
+    restore(problem, result);
     result.seconds.restore = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   result.peak_gpu_bytes = peak_memory();
@@ -159,11 +161,11 @@ void GpuImageState::download(CleanResult& result, std::size_t iterations) {
   }
 }
 
-void GpuImageState::restore(const PixelGaussian& beam, CleanResult& result) {
-  const HostImage kernel = gaussian_kernel(beam, 2 * width_ - 1, 2 * height_ - 1);
+void GpuImageState::restore(const CleanProblem& problem, CleanResult& result) {
+  const HostImage kernel = gaussian_kernel(*problem.restoring_beam, 2 * width_ - 1, 2 * height_ - 1);
   cuda::DeviceBuffer<float> d_kernel(kernel.size(), stream_);
   upload(stream_, d_kernel.data(), kernel.pixels.data(), kernel.size());
-  FftConvolverGpu conv(stream_, d_kernel.data(), kernel.width, kernel.height, kernel.width / 2, kernel.height / 2,
+  FftConvolverGpu conv(resources_.plans(), stream_, d_kernel.data(), kernel.width, kernel.height, kernel.width / 2, kernel.height / 2,
                        width_, height_);
   // The masked buffer is free once CLEAN is done: the restored image goes there.
   conv.convolve(model_.data());
@@ -172,6 +174,16 @@ void GpuImageState::restore(const PixelGaussian& beam, CleanResult& result) {
   result.restored = HostImage(width_, height_);
   download_to(stream_, result.restored.pixels.data(), masked_.data(), size());
   GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));
+  if (!problem.restored_quantiles.empty()) {
+    std::size_t n_valid = 0;
+    for (float v : result.restored.pixels) n_valid += !std::isnan(v);
+    const auto ranks = quantile_ranks(problem.restored_quantiles, n_valid);
+    if (!ranks.empty()) {
+      result.restored_quantile_values.resize(ranks.size());
+      selector_->order_statistics(stream_, masked_.data(), size(), ranks, workspace_,
+                                  result.restored_quantile_values.data());
+    }
+  }
 }
 
 void GpuImageState::sample_memory() {

@@ -12,6 +12,7 @@
 
 #include "clean/beam.hpp"
 #include "clean/deconvolver.hpp"
+#include "clean/gpu/gpu_resources.hpp"
 #include "clean/image_stats.hpp"
 #include "select/cuda/device_buffer.hpp"
 #include "select/selector.hpp"
@@ -22,7 +23,7 @@ class GpuImageState {
  public:
   /// Uploads the dirty image (as the residual) and the mask. `selector` is the backend name for
   /// the robust noise estimate (and Clark's active sets); an unknown one throws InvalidSettings.
-  GpuImageState(cudaStream_t stream, const CleanProblem& problem, const CleanSettings& settings);
+  GpuImageState(GpuResources& resources, const CleanProblem& problem, const CleanSettings& settings);
 
   cudaStream_t stream() const { return stream_; }
   std::size_t width() const { return width_; }
@@ -50,7 +51,8 @@ class GpuImageState {
   float* comp_fluxes() { return comp_fluxes_.data(); }
 
   /// The end of a run: residual, model and the first result.iterations components to the host,
-  /// the restoration on the GPU when the problem asks for it (timed), the peak memory.
+  /// the restoration on the GPU when the problem asks for it (timed, with the quantiles of the
+  /// restored image it asks for), the peak memory.
   void finish(const CleanProblem& problem, CleanResult& result);
 
   /// Notes the device memory in use now; the largest is reported as the peak.
@@ -59,8 +61,9 @@ class GpuImageState {
 
  private:
   void download(CleanResult& result, std::size_t iterations);
-  void restore(const PixelGaussian& beam, CleanResult& result);
+  void restore(const CleanProblem& problem, CleanResult& result);
 
+  GpuResources& resources_;
   cudaStream_t stream_;
   const CleanSettings& settings_;
   std::size_t width_, height_;

@@ -8,7 +8,7 @@
 #include "clean/gpu/gpu_image_state.hpp"
 #include "clean/gpu/minor_kernels.hpp"
 #include "clean/stop_rules.hpp"
-#include "select/cuda/stream.hpp"
+#include "clean/gpu/gpu_resources.hpp"
 
 namespace gpuclean::clean {
 namespace {
@@ -23,11 +23,15 @@ constexpr std::uint32_t kBatch = 256;
 
 }  // namespace
 
+HogbomGpu::HogbomGpu() = default;
+HogbomGpu::~HogbomGpu() = default;
+
 CleanResult HogbomGpu::run(const CleanProblem& problem, const CleanSettings& settings,
                            const CycleCallback& on_cycle) {
-  cuda::Stream stream;
-  const cudaStream_t s = stream.get();
-  gpu::GpuImageState st(s, problem, settings);
+  if (!resources_) resources_ = std::make_unique<gpu::GpuResources>();
+  const gpu::GpuResources& stream = *resources_;
+  const cudaStream_t s = stream.stream();
+  gpu::GpuImageState st(*resources_, problem, settings);
   const bool neg = settings.allow_negative;
   const HostImage& psf = problem.psf.image;
   cuda::DeviceBuffer<float> d_psf(psf.size(), s);

@@ -1,6 +1,9 @@
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 
 #include "select/cuda/device_info.hpp"
 
@@ -65,7 +68,36 @@ MemoryInfo device_memory() {
     cudaGetLastError();
     return {};
   }
+  int dev = 0;
+  cudaMemPool_t pool = nullptr;
+  if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
+    std::uint64_t reserved = 0, used = 0;
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) == cudaSuccess &&
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess && reserved > used) {
+      info.free_bytes += static_cast<std::size_t>(reserved - used);
+    }
+  }
+  cudaGetLastError();
   return info;
+}
+
+void keep_pool_memory() {
+  int dev = 0;
+  cudaMemPool_t pool = nullptr;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  std::uint64_t keep = ~std::uint64_t{0};
+  if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) cudaGetLastError();
+}
+
+void set_device(int device) {
+  const cudaError_t err = cudaSetDevice(device);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    throw std::runtime_error("cannot use CUDA device " + std::to_string(device) + ": " + cudaGetErrorString(err));
+  }
 }
 
 }  // namespace gpuclean::cuda

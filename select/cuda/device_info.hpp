@@ -18,11 +18,19 @@ bool has_usable_device();
 /// One line such as "NVIDIA H100 80GB HBM3 (sm_90, 79.1 GiB)", or the reason there is none.
 std::string describe_device();
 
-/// Free and total memory of the current device in bytes; {0, 0} when there is none.
+/// Free and total memory of the current device in bytes; {0, 0} when there is none. Free counts
+/// the memory the stream-ordered pool holds without using it: the next allocation gets it.
 struct MemoryInfo {
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
 };
 MemoryInfo device_memory();
+
+/// Tells the current device's stream-ordered pool to keep freed memory for the next allocation
+/// instead of returning it to the driver (batch runs allocate the same sizes again and again).
+void keep_pool_memory();
+
+/// Makes `device` current for the calling thread (throws std::runtime_error when it cannot).
+void set_device(int device);
 
 }  // namespace gpuclean::cuda

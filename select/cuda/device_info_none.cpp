@@ -1,6 +1,9 @@
 // Device queries for a CPU-only build (no nvcc): there is never a usable device.
 #include "select/cuda/device_info.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace gpuclean::cuda {
 
 bool built_with_cuda() { return false; }
@@ -8,5 +11,9 @@ int device_count() { return 0; }
 bool has_usable_device() { return false; }
 std::string describe_device() { return "CPU-only build (compiled without CUDA)"; }
 MemoryInfo device_memory() { return {}; }
+void keep_pool_memory() {}
+void set_device(int device) {
+  throw std::runtime_error("cannot use CUDA device " + std::to_string(device) + ": this build has no CUDA");
+}
 
 }  // namespace gpuclean::cuda

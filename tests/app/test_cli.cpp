@@ -13,6 +13,7 @@
 #include "io/fits_reader.hpp"
 #include "tests/io/fits_test_files.hpp"
 #include "tests/support/paths.hpp"
+#include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -20,22 +21,9 @@ using gpuclean::test::TempDir;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
-Result run_gpuclean(const TempDir& dir, const std::string& args) {
-  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string cmd = gpuclean::test::binary_path() + " " + args + " >" + out + " 2>" + err;
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
+using Result = gpuclean::test::CommandResult;
+using gpuclean::test::run_gpuclean;
+using gpuclean::test::slurp;
 
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 

@@ -1,0 +1,129 @@
+#include "app/batch/batch_report.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "app/version.hpp"
+
+namespace gpuclean::app {
+
+const char* to_string(OutcomeStatus s) {
+  switch (s) {
+    case OutcomeStatus::kDone: return "done";
+    case OutcomeStatus::kFailed: return "failed";
+    case OutcomeStatus::kSkipped: return "skipped";
+  }
+  return "?";
+}
+
+long peak_resident_kib() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) {
+      std::istringstream words(line.substr(6));
+      long kib = 0;
+      words >> kib;
+      return kib;
+    }
+  }
+  return 0;
+}
+
+BatchTotals summarize(const std::vector<ObservationOutcome>& outcomes, double wall_seconds, double gpu_stage_seconds,
+                      std::vector<std::string> devices) {
+  BatchTotals t;
+  t.observations = outcomes.size();
+  for (const auto& o : outcomes) {
+    t.done += o.status == OutcomeStatus::kDone;
+    t.failed += o.status == OutcomeStatus::kFailed;
+    t.skipped += o.status == OutcomeStatus::kSkipped;
+  }
+  t.wall_seconds = wall_seconds;
+  t.observations_per_second = wall_seconds > 0 ? static_cast<double>(t.done + t.failed) / wall_seconds : 0.0;
+  t.gpu_stage_seconds = gpu_stage_seconds;
+  t.workers = devices.size();
+  t.devices = std::move(devices);
+  t.stage_busy_fraction =
+      wall_seconds > 0 && t.workers ? gpu_stage_seconds / (wall_seconds * static_cast<double>(t.workers)) : 0.0;
+  t.peak_host_memory_kib = peak_resident_kib();
+  return t;
+}
+
+nlohmann::json batch_report_json(const std::vector<ObservationOutcome>& outcomes, const BatchTotals& t,
+                                 const Shard& shard, const std::string& manifest, const std::string& command_line) {
+  nlohmann::json j;
+  j["gpuclean_version"] = kVersion;
+  j["command"] = command_line;
+  j["manifest"] = manifest;
+  j["shard"] = {{"index", shard.index}, {"count", shard.count}, {"source", shard.source}};
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& o : outcomes) {
+    nlohmann::json e;
+    e["index"] = o.index;
+    e["name"] = o.name;
+    e["status"] = to_string(o.status);
+    e["reason"] = o.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.reason);
+    if (o.status == OutcomeStatus::kFailed) e["exit_code"] = o.exit_code;
+    e["dirty"] = o.dirty;
+    e["psf"] = o.psf;
+    e["outputs"] = o.outputs;
+    if (o.status == OutcomeStatus::kDone) {
+      e["device"] = o.device;
+      e["image"] = {{"width", o.width}, {"height", o.height}};
+      e["iterations"] = o.iterations;
+      e["major_cycles"] = o.major_cycles;
+      e["stop_reason"] = o.stop_reason;
+      e["rms_residual"] = o.rms_residual;
+      e["peak_residual"] = o.peak_residual;
+      e["model_flux"] = o.model_flux;
+    }
+    e["seconds"] = {{"total", o.seconds},
+                    {"read", o.read_seconds},
+                    {"clean", o.clean_seconds},
+                    {"restore", o.restore_seconds},
+                    {"write", o.write_seconds}};
+    list.push_back(std::move(e));
+  }
+  j["observations"] = list;
+  j["totals"] = {{"observations", t.observations},
+                 {"done", t.done},
+                 {"failed", t.failed},
+                 {"skipped", t.skipped},
+                 {"wall_seconds", t.wall_seconds},
+                 {"observations_per_second", t.observations_per_second},
+                 {"workers", t.devices},
+                 {"clean_stage_seconds", t.gpu_stage_seconds},
+                 {"clean_stage_busy_fraction", t.stage_busy_fraction},
+                 {"peak_host_memory_kib", t.peak_host_memory_kib}};
+  return j;
+}
+
+void print_summary_table(std::FILE* out, const std::vector<ObservationOutcome>& outcomes, const BatchTotals& t,
+                         const Shard& shard) {
+  std::size_t width = 11;
+  for (const auto& o : outcomes) width = std::max(width, o.name.size());
+  width = std::min<std::size_t>(width, 40);
+  std::fprintf(out, "%-*s %-8s %-8s %10s %6s %12s %12s %8s\n", static_cast<int>(width), "observation", "status",
+               "device", "components", "cycles", "RMS [Jy/bm]", "flux [Jy]", "seconds");
+  for (const auto& o : outcomes) {
+    if (o.status == OutcomeStatus::kDone) {
+      std::fprintf(out, "%-*.*s %-8s %-8s %10zu %6zu %12.4e %12.5g %8.2f\n", static_cast<int>(width),
+                   static_cast<int>(width), o.name.c_str(), "done", o.device.c_str(), o.iterations, o.major_cycles,
+                   o.rms_residual, o.model_flux, o.seconds);
+    } else {
+      std::fprintf(out, "%-*.*s %-8s %s\n", static_cast<int>(width), static_cast<int>(width), o.name.c_str(),
+                   to_string(o.status), o.reason.c_str());
+    }
+  }
+  std::fprintf(out,
+               "%zu observations%s: %zu done, %zu failed, %zu skipped in %.2f s (%.3f observations/s on %zu worker%s; "
+               "clean stage busy %.0f%% of the time; peak host memory %.0f MiB)\n",
+               t.observations,
+               shard.count > 1 ? (" (shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) + ", " +
+                                  shard.source + ")").c_str()
+                               : "",
+               t.done, t.failed, t.skipped, t.wall_seconds, t.observations_per_second, t.workers,
+               t.workers == 1 ? "" : "s", 100.0 * t.stage_busy_fraction, t.peak_host_memory_kib / 1024.0);
+}
+
+}  // namespace gpuclean::app

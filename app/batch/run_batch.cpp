@@ -1,0 +1,306 @@
+// gpuclean batch: a reader stage (FITS in, checks, PSF and beam), one clean worker per GPU (or
+// one CPU worker), and a writer stage (FITS, PNG, JSON out), joined by bounded queues. Each
+// worker keeps its deconvolvers, and with them its CUDA stream, cuFFT plans and pooled device
+// memory, from one observation to the next.
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "app/batch/batch_options.hpp"
+#include "app/batch/batch_report.hpp"
+#include "app/batch/bounded_queue.hpp"
+#include "app/batch/manifest.hpp"
+#include "app/batch/outcome.hpp"
+#include "app/batch/progress.hpp"
+#include "app/batch/shard.hpp"
+#include "app/errors.hpp"
+#include "app/exit_codes.hpp"
+#include "app/failure.hpp"
+#include "app/pipeline.hpp"
+#include "clean/errors.hpp"
+#include "io/fits_reader.hpp"
+#include "io/text_writer.hpp"
+#include "select/cuda/device_info.hpp"
+
+namespace gpuclean::app {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+struct Work {
+  const BatchJob* job = nullptr;
+  ObservationOutcome outcome;
+  Clock::time_point started;
+  std::optional<LoadedObservation> obs;
+  std::optional<clean::CleanResult> result;
+};
+using WorkPtr = std::unique_ptr<Work>;
+
+void fail(Work& w, std::exception_ptr e) {
+  const Failure f = classify(e);
+  w.outcome.status = OutcomeStatus::kFailed;
+  w.outcome.reason = f.message;
+  w.outcome.exit_code = to_int(f.code);
+  w.obs.reset();
+  w.result.reset();
+}
+
+bool is_fits(const std::string& path) {
+  const std::string ext = fs::path(path).extension().string();
+  return ext == ".fits" || ext == ".fit" || ext == ".fts";
+}
+
+// --resume: every output there (FITS ones whole) means done; some there means redo, replacing them.
+enum class Resume { kRun, kSkip, kRedo };
+Resume resume_state(const RunOptions& o) {
+  std::size_t present = 0;
+  bool complete = true;
+  const auto outputs = output_paths(o);
+  for (const std::string& p : outputs) {
+    std::error_code ec;
+    if (!fs::exists(p, ec)) {
+      complete = false;
+      continue;
+    }
+    ++present;
+    if (is_fits(p) && !io::fits_file_complete(p)) complete = false;
+  }
+  if (complete) return Resume::kSkip;
+  return present ? Resume::kRedo : Resume::kRun;
+}
+
+class Pipeline {
+ public:
+  Pipeline(const BatchOptions& options, std::vector<const BatchJob*> jobs, std::vector<int> gpus, Progress& progress)
+      : options_(options), jobs_(std::move(jobs)), gpus_(std::move(gpus)), progress_(progress),
+        workers_(gpus_.empty() ? 1 : gpus_.size()),
+        to_clean_(static_cast<std::size_t>(options.queue_depth) * workers_),
+        to_write_(static_cast<std::size_t>(options.queue_depth) * workers_) {}
+
+  std::vector<ObservationOutcome> run() {
+    std::vector<std::thread> readers, workers, writers;
+    for (int i = 0; i < options_.io_threads; ++i) readers.emplace_back([this] { read_loop(); });
+    for (std::size_t w = 0; w < workers_; ++w)
+      workers.emplace_back([this, w] { clean_loop(gpus_.empty() ? -1 : gpus_[w]); });
+    for (int i = 0; i < options_.io_threads; ++i) writers.emplace_back([this] { write_loop(); });
+    for (auto& t : readers) t.join();
+    to_clean_.close();
+    for (auto& t : workers) t.join();
+    to_write_.close();
+    for (auto& t : writers) t.join();
+    std::sort(outcomes_.begin(), outcomes_.end(),
+              [](const ObservationOutcome& a, const ObservationOutcome& b) { return a.index < b.index; });
+    return outcomes_;
+  }
+
+  double clean_stage_seconds() const { return clean_busy_.load(); }
+
+ private:
+  void read_loop() {
+    for (std::size_t i; (i = next_.fetch_add(1)) < jobs_.size();) {
+      auto w = std::make_unique<Work>();
+      w->job = jobs_[i];
+      w->started = Clock::now();
+      ObservationOutcome& o = w->outcome;
+      const RunOptions& opt = w->job->options;
+      o.index = w->job->line ? w->job->line : i;
+      o.name = w->job->name;
+      o.dirty = opt.dirty;
+      o.psf = opt.psf;
+      o.outputs = output_paths(opt);
+      try {
+        if (!w->job->error.empty()) throw clean::InvalidInput(w->job->error);
+        RunOptions run = opt;
+        if (options_.resume) {
+          const Resume r = resume_state(opt);
+          if (r == Resume::kSkip) {
+            o.status = OutcomeStatus::kSkipped;
+            o.reason = "outputs complete";
+            to_write_.push(std::move(w));
+            continue;
+          }
+          if (r == Resume::kRedo) run.overwrite = true;  // our own partial outputs from an earlier run
+        }
+        check_outputs(run);
+        const Log log(run.verbosity, false, o.name + ": ");
+        w->obs = load_observation(run, log);
+        o.read_seconds = w->obs->report.seconds.read;
+        o.width = w->obs->dirty.width;
+        o.height = w->obs->dirty.height;
+      } catch (...) {
+        fail(*w, std::current_exception());
+        to_write_.push(std::move(w));
+        continue;
+      }
+      to_clean_.push(std::move(w));
+    }
+  }
+
+  void clean_loop(int gpu) {
+    // One deconvolver per (algorithm, device) for the worker's life: plans and memory are reused.
+    std::map<std::pair<clean::Algorithm, clean::Device>, std::unique_ptr<clean::Deconvolver>> deconvolvers;
+    std::string setup_error;
+    if (gpu >= 0) {
+      try {
+        cuda::set_device(gpu);
+      } catch (const std::exception& e) {
+        setup_error = e.what();
+      }
+    }
+    while (auto item = to_clean_.pop()) {
+      Work& w = **item;
+      const auto t0 = Clock::now();
+      try {
+        if (!setup_error.empty()) throw RuntimeFailure(setup_error);
+        LoadedObservation& obs = *w.obs;
+        const clean::CleanSettings& s = obs.options.settings;
+        const Log log(obs.options.verbosity, false, w.outcome.name + ": ");
+        clean::Device device = clean::Device::kCpu;
+        if (s.device != clean::Device::kCpu) {
+          if (gpu < 0 && s.device == clean::Device::kGpu)
+            throw RuntimeFailure("--device gpu, but this batch runs on the CPU (" + cuda::describe_device() +
+                                 "); use --device auto or cpu.");
+          device = gpu >= 0 ? fit_device(clean::Device::kGpu, obs, log) : clean::Device::kCpu;
+        }
+        auto& d = deconvolvers[{s.algorithm, device}];
+        if (!d) d = clean::make_deconvolver(s.algorithm, device);
+        w.result = clean_observation(obs, device, *d, log);
+        w.outcome.device = device == clean::Device::kGpu ? "gpu " + std::to_string(gpu) : "cpu";
+        w.outcome.clean_seconds = obs.report.seconds.clean;
+        w.outcome.restore_seconds = obs.report.seconds.restore;
+      } catch (...) {
+        fail(w, std::current_exception());
+      }
+      clean_busy_ += seconds_between(t0, Clock::now());
+      to_write_.push(std::move(*item));
+    }
+  }
+
+  void write_loop() {
+    while (auto item = to_write_.pop()) {
+      Work& w = **item;
+      ObservationOutcome& o = w.outcome;
+      if (w.result) {
+        try {
+          const Log log(w.obs->options.verbosity, false, o.name + ": ");
+          write_observation(*w.obs, *w.result, log);
+          const RunReport& r = w.obs->report;
+          o.status = OutcomeStatus::kDone;
+          o.write_seconds = r.seconds.write;
+          o.iterations = w.result->iterations;
+          o.major_cycles = w.result->major_cycles;
+          o.stop_reason = std::string(clean::to_string(w.result->reason));
+          o.rms_residual = r.rms_residual;
+          o.model_flux = r.model_flux;
+          o.peak_residual = w.result->peak_residual;
+        } catch (...) {
+          fail(w, std::current_exception());
+        }
+      }
+      o.seconds = seconds_between(w.started, Clock::now());
+      ObservationOutcome finished = std::move(o);
+      item->reset();  // the images go before the next observation is taken
+      progress_.record(finished);
+      std::lock_guard<std::mutex> lock(outcomes_mutex_);
+      outcomes_.push_back(std::move(finished));
+    }
+  }
+
+  const BatchOptions& options_;
+  std::vector<const BatchJob*> jobs_;
+  std::vector<int> gpus_;
+  Progress& progress_;
+  std::size_t workers_;
+  BoundedQueue<WorkPtr> to_clean_, to_write_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<double> clean_busy_{0.0};
+  std::mutex outcomes_mutex_;
+  std::vector<ObservationOutcome> outcomes_;
+};
+
+std::string default_report_path(const BatchOptions& o, const Shard& shard) {
+  fs::path dir = fs::is_directory(o.manifest) ? fs::path(o.manifest) : fs::path(o.manifest).parent_path();
+  if (!o.out_dir.empty()) dir = o.out_dir;
+  std::string name = "gpuclean-batch";
+  if (shard.count > 1) name += "-shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count);
+  return (dir / (name + ".json")).string();
+}
+
+}  // namespace
+
+int run_batch(const BatchOptions& options) {
+  const auto t_start = Clock::now();
+  clean::validate(options.defaults.settings);
+  if (!options.out_dir.empty()) {
+    if (!fs::is_directory(options.manifest))
+      throw clean::InvalidSettings("--out-dir applies to a folder of WSClean images; a manifest names its outputs.");
+    fs::create_directories(options.out_dir);
+  }
+  const std::vector<BatchJob> all = load_jobs(options);
+  const Shard shard = resolve_shard(options.shard, process_environment());
+  std::vector<const BatchJob*> mine;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (in_shard(i, shard)) mine.push_back(&all[i]);
+
+  // Workers: one per GPU this process may use; one CPU worker without any.
+  std::vector<int> gpus;
+  const clean::Device wanted = options.defaults.settings.device;
+  if (wanted != clean::Device::kCpu && cuda::built_with_cuda() && cuda::has_usable_device())
+    gpus = devices_for(cuda::device_count(), local_rank(process_environment()), options.max_gpus);
+  if (gpus.empty() && wanted == clean::Device::kGpu)
+    throw RuntimeFailure("--device gpu, but " + cuda::describe_device() + "; use --device cpu (or auto).");
+  if (gpus.empty() && options.defaults.settings.compare_select)
+    throw clean::InvalidSettings("--compare-select compares the GPU selection backends inside GPU Clark, but this "
+                                 "batch runs on the CPU (" + cuda::describe_device() + ").");
+  std::vector<std::string> devices;
+  for (int g : gpus) devices.push_back("gpu " + std::to_string(g));
+  if (devices.empty()) devices.push_back("cpu");
+
+  const std::string report_path = options.report.empty() ? default_report_path(options, shard) : options.report;
+  for (const auto& j : all) {
+    if (report_path == j.options.dirty || report_path == j.options.psf)
+      throw clean::InvalidSettings("--report '" + report_path + "' names an input; choose another name.");
+  }
+  const Verbosity v = options.defaults.verbosity;
+  if (v != Verbosity::kQuiet) {
+    std::printf("gpuclean batch: %zu of %zu observations%s, %zu worker%s (%s)\n", mine.size(), all.size(),
+                shard.count > 1 ? (" (shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) +
+                                   " from " + shard.source + ")").c_str()
+                                : "",
+                devices.size(), devices.size() == 1 ? "" : "s", [&] {
+                  std::string s;
+                  for (const auto& d : devices) s += (s.empty() ? "" : ", ") + d;
+                  return s;
+                }().c_str());
+    std::fflush(stdout);
+  }
+  const bool bar = ::isatty(fileno(stderr)) && ::isatty(fileno(stdout));
+  Progress progress(mine.size(), bar, v, bar ? stderr : stdout);
+  Pipeline pipeline(options, mine, gpus, progress);
+  const std::vector<ObservationOutcome> outcomes = pipeline.run();
+  progress.finish();
+
+  const double wall = seconds_between(t_start, Clock::now());
+  const BatchTotals totals = summarize(outcomes, wall, pipeline.clean_stage_seconds(), devices);
+  if (v != Verbosity::kQuiet) print_summary_table(stdout, outcomes, totals, shard);
+  io::write_text_file(report_path,
+                      batch_report_json(outcomes, totals, shard, options.manifest, options.command_line).dump(2) + "\n",
+                      true);
+  if (v != Verbosity::kQuiet) std::printf("report: %s\n", report_path.c_str());
+  if (totals.failed > 0) {
+    std::fprintf(stderr, "gpuclean: error: %zu of %zu observations failed (reasons above and in %s); fix them and "
+                 "rerun with --resume to do only those.\n", totals.failed, outcomes.size(), report_path.c_str());
+    return to_int(ExitCode::kBatchFailures);
+  }
+  return 0;
+}
+
+}  // namespace gpuclean::app

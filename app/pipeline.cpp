@@ -1,0 +1,308 @@
+#include "app/pipeline.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "app/compare/select_chart.hpp"
+#include "app/compare/select_report.hpp"
+#include "app/errors.hpp"
+#include "app/quicklook.hpp"
+#include "app/version.hpp"
+#include "clean/beam.hpp"
+#include "clean/clean_mask.hpp"
+#include "clean/errors.hpp"
+#include "clean/image_stats.hpp"
+#ifdef GPUCLEAN_HAVE_CUDA
+#include "clean/gpu/gpu_image_state.hpp"
+#endif
+#include "io/fits_reader.hpp"
+#include "io/fits_writer.hpp"
+#include "io/text_writer.hpp"
+#include "select/cuda/device_info.hpp"
+
+namespace gpuclean::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+clean::HostImage to_host(io::FitsImage&& f) {
+  clean::HostImage h;
+  h.width = f.width;
+  h.height = f.height;
+  h.pixels = std::move(f.pixels);
+  return h;
+}
+
+std::vector<std::string> history_lines(const std::string& command) {
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < command.size(); i += 70) lines.push_back(command.substr(i, 70));
+  return lines;
+}
+
+clean::PixelToSky pixel_to_sky(const io::CelestialWcs& wcs) {
+  clean::PixelToSky t;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) t.m[i][j] = wcs.m[i][j];
+  return t;
+}
+
+struct ComparePaths {
+  std::string csv, json, png;
+};
+ComparePaths compare_paths(const RunOptions& o) {
+  std::string prefix = o.compare_prefix;
+  if (prefix.empty()) {
+    prefix = o.output;
+    for (const char* ext : {".fits", ".fit", ".fts", ".FITS"}) {
+      const std::string e = ext;
+      if (prefix.size() > e.size() && prefix.compare(prefix.size() - e.size(), e.size(), e) == 0) {
+        prefix.resize(prefix.size() - e.size());
+        break;
+      }
+    }
+    prefix += "-select";
+  }
+  return {prefix + ".csv", prefix + ".json", prefix + ".png"};
+}
+
+}  // namespace
+
+std::vector<std::string> output_paths(const RunOptions& o) {
+  std::vector<std::string> out;
+  for (const auto* p : {&o.residual, &o.model, &o.components, &o.quicklook}) {
+    if (!p->empty()) out.push_back(*p);
+  }
+  if (o.settings.compare_select) {
+    const ComparePaths c = compare_paths(o);
+    out.insert(out.end(), {c.csv, c.json, c.png});
+  }
+  if (!o.json.empty() && o.json != "-") out.push_back(o.json);
+  out.push_back(o.output);
+  return out;
+}
+
+void check_outputs(const RunOptions& o) {
+  io::WriteOptions base;
+  base.overwrite = o.overwrite;
+  base.inputs = {o.dirty, o.psf};
+  if (!o.fits_mask.empty()) base.inputs.push_back(o.fits_mask);
+  const std::vector<std::string> outputs = output_paths(o);
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      if (outputs[i] == outputs[j]) {
+        throw clean::InvalidSettings("'" + outputs[i] + "' is given as two different outputs; give each output its own name.");
+      }
+    }
+    io::check_output_path(outputs[i], base);
+  }
+  if (!o.quicklook.empty() &&
+      !(o.quicklook_low >= 0.0 && o.quicklook_low < o.quicklook_high && o.quicklook_high <= 100.0)) {
+    throw clean::InvalidSettings("--quicklook-range LOW HIGH must satisfy 0 <= LOW < HIGH <= 100 (percent).");
+  }
+}
+
+clean::Device resolve_device(clean::Device requested, const Log& log) {
+  if (requested == clean::Device::kCpu) return clean::Device::kCpu;
+  if (requested == clean::Device::kGpu) {
+    if (cuda::built_with_cuda() && !cuda::has_usable_device()) {
+      throw RuntimeFailure("--device gpu, but " + cuda::describe_device() + "; use --device cpu (or auto).");
+    }
+    return clean::Device::kGpu;  // the factory says so when this build has no CUDA
+  }
+  const bool gpu = cuda::built_with_cuda() && cuda::has_usable_device();
+  log.verbose("device: %s; using the %s path", cuda::describe_device().c_str(), gpu ? "GPU" : "CPU");
+  return gpu ? clean::Device::kGpu : clean::Device::kCpu;
+}
+
+LoadedObservation load_observation(const RunOptions& o, const Log& log) {
+  LoadedObservation obs;
+  obs.options = o;
+  const clean::CleanSettings& s = o.settings;
+  RunReport& report = obs.report;
+  report.dirty = o.dirty;
+  report.psf = o.psf;
+  report.output = o.output;
+  report.algorithm = std::string(clean::to_string(s.algorithm));
+
+  const auto t = Clock::now();
+  io::FitsImage dirty_file = io::read_fits_image(o.dirty);
+  io::FitsImage psf_file = io::read_fits_image(o.psf);
+  std::optional<clean::HostImage> mask_image;
+  if (!o.fits_mask.empty()) mask_image = to_host(io::read_fits_image(o.fits_mask));
+  report.width = dirty_file.width;
+  report.height = dirty_file.height;
+  report.nan_pixels = dirty_file.nan_count;
+  obs.header = dirty_file.header;
+  obs.axes = dirty_file.axes;
+  obs.wcs = io::CelestialWcs::from_header(obs.header);
+  if (dirty_file.nan_count == dirty_file.width * dirty_file.height) {
+    throw clean::InvalidInput("every pixel of '" + o.dirty + "' is NaN or blank; there is nothing to clean.");
+  }
+  if (dirty_file.nan_count > 0) {
+    log.verbose("%zu NaN/blank pixels in the dirty image are treated as missing data", dirty_file.nan_count);
+  }
+  obs.dirty = to_host(std::move(dirty_file));
+  std::string warning;
+  obs.psf = clean::prepare_psf(to_host(std::move(psf_file)), obs.dirty.width, obs.dirty.height, &warning);
+  if (!warning.empty()) log.warn("%s", warning.c_str());
+  obs.mask = clean::make_clean_mask(obs.dirty, mask_image ? &*mask_image : nullptr, s.clean_border_percent);
+
+  // Restoring beam: fitted to the PSF unless given.
+  if (s.beam_shape) {
+    if (!obs.wcs) {
+      throw clean::InvalidSettings("--beam-shape needs the pixel scale, but '" + o.dirty +
+                                   "' has no celestial WCS (CTYPE/CDELT); leave --beam-shape out to fit the PSF.");
+    }
+    report.beam_fitted = false;
+    report.beam = clean::SkyBeam{s.beam_shape->bmaj_arcsec, s.beam_shape->bmin_arcsec, s.beam_shape->bpa_deg};
+    report.beam_pixels = clean::from_sky(*report.beam, pixel_to_sky(*obs.wcs));
+  } else {
+    report.beam_pixels = clean::fit_psf_beam(obs.psf, s.beam_fit);
+    if (obs.wcs) report.beam = clean::to_sky(report.beam_pixels, pixel_to_sky(*obs.wcs));
+  }
+  if (report.beam) {
+    log.verbose("restoring beam %s: %.3f\" x %.3f\" at %.1f deg (%.2f x %.2f pixels)",
+                report.beam_fitted ? "fitted" : "given", report.beam->bmaj_arcsec, report.beam->bmin_arcsec,
+                report.beam->bpa_deg, report.beam_pixels.fwhm_major_pixels(), report.beam_pixels.fwhm_minor_pixels());
+  } else {
+    log.warn("'%s' has no celestial WCS; the beam is %.2f x %.2f pixels and BMAJ/BMIN are not written",
+             o.dirty.c_str(), report.beam_pixels.fwhm_major_pixels(), report.beam_pixels.fwhm_minor_pixels());
+  }
+  report.seconds.read = since(t);
+  return obs;
+}
+
+clean::Device fit_device(clean::Device device, const LoadedObservation& obs, const Log& log) {
+#ifdef GPUCLEAN_HAVE_CUDA
+  if (device != clean::Device::kGpu) return device;
+  try {
+    clean::gpu::check_gpu_memory(obs.dirty.width, obs.dirty.height, obs.psf.image.width, obs.psf.image.height,
+                                 obs.options.settings);
+  } catch (const clean::InsufficientGpuMemory& e) {
+    if (obs.options.settings.device == clean::Device::kGpu) throw RuntimeFailure(e.what());
+    log.warn("%s Running on the CPU instead.", e.what());
+    return clean::Device::kCpu;
+  }
+#else
+  (void)obs, (void)log;
+#endif
+  return device;
+}
+
+clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device device, clean::Deconvolver& deconvolver,
+                                     const Log& log) {
+  const RunOptions& o = obs.options;
+  const clean::CleanSettings& s = o.settings;
+  RunReport& report = obs.report;
+  if (s.compare_select && (device != clean::Device::kGpu || s.algorithm != clean::Algorithm::kClark)) {
+    throw clean::InvalidSettings("--compare-select compares the GPU selection backends inside GPU Clark; it needs "
+                                 "--algorithm clark on a usable GPU (--device gpu or auto).");
+  }
+  report.device = std::string(clean::to_string(device));
+  log.info("gpuclean %s: %s CLEAN on %s, %zux%zu image, gain %.3g, niter %zu", kVersion, report.algorithm.c_str(),
+           report.device.c_str(), obs.dirty.width, obs.dirty.height, s.gain, s.niter);
+  const auto t = Clock::now();
+  clean::CleanProblem problem{obs.dirty, obs.psf, obs.mask, &report.beam_pixels};
+  if (!o.quicklook.empty()) problem.restored_quantiles = {o.quicklook_low / 100.0, o.quicklook_high / 100.0};
+  clean::CleanResult result = deconvolver.run(problem, s, [&](const clean::CycleReport& c) {
+    log.info("cycle %4zu  components %8zu  peak %11.4e Jy  model flux %11.4e Jy  threshold %10.3e  %8.2f s",
+             c.cycle, c.iterations, c.peak, c.model_flux, c.threshold, c.seconds);
+    if (c.candidates) log.verbose("           active set %zu pixels", c.candidates);
+  });
+  report.seconds.clean = since(t) - result.seconds.restore;
+  report.seconds.restore = result.seconds.restore;
+  return result;
+}
+
+void write_observation(LoadedObservation& obs, const clean::CleanResult& result, const Log& log) {
+  const RunOptions& o = obs.options;
+  const clean::CleanSettings& s = o.settings;
+  RunReport& report = obs.report;
+  const clean::HostImage& restored = result.restored;
+  report.rms_residual = clean::rms(result.residual.pixels);
+  report.model_flux = clean::total_flux(result.model.pixels);
+  for (float v : restored.pixels) {
+    if (std::isfinite(v) && v > report.restored_peak) report.restored_peak = v;
+  }
+
+  const auto t = Clock::now();
+  io::WriteOptions w;
+  w.overwrite = o.overwrite;
+  w.inputs = {o.dirty, o.psf};
+  if (!o.fits_mask.empty()) w.inputs.push_back(o.fits_mask);
+  w.keywords = {
+      {"ORIGIN", std::string("gpuclean ") + kVersion, "GPU Clark CLEAN"},
+      {"GCVERSIO", std::string(kVersion), "gpuclean version"},
+      {"GCALGO", report.algorithm, "CLEAN algorithm"},
+      {"GCDEVICE", report.device, "device that ran CLEAN"},
+      {"GCNITER", static_cast<long long>(s.niter), "maximum number of components"},
+      {"GCITER", static_cast<long long>(result.iterations), "components cleaned"},
+      {"GCMAJOR", static_cast<long long>(result.major_cycles), "major cycles"},
+      {"GCGAIN", s.gain, "loop gain"},
+      {"GCMGAIN", s.mgain, "major-cycle gain"},
+      {"GCTHRESH", s.threshold, "absolute threshold"},
+      {"GCATHRES", s.auto_threshold, "auto-threshold [sigma]"},
+      {"GCFTHRES", result.threshold, "threshold in force at the end"},
+      {"GCNEGCM", s.allow_negative, "negative components allowed"},
+      {"GCSTOP", std::string(clean::to_string(result.reason)), "why CLEAN stopped"},
+  };
+  w.history = history_lines(o.command_line);
+  char line[96];
+  std::snprintf(line, sizeof line, "gpuclean %s: %s on %s, %zu components, stop %s", kVersion,
+                report.algorithm.c_str(), report.device.c_str(), result.iterations,
+                std::string(clean::to_string(result.reason)).c_str());
+  w.history.push_back(line);
+  std::optional<io::BeamKeywords> beam_kw;
+  if (report.beam)
+    beam_kw = io::BeamKeywords{report.beam->bmaj_arcsec / 3600.0, report.beam->bmin_arcsec / 3600.0, report.beam->bpa_deg};
+  io::WriteOptions restored_opt = w;
+  restored_opt.beam = beam_kw;
+  const std::size_t width = obs.dirty.width, height = obs.dirty.height;
+
+  // In output_paths() order: the restored image comes last.
+  if (!o.residual.empty()) {
+    io::write_fits_image(o.residual, result.residual.pixels.data(), width, height, obs.header, obs.axes, restored_opt);
+  }
+  if (!o.model.empty()) {
+    io::WriteOptions model_opt = w;
+    model_opt.bunit = "JY/PIXEL";
+    io::write_fits_image(o.model, result.model.pixels.data(), width, height, obs.header, obs.axes, model_opt);
+  }
+  if (!o.components.empty()) io::write_text_file(o.components, components_csv(result, obs.wcs), o.overwrite);
+  if (!o.quicklook.empty()) {
+    if (result.restored_quantile_values.size() != 2)
+      throw std::logic_error("the deconvolver did not report the quick-look percentiles");
+    QuicklookScale scale{result.restored_quantile_values[0], result.restored_quantile_values[1], o.quicklook_low,
+                         o.quicklook_high};
+    write_quicklook(o.quicklook, restored, scale, o.output, o.overwrite);
+    log.verbose("quick-look %s: linear from %.4g to %.4g Jy/beam (%.3g%% and %.3g%%)", o.quicklook.c_str(), scale.low,
+                scale.high, scale.low_percent, scale.high_percent);
+  }
+  if (s.compare_select) {
+    const ComparePaths c = compare_paths(o);
+    const SelectComparisonTable table(result.select_comparison);
+    io::write_text_file(c.csv, table.csv(), o.overwrite);
+    io::write_text_file(c.json, table.json().dump(2) + "\n", o.overwrite);
+    write_select_chart(c.png, table, std::filesystem::path(o.output).filename().string(), o.overwrite);
+    if (log.shows_info()) table.print(o.json == "-" ? stderr : stdout);
+    log.info("selection comparison: %s, %s, %s", c.csv.c_str(), c.json.c_str(), c.png.c_str());
+  }
+  report.seconds.write = since(t);
+  if (!o.json.empty()) {
+    report.seconds.total = report.seconds.read + report.seconds.clean + report.seconds.restore + report.seconds.write;
+    const std::string text = make_summary_json(report, result, s).dump(2) + "\n";
+    if (o.json == "-") {
+      std::cout << text << std::flush;
+    } else {
+      io::write_text_file(o.json, text, o.overwrite);
+    }
+  }
+  io::write_fits_image(o.output, restored.pixels.data(), width, height, obs.header, obs.axes, restored_opt);
+  report.seconds.write = since(t);
+}
+
+}  // namespace gpuclean::app

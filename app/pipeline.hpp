@@ -1,0 +1,59 @@
+#pragma once
+// One observation's deconvolution as three stages, so that the single command runs them in a
+// row and batch mode runs them on a reader thread, the GPU workers and a writer thread:
+//   load  (read FITS, check it, prepare the PSF, mask and restoring beam)  -> LoadedObservation
+//   clean (on a Deconvolver the caller keeps)                              -> CleanResult
+//   write (FITS outputs, components, JSON, quick-look PNG, selection comparison)
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/log.hpp"
+#include "app/run_options.hpp"
+#include "app/run_report.hpp"
+#include "clean/deconvolver.hpp"
+#include "clean/psf.hpp"
+#include "io/fits_header.hpp"
+#include "io/wcs.hpp"
+
+namespace gpuclean::app {
+
+struct LoadedObservation {
+  RunOptions options;
+  clean::HostImage dirty;
+  clean::PreparedPsf psf;
+  std::vector<std::uint8_t> mask;
+  io::FitsHeader header;
+  std::vector<long> axes;
+  std::optional<io::CelestialWcs> wcs;
+  RunReport report;  ///< filled as the stages go
+};
+
+/// Every file the run writes, in the order written (the restored image last, so that its
+/// presence means the others are there).
+std::vector<std::string> output_paths(const RunOptions& options);
+
+/// Throws unless every output can be written (distinct names, none an input, none existing
+/// unless --overwrite). Call before any work so that a run never ends on "file exists".
+void check_outputs(const RunOptions& options);
+
+/// --device auto picks the GPU when this build has CUDA and a device is usable.
+clean::Device resolve_device(clean::Device requested, const Log& log);
+
+/// Reads and checks the inputs; fills report.{dirty, psf, output, algorithm, width, height,
+/// nan_pixels, beam*, seconds.read}.
+LoadedObservation load_observation(const RunOptions& options, const Log& log);
+
+/// `device` unless the GPU cannot hold this observation: then the CPU for --device auto (with a
+/// warning), and RuntimeFailure for --device gpu.
+clean::Device fit_device(clean::Device device, const LoadedObservation& obs, const Log& log);
+
+/// Runs CLEAN (restoration included) with `deconvolver`, which must suit `device`.
+clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device device, clean::Deconvolver& deconvolver,
+                                     const Log& log);
+
+/// Writes every output; fills the rest of obs.report.
+void write_observation(LoadedObservation& obs, const clean::CleanResult& result, const Log& log);
+
+}  // namespace gpuclean::app

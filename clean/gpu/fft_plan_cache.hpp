@@ -1,0 +1,43 @@
+#pragma once
+// cuFFT plans kept across runs: making a plan costs milliseconds to tens of milliseconds, which
+// a batch of same-sized observations should pay once. One cache per device; not thread-safe.
+
+#include <cufft.h>
+
+#include <cstddef>
+#include <list>
+
+#include "select/cuda/device_buffer.hpp"
+
+namespace gpuclean::clean::gpu {
+
+/// Forward (R2C) and inverse (C2R) plans of one padded size, with their shared work area.
+struct FftPlans {
+  std::size_t pw = 0, ph = 0;
+  cufftHandle forward = 0, inverse = 0;
+  cuda::DeviceBuffer<std::byte> work;
+  FftPlans() = default;
+  FftPlans(const FftPlans&) = delete;
+  FftPlans& operator=(const FftPlans&) = delete;
+  ~FftPlans();
+};
+
+class FftPlanCache {
+ public:
+  /// Sizes kept at once: a restoration's padded size and the PSF's, for two image sizes.
+  static constexpr std::size_t kCapacity = 4;
+
+  /// Plans for a ph x pw real transform, bound to `stream`; made on first use, the least
+  /// recently used size is dropped beyond kCapacity.
+  FftPlans& get(cudaStream_t stream, std::size_t pw, std::size_t ph);
+  std::size_t plans_made() const { return made_; }
+
+ private:
+  std::list<FftPlans> plans_;  // most recently used first; list nodes never move
+  std::size_t made_ = 0;
+};
+
+/// Throws cuda::CudaError for allocation failures and std::runtime_error otherwise.
+void check_cufft(cufftResult r, const char* what);
+
+}  // namespace gpuclean::clean::gpu

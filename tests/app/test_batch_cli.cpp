@@ -1,0 +1,302 @@
+// gpuclean batch and the single command's new outputs, run as users run them: folders and
+// manifests, failures, --resume, sharding by flag, Slurm and a real mpirun, quick-look PNGs, and
+// --compare-select (on a GPU).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "io/fits_reader.hpp"
+#include "io/png_writer.hpp"
+#include "select/cuda/device_info.hpp"
+#include "tests/support/paths.hpp"
+#include "tests/support/run_command.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using gpuclean::test::TempDir;
+using nlohmann::json;
+
+namespace {
+
+using Result = gpuclean::test::CommandResult;
+using gpuclean::test::slurp;
+Result run(const TempDir& dir, const std::string& command) { return gpuclean::test::run_command(dir, command); }
+
+std::string gpuclean_cmd(const std::string& args) { return gpuclean::test::binary_path() + " " + args; }
+
+// Three small simulated observations named as WSClean names them; the fields are made once.
+class Batch : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    fields_ = new TempDir();
+    for (int i = 0; i < 3; ++i) {
+      const Result r = run(*fields_, gpuclean_cmd("simulate --size 96 --sources 6 --seed " + std::to_string(10 + i) +
+                                                  " --out " + fields_->file("f" + std::to_string(i))));
+      ASSERT_EQ(r.code, 0) << r.err;
+    }
+  }
+  static void TearDownTestSuite() { delete fields_; }
+
+  // A folder with obs0..obs2 (and any extra names given a junk dirty image).
+  fs::path make_folder(const std::string& name, int count = 3) const {
+    const fs::path d = tmp_.path() / name;
+    fs::create_directories(d);
+    for (int i = 0; i < count; ++i) {
+      fs::copy_file(fields_->file("f" + std::to_string(i % 3) + "/dirty.fits"), d / ("obs" + std::to_string(i) + "-dirty.fits"));
+      fs::copy_file(fields_->file("f" + std::to_string(i % 3) + "/psf.fits"), d / ("obs" + std::to_string(i) + "-psf.fits"));
+    }
+    return d;
+  }
+  static std::string field(int i, const char* file) { return fields_->file("f" + std::to_string(i) + "/" + file); }
+
+  static json report(const fs::path& p) { return json::parse(slurp(p.string())); }
+  static std::set<std::string> names_with(const json& r, const char* status) {
+    std::set<std::string> s;
+    for (const auto& o : r["observations"])
+      if (o["status"] == status) s.insert(o["name"].get<std::string>());
+    return s;
+  }
+
+  static TempDir* fields_;
+  TempDir tmp_;
+};
+TempDir* Batch::fields_ = nullptr;
+
+}  // namespace
+
+TEST_F(Batch, FolderRunsEveryPairReportsFailuresAndSaysSoInTheExitCode) {
+  const fs::path d = make_folder("in");
+  std::ofstream(d / "broken-dirty.fits") << "not FITS";
+  fs::copy_file(d / "obs0-psf.fits", d / "broken-psf.fits");
+  const Result r = run(tmp_, gpuclean_cmd("batch " + d.string() + " --quicklook"));
+  EXPECT_EQ(r.code, 5) << r.out << r.err;
+  EXPECT_NE(r.err.find("1 of 4 observations failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("broken: FAILED"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("observation"), std::string::npos) << r.out;  // the summary table
+
+  const json rep = report(d / "gpuclean-batch.json");
+  ASSERT_EQ(rep["observations"].size(), 4u);
+  EXPECT_EQ(names_with(rep, "done"), (std::set<std::string>{"obs0", "obs1", "obs2"}));
+  EXPECT_EQ(names_with(rep, "failed"), (std::set<std::string>{"broken"}));
+  for (const auto& o : rep["observations"]) {
+    if (o["status"] == "failed") {
+      EXPECT_EQ(o["exit_code"], 3);
+      EXPECT_NE(o["reason"].get<std::string>().find("not a readable FITS"), std::string::npos);
+      continue;
+    }
+    EXPECT_GT(o["iterations"].get<int>(), 0);
+    EXPECT_GT(o["rms_residual"].get<double>(), 0.0);
+    EXPECT_GT(o["model_flux"].get<double>(), 0.0);
+    EXPECT_GT(o["seconds"]["total"].get<double>(), 0.0);
+    for (const auto& out : o["outputs"]) EXPECT_TRUE(fs::exists(out.get<std::string>())) << out;
+  }
+  EXPECT_EQ(rep["totals"]["done"], 3);
+  EXPECT_EQ(rep["totals"]["failed"], 1);
+  EXPECT_FALSE(fs::exists(d / "broken-image.fits"));
+
+  // The batch's images are the single command's.
+  const Result single = run(tmp_, gpuclean_cmd(field(1, "dirty.fits") + " " + field(1, "psf.fits") + " -o " +
+                                               tmp_.file("single.fits") + " -q"));
+  ASSERT_EQ(single.code, 0) << single.err;
+  const auto a = gpuclean::io::read_fits_image(tmp_.file("single.fits"));
+  const auto b = gpuclean::io::read_fits_image((d / "obs1-image.fits").string());
+  ASSERT_EQ(a.pixels.size(), b.pixels.size());
+  double worst = 0, peak = 0;
+  for (std::size_t i = 0; i < a.pixels.size(); ++i) {
+    worst = std::max(worst, static_cast<double>(std::fabs(a.pixels[i] - b.pixels[i])));
+    peak = std::max(peak, static_cast<double>(std::fabs(a.pixels[i])));
+  }
+  EXPECT_LE(worst, 1e-6 * peak);
+}
+
+TEST_F(Batch, ResumeSkipsCompleteObservationsAndRedoesCutOnes) {
+  const fs::path d = make_folder("in");
+  ASSERT_EQ(run(tmp_, gpuclean_cmd("batch " + d.string() + " -q")).code, 0);
+  fs::resize_file(d / "obs1-model.fits", 5000);  // as if killed while copying
+  fs::remove(d / "obs2-image.fits");
+  const Result r = run(tmp_, gpuclean_cmd("batch " + d.string() + " --resume"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json rep = report(d / "gpuclean-batch.json");
+  EXPECT_EQ(names_with(rep, "skipped"), (std::set<std::string>{"obs0"}));
+  EXPECT_EQ(names_with(rep, "done"), (std::set<std::string>{"obs1", "obs2"}));
+  EXPECT_TRUE(gpuclean::io::fits_file_complete((d / "obs1-model.fits").string()));
+  EXPECT_TRUE(fs::exists(d / "obs2-image.fits"));
+  // Without --resume, existing outputs are refused per observation (never overwritten).
+  const Result again = run(tmp_, gpuclean_cmd("batch " + d.string()));
+  EXPECT_EQ(again.code, 5);
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+}
+
+TEST_F(Batch, ManifestRowsCarryTheirOwnOptions) {
+  std::ofstream(tmp_.file("m.csv")) << "name,dirty,psf,out,gain,niter,json\n"
+                                    << "a," << field(0, "dirty.fits") << "," << field(0, "psf.fits")
+                                    << ",out/a.fits,0.05,,a.json\n"
+                                    << "b," << field(1, "dirty.fits") << "," << field(1, "psf.fits")
+                                    << ",out/b.fits,,7,b.json\n";
+  fs::create_directories(tmp_.path() / "out");
+  const Result r = run(tmp_, gpuclean_cmd("batch " + tmp_.file("m.csv") + " --gain 0.2 --report " + tmp_.file("r.json")));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const json a = json::parse(slurp(tmp_.file("a.json"))), b = json::parse(slurp(tmp_.file("b.json")));
+  EXPECT_DOUBLE_EQ(a["settings"]["gain"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(b["settings"]["gain"].get<double>(), 0.2);  // the batch default
+  EXPECT_EQ(b["settings"]["niter"], 7);
+  EXPECT_EQ(b["iterations"], 7);
+  EXPECT_TRUE(fs::exists(tmp_.file("out/a-model.fits")));
+  EXPECT_TRUE(fs::exists(tmp_.file("out/b-residual.fits")));
+}
+
+TEST_F(Batch, BadManifestStopsBeforeAnyWork) {
+  std::ofstream(tmp_.file("m.csv")) << "dirty,psf,out,gain\n"
+                                    << field(0, "dirty.fits") << "," << field(0, "psf.fits") << ",a.fits,0.1\n"
+                                    << field(1, "dirty.fits") << "," << field(1, "psf.fits") << ",b.fits,2\n";
+  const Result r = run(tmp_, gpuclean_cmd("batch " + tmp_.file("m.csv")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("line 3"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(fs::exists(tmp_.file("a.fits")));
+}
+
+TEST_F(Batch, ShardFlagAndSlurmArraySplitTheSet) {
+  const fs::path d = make_folder("in", 5);
+  std::set<std::string> all;
+  for (int i = 0; i < 2; ++i) {
+    const Result r = run(tmp_, gpuclean_cmd("batch " + d.string() + " -q --shard " + std::to_string(i) + "/2"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json rep = report(d / ("gpuclean-batch-shard-" + std::to_string(i) + "-of-2.json"));
+    EXPECT_EQ(rep["shard"]["source"], "--shard");
+    for (const auto& n : names_with(rep, "done")) EXPECT_TRUE(all.insert(n).second) << n << " done twice";
+  }
+  EXPECT_EQ(all.size(), 5u);
+
+  const fs::path e = make_folder("slurm", 5);
+  const Result r = run(tmp_, "env SLURM_ARRAY_TASK_ID=4 SLURM_ARRAY_TASK_MIN=3 SLURM_ARRAY_TASK_COUNT=2 " +
+                                 gpuclean_cmd("batch " + e.string() + " -q"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json rep = report(e / "gpuclean-batch-shard-1-of-2.json");
+  EXPECT_EQ(rep["shard"]["source"], "Slurm array");
+  EXPECT_EQ(names_with(rep, "done"), (std::set<std::string>{"obs1", "obs3"}));
+}
+
+TEST_F(Batch, MpirunSplitsTheSetAcrossTwoRanks) {
+  const std::string mpirun = "/usr/bin/mpirun";
+  ASSERT_TRUE(fs::exists(mpirun)) << "mpirun not found: install Debian's openmpi-bin (scripts/setup.sh does)";
+  const fs::path d = make_folder("in", 5);
+  const std::string root = ::geteuid() == 0 ? "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
+  const Result r = run(tmp_, root + mpirun + " -n 2 --oversubscribe " +
+                                 gpuclean_cmd("batch " + d.string() + " --device cpu --threads 1"));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  std::set<std::string> all;
+  for (int rank = 0; rank < 2; ++rank) {
+    const json rep = report(d / ("gpuclean-batch-shard-" + std::to_string(rank) + "-of-2.json"));
+    EXPECT_EQ(rep["shard"]["source"], "MPI (Open MPI)");
+    EXPECT_EQ(rep["totals"]["workers"], json::array({"cpu"}));
+    const auto done = names_with(rep, "done");
+    EXPECT_EQ(done.size(), rank == 0 ? 3u : 2u);
+    for (const auto& n : done) EXPECT_TRUE(all.insert(n).second) << n << " done by both ranks";
+  }
+  EXPECT_EQ(all.size(), 5u);
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(fs::exists(d / ("obs" + std::to_string(i) + "-image.fits")));
+}
+
+TEST_F(Batch, QuicklookIsScaledBetweenThePercentilesOfTheRestoredImage) {
+  const Result r = run(tmp_, gpuclean_cmd(field(2, "dirty.fits") + " " + field(2, "psf.fits") + " -o " +
+                                          tmp_.file("r.fits") + " --quicklook " + tmp_.file("r.png") +
+                                          " --quicklook-range 2 98 -q"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto restored = gpuclean::io::read_fits_image(tmp_.file("r.fits"));
+  std::vector<float> finite;
+  for (float v : restored.pixels)
+    if (!std::isnan(v)) finite.push_back(v);
+  auto at_rank = [&](double q) {
+    std::vector<float> v = finite;
+    const auto k = static_cast<std::size_t>(std::llround(q * static_cast<double>(v.size() - 1)));
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return v[k];
+  };
+  const double lo = at_rank(0.02), hi = at_rank(0.98);
+  ASSERT_LT(lo, hi);
+  const auto png = gpuclean::io::decode_png_grey_alpha(tmp_.file("r.png"));
+  ASSERT_EQ(png.width, restored.width);
+  ASSERT_EQ(png.height, restored.height);
+  std::size_t black = 0, white = 0;
+  for (std::size_t y = 0; y < restored.height; ++y) {
+    for (std::size_t x = 0; x < restored.width; ++x) {
+      const double v = restored.pixels[y * restored.width + x];
+      const double expect = 255.0 * std::clamp((v - lo) / (hi - lo), 0.0, 1.0);
+      const int got = png.pixels[2 * ((restored.height - 1 - y) * restored.width + x)];
+      ASSERT_NEAR(got, expect, 0.51) << x << "," << y;
+      black += got == 0;
+      white += got == 255;
+    }
+  }
+  // About 2% of the pixels lie at or beyond each end.
+  const double n = static_cast<double>(finite.size());
+  EXPECT_NEAR(black / n, 0.02, 0.01);
+  EXPECT_NEAR(white / n, 0.02, 0.01);
+}
+
+TEST_F(Batch, CompareSelectNeedsGpuClark) {
+  const Result r = run(tmp_, gpuclean_cmd(field(0, "dirty.fits") + " " + field(0, "psf.fits") + " -o " +
+                                          tmp_.file("r.fits") + " --compare-select --device cpu"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--compare-select"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp_.file("r.fits")));
+}
+
+class BatchGpu : public Batch {
+ protected:
+  void SetUp() override {
+    if (!gpuclean::cuda::has_usable_device()) GTEST_SKIP() << "no usable CUDA device: " << gpuclean::cuda::describe_device();
+  }
+};
+
+TEST_F(BatchGpu, CompareSelectChecksEveryBackendAndLeavesCleanUnchanged) {
+  const std::string sample = gpuclean::test::source_dir() + "/data/sample/";
+  const std::string in = sample + "dirty.fits " + sample + "psf.fits";
+  const Result plain = run(tmp_, gpuclean_cmd(in + " -o " + tmp_.file("a.fits") + " --model " + tmp_.file("am.fits") +
+                                              " --json " + tmp_.file("a.json") + " -q"));
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  const Result cmp = run(tmp_, gpuclean_cmd(in + " -o " + tmp_.file("b.fits") + " --model " + tmp_.file("bm.fits") +
+                                            " --json " + tmp_.file("b.json") + " --compare-select --compare-select-cpu"));
+  ASSERT_EQ(cmp.code, 0) << cmp.err;
+  EXPECT_NE(cmp.out.find("speed-up over sort"), std::string::npos) << cmp.out;
+  // CLEAN went on with its own backend: the same model, pixel for pixel.
+  EXPECT_EQ(gpuclean::io::read_fits_image(tmp_.file("am.fits")).pixels,
+            gpuclean::io::read_fits_image(tmp_.file("bm.fits")).pixels);
+  const json a = json::parse(slurp(tmp_.file("a.json"))), b = json::parse(slurp(tmp_.file("b.json")));
+  EXPECT_EQ(a["iterations"], b["iterations"]);
+  const json c = json::parse(slurp(tmp_.file("b-select.json")));
+  EXPECT_EQ(c["cycles"].size(), b["major_cycles"].get<std::size_t>());
+  for (const char* backend : {"sort", "randomized", "sample", "bucket", "cutting-plane", "cpu"}) {
+    EXPECT_TRUE(c["total_seconds"].contains(backend)) << backend;
+    for (const auto& cycle : c["cycles"]) EXPECT_GT(cycle["seconds"][backend].get<double>(), 0.0) << backend;
+  }
+  EXPECT_FALSE(c["total_seconds"].contains("sample-approx"));  // not exact: nothing to compare
+  const auto png = gpuclean::io::decode_png_grey_alpha(tmp_.file("b-select.png"));
+  EXPECT_EQ(png.width, 960u);
+  EXPECT_NE(slurp(tmp_.file("b-select.csv")).find("cycle,n,k,count,backend,seconds,speedup_over_sort"), std::string::npos);
+}
+
+TEST_F(BatchGpu, BatchOnTheGpuWithComparisonAndQuicklook) {
+  const fs::path d = make_folder("in");
+  const Result r = run(tmp_, gpuclean_cmd("batch " + d.string() + " --compare-select --quicklook --device gpu"));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const json rep = report(d / "gpuclean-batch.json");
+  for (const auto& o : rep["observations"]) {
+    EXPECT_EQ(o["status"], "done");
+    EXPECT_EQ(o["device"].get<std::string>().rfind("gpu", 0), 0u);
+  }
+  for (int i = 0; i < 3; ++i) {
+    const std::string n = "obs" + std::to_string(i);
+    EXPECT_TRUE(fs::exists(d / (n + "-image.png")));
+    EXPECT_TRUE(fs::exists(d / (n + "-image-select.png")));
+    EXPECT_TRUE(fs::exists(d / (n + "-image-select.csv")));
+  }
+}
