@@ -279,6 +279,7 @@ std::vector<BatchJob> load_jobs(const BatchOptions& batch) {
   if (!fs::exists(batch.manifest, ec))
     throw clean::InvalidSettings("the manifest '" + batch.manifest + "' does not exist; give a CSV/TSV file or a folder.");
   std::vector<BatchJob> jobs = fs::is_directory(batch.manifest) ? jobs_from_folder(batch) : jobs_from_table(batch);
+  for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].index = i;
   // No two observations may write one file, and none may write over an input.
   std::map<std::string, std::string> writer;
   std::map<std::string, std::string> inputs;

@@ -19,6 +19,7 @@ namespace gpuclean::app {
 
 struct BatchJob {
   std::string name;      ///< for progress lines and the report
+  std::size_t index = 0; ///< position in the manifest (or in name order for a folder), 0-based
   std::size_t line = 0;  ///< manifest line (0 in folder mode)
   RunOptions options;
   std::string error;     ///< set when the observation cannot run at all (reported as failed)

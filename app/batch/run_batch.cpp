@@ -111,7 +111,7 @@ class Pipeline {
       w->started = Clock::now();
       ObservationOutcome& o = w->outcome;
       const RunOptions& opt = w->job->options;
-      o.index = w->job->line ? w->job->line : i;
+      o.index = w->job->index;
       o.name = w->job->name;
       o.dirty = opt.dirty;
       o.psf = opt.psf;

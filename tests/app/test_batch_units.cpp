@@ -142,6 +142,7 @@ TEST(Manifest, FolderTakesWsCleanPairs) {
   EXPECT_EQ(jobs[0].options.residual, d.file("out/a-0001-residual.fits"));
   EXPECT_TRUE(jobs[0].error.empty());
   EXPECT_EQ(jobs[2].name, "c");
+  EXPECT_EQ(jobs[2].index, 2u);
   EXPECT_NE(jobs[2].error.find("no PSF"), std::string::npos);  // reported as a failed observation
 }
 
