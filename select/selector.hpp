@@ -17,6 +17,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <vector>
 #include <string>
 #include <string_view>
@@ -38,12 +40,25 @@ class Workspace {
   std::size_t capacity() const { return capacity_; }
   /// Number of times the buffer had to grow (a steady loop stops growing).
   int allocations() const { return allocations_; }
+  /// A second workspace, on the same stream, for calls that compose other calls and keep data
+  /// of their own in this one meanwhile. Made on first use; grows independently.
+  Workspace& nested();
 
  private:
   cudaStream_t stream_;
+  std::unique_ptr<Workspace> nested_;
   std::byte* data_ = nullptr;
   std::size_t capacity_ = 0;
   int allocations_ = 0;
+};
+
+/// The robust noise estimate's two order statistics (clean::robust_sigma on the CPU): over the
+/// finite values (NaN and +-Inf ignored), the median at rank (n_finite - 1) / 2, and the value at
+/// the same rank of the absolute deviations |x - median|. NaN for both when nothing is finite.
+struct RobustStats {
+  std::size_t n_finite = 0;
+  float median = std::numeric_limits<float>::quiet_NaN();
+  float mad = std::numeric_limits<float>::quiet_NaN();
 };
 
 /// What a call did, for logs and benchmarks.
@@ -76,6 +91,15 @@ class Selector {
   virtual SelectStats order_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
                                        const std::vector<std::size_t>& ranks, Workspace& workspace,
                                        float* h_out) const = 0;
+
+  /// Median and median absolute deviation of the finite values, in one call (the noise estimate
+  /// of every CLEAN major cycle). The default composes this backend's order_statistics over a
+  /// finite copy kept in `workspace` (its nested() workspace serves the inner calls); a backend
+  /// may override it with a pass that chains the two on the device. `stats` (optional)
+  /// receives the passes and retries.
+  virtual RobustStats robust_statistics(cudaStream_t stream, const float* d_in, std::size_t n, Workspace& workspace,
+                                        SelectStats* stats = nullptr) const;
+  virtual std::size_t robust_statistics_workspace_bytes(std::size_t n) const;
 };
 
 }  // namespace gpuclean::select

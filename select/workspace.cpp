@@ -19,4 +19,9 @@ std::byte* Workspace::reserve(std::size_t bytes) {
   return data_;
 }
 
+Workspace& Workspace::nested() {
+  if (!nested_) nested_ = std::make_unique<Workspace>(stream_);
+  return *nested_;
+}
+
 }  // namespace gpuclean::select
