@@ -38,8 +38,8 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
                  "large images)")
       ->group(algo)->capture_default_str();
   app.add_option("--select", s.select_backend,
-                 "GPU: selection backend for active sets and noise medians (randomized, sample, bucket, "
-                 "cutting-plane, sort)")
+                 "GPU: selection backend for active sets and noise medians (auto: the fastest for each call by a "
+                 "measured rule; or randomized, sample, bucket, cutting-plane, sort)")
       ->group(algo)->capture_default_str();
   app.add_option("--beam-patch", s.beam_patch, "Clark: half-width of the beam patch [pixels]")
       ->group(algo)->capture_default_str();
