@@ -157,6 +157,10 @@ void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
   sub.add_option("--output", o.output, "write csv/json here (the table still goes to stdout)");
   sub.add_flag("!--no-order-statistics", o.order_statistics, "skip the median and the 101 percentiles");
   sub.add_flag("!--no-cpu-check", o.check_cpu, "check against the sort backend only, not the CPU reference");
+  sub.add_flag("!--no-robust", o.robust, "skip robust_statistics (median and MAD of the finite values)");
+  sub.add_flag("--auto-table", o.auto_table,
+               "also print, per size, operation, k and data class, the fastest backend and the auto backend's time "
+               "and choice (the data behind select/backends/auto_rule.hpp)");
 }
 
 void add_batch_options(CLI::App& sub, BatchOptions& o) {
