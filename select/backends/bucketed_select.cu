@@ -7,7 +7,10 @@
 //     A key repeated among the splitters gets an equality bucket [v, v+1) of its own, so that
 //     runs of equal elements terminate (paper, section 4.3).
 //  2. Count pass: a search over the splitters, kept in shared memory, gives each element its
-//     bucket; a shared histogram counts the buckets (warp-aggregated when a warp agrees).
+//     bucket; a shared histogram counts the buckets (warp-aggregated when a warp agrees). The
+//     splitters are an Eytzinger-ordered tree (eytzinger_tree.hpp) and each lane walks the four
+//     keys of its float4 together: a fixed number of branch-free steps with four independent
+//     shared-memory loads in flight, where a binary search per key waits on one load at a time.
 //     For order statistics the count pass also memoizes each element's bucket (an "oracle",
 //     16 bits since there are up to 8191 buckets), which n-sized scratch order statistics may
 //     use; top-k keeps O(k + sqrt n) scratch and searches again instead.
@@ -47,6 +50,7 @@
 
 #include "select/backends/backends.hpp"
 #include "select/backends/bucketed_select.hpp"
+#include "select/backends/eytzinger_tree.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/detail/bitonic_sort.hpp"
 #include "select/detail/engine.hpp"
@@ -164,6 +168,100 @@ __global__ void __launch_bounds__(kThreads) reduced_filter_kernel(const std::uin
     const unsigned long long pos = at + static_cast<unsigned>(__popc(mask & ((1u << lane) - 1u)));
     if (want && pos < cap) out[pos] = c;
   }
+}
+
+// ---- The count pass over the Eytzinger tree (step 2). Counts every element (NaN in its own
+// segment) and, when `oracles` is set, writes each element's segment. The float4 loop steps whole
+// warps, so the votes see all 32 lanes; a lane whose four keys share a segment adds once, and a
+// warp whose 128 keys share one (sorted or equal data) adds once.
+template <KeyMode kMode>
+__global__ void __launch_bounds__(kThreads) tree_count_kernel(const float* in, std::size_t n, const std::uint32_t* nodes,
+                                                              int levels, int real_bounds, bool invalid_bound, int n_seg,
+                                                              unsigned long long* counts, std::uint16_t* oracles) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  auto* s_nodes = reinterpret_cast<std::uint32_t*>(smem);
+  const int n_nodes = 1 << levels;
+  auto* s_hist = reinterpret_cast<unsigned*>(s_nodes + n_nodes);
+  for (int i = threadIdx.x; i < n_nodes; i += blockDim.x) s_nodes[i] = nodes[i];
+  for (int i = threadIdx.x; i < n_seg; i += blockDim.x) s_hist[i] = 0;
+  __syncthreads();
+
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::size_t n_warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(in) & 15u) == 0;
+  const std::size_t n_vec = aligned ? n / 4 : 0;
+  const uint4* in4 = reinterpret_cast<const uint4*>(in);
+  for (std::size_t base = warp * 32; base < n_vec; base += n_warps * 32) {
+    const std::size_t v = base + static_cast<std::size_t>(lane);
+    const bool ok = v < n_vec;
+    const uint4 q = ok ? __ldcs(in4 + v) : make_uint4(0u, 0u, 0u, 0u);
+    const std::uint32_t k0 = rank_key_bits<kMode>(q.x), k1 = rank_key_bits<kMode>(q.y);
+    const std::uint32_t k2 = rank_key_bits<kMode>(q.z), k3 = rank_key_bits<kMode>(q.w);
+    unsigned i0 = 1, i1 = 1, i2 = 1, i3 = 1;
+    for (int l = 0; l < levels; ++l) {
+      const std::uint32_t a0 = s_nodes[i0], a1 = s_nodes[i1], a2 = s_nodes[i2], a3 = s_nodes[i3];
+      i0 = 2 * i0 + (a0 <= k0 ? 1u : 0u);
+      i1 = 2 * i1 + (a1 <= k1 ? 1u : 0u);
+      i2 = 2 * i2 + (a2 <= k2 ? 1u : 0u);
+      i3 = 2 * i3 + (a3 <= k3 ? 1u : 0u);
+    }
+    const int s0 = eytzinger_segment(i0, k0, levels, real_bounds, invalid_bound);
+    const int s1 = eytzinger_segment(i1, k1, levels, real_bounds, invalid_bound);
+    const int s2 = eytzinger_segment(i2, k2, levels, real_bounds, invalid_bound);
+    const int s3 = eytzinger_segment(i3, k3, levels, real_bounds, invalid_bound);
+    const bool single = s0 == s1 && s1 == s2 && s2 == s3;
+    const int first = __shfl_sync(kFullMask, s0, 0);
+    if (__all_sync(kFullMask, ok && single && s0 == first)) {
+      if (lane == 0) atomicAdd(&s_hist[s0], 128u);
+    } else if (ok) {
+      if (single) {
+        atomicAdd(&s_hist[s0], 4u);
+      } else {
+        atomicAdd(&s_hist[s0], 1u);
+        atomicAdd(&s_hist[s1], 1u);
+        atomicAdd(&s_hist[s2], 1u);
+        atomicAdd(&s_hist[s3], 1u);
+      }
+    }
+    if (oracles && ok)
+      reinterpret_cast<ushort4*>(oracles)[v] =
+          make_ushort4(static_cast<unsigned short>(s0), static_cast<unsigned short>(s1),
+                       static_cast<unsigned short>(s2), static_cast<unsigned short>(s3));
+  }
+  // The rest (under four elements, or all of an unaligned input): no warp votes here.
+  for (std::size_t i = n_vec * 4 + static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::uint32_t key = rank_key_bits<kMode>(__float_as_uint(__ldcs(in + i)));
+    const int seg = segment_of(s_nodes, levels, real_bounds, invalid_bound, key);
+    atomicAdd(&s_hist[seg], 1u);
+    if (oracles) oracles[i] = static_cast<std::uint16_t>(seg);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < n_seg; i += blockDim.x)
+    if (s_hist[i]) atomicAdd(&counts[i], static_cast<unsigned long long>(s_hist[i]));
+}
+
+template <KeyMode kMode>
+void launch_tree_count(cudaStream_t stream, const float* in, std::size_t n, const EytzingerTree& t,
+                       const std::uint32_t* nodes, int n_seg, unsigned long long* counts, std::uint16_t* oracles) {
+  const std::size_t smem = t.nodes.size() * 4 + static_cast<std::size_t>(n_seg) * 4;  // at most 64 KiB
+  // Past the default 48 KiB only with equality buckets; set per call, so that it holds on every device.
+  if (smem > 48 * 1024)
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(tree_count_kernel<kMode>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem)));
+  // One wave of as many blocks as fit (a second, partial wave would double the time of a
+  // grid-stride pass), and no more than one block per 16 K elements: each block loads the tree
+  // and flushes its histogram, which small inputs should not pay for a thousand times.
+  int device = 0, sms = 0, per_sm = 0;
+  GPUCLEAN_CUDA_TRY(cudaGetDevice(&device));
+  GPUCLEAN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  GPUCLEAN_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tree_count_kernel<kMode>, kThreads, smem));
+  const std::size_t wave = static_cast<std::size_t>(sms) * static_cast<std::size_t>(std::max(per_sm, 1));
+  const auto grid = static_cast<unsigned>(std::clamp<std::size_t>((n + 16383) / 16384, 1, wave));
+  tree_count_kernel<kMode><<<grid, kThreads, smem, stream>>>(in, n, nodes, t.levels, t.real_bounds, t.invalid_bound,
+                                                             n_seg, counts, oracles);
+  GPUCLEAN_CHECK_LAUNCH();
 }
 
 int reduced_grid(std::size_t count) {
@@ -548,7 +646,31 @@ class BucketedSelector final : public Selector {
                                              const Plan& p, const Buckets& b, SelectStats* stats,
                                              std::uint16_t* oracles) const {
     if (b.projected) return projected_pass(stream, d_in, n, mode, p, b, {}, 0, stats);
+    if (tuning_.tree_count) {
+      const EytzingerTree t = make_eytzinger_tree(b.bounds);
+      if (t.nodes.size() <= static_cast<std::size_t>(kMaxBounds)) return tree_count(stream, d_in, n, mode, p, b, t, stats, oracles);
+    }
     return pass(stream, d_in, n, mode, p, b.bounds, {}, 0, stats, oracles);
+  }
+
+  std::vector<unsigned long long> tree_count(cudaStream_t stream, const float* d_in, std::size_t n, KeyMode mode,
+                                             const Plan& p, const Buckets& b, const EytzingerTree& t,
+                                             SelectStats* stats, std::uint16_t* oracles) const {
+    const int n_seg = static_cast<int>(b.bounds.size()) + 1;
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.bounds, t.nodes.data(), t.nodes.size() * 4, cudaMemcpyHostToDevice, stream));
+    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.counts, 0, sizeof(unsigned long long) * n_seg, stream));
+    if (n > 0) {
+      switch (mode) {
+        case KeyMode::kLargest: launch_tree_count<KeyMode::kLargest>(stream, d_in, n, t, p.bounds, n_seg, p.counts, oracles); break;
+        case KeyMode::kSmallest: launch_tree_count<KeyMode::kSmallest>(stream, d_in, n, t, p.bounds, n_seg, p.counts, oracles); break;
+        case KeyMode::kLargestAbs: launch_tree_count<KeyMode::kLargestAbs>(stream, d_in, n, t, p.bounds, n_seg, p.counts, oracles); break;
+      }
+    }
+    ++stats->passes;
+    std::vector<unsigned long long> c(static_cast<std::size_t>(n_seg));
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(c.data(), p.counts, c.size() * 8, cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    return c;
   }
 
   // A pass whose segments are the projection's buckets; `regions` (one per bucket) routes them.

@@ -15,6 +15,9 @@ struct SampleTuning {
   /// it the target buckets are sorted whole (one CUB sort beats the second level's two extra host
   /// round trips). 2^20: the 101 percentiles from n = 2^24 on (an estimate; see PERFORMANCE.md).
   std::size_t second_level_min = std::size_t{1} << 20;
+  /// The count pass searches an Eytzinger-ordered splitter tree, four keys of a float4 at once;
+  /// false: the engine's segment pass (one binary search per key), the earlier path.
+  bool tree_count = true;
 };
 
 std::unique_ptr<Selector> make_sample_selector(const SampleTuning& tuning);

@@ -19,15 +19,25 @@
 //  * robust_statistics on normal, many_inf, nan_sprinkled and noise_plus_point_sources.
 // The CPU backend is left out at 2^24 (it is the reference itself).
 //
-// H100 estimate (16 cores): a 2^24 std::nth_element reference takes 0.1 - 0.2 s on one core and
-// the six 2^24 top-k references of a distribution run in parallel (about 0.3 s); the 2^24
-// percentile reference is about 0.4 s; GPU calls take 1 - 10 ms. Per distribution at 2^24:
-// about 0.3 s of references + 36 top-k calls + 12 order-statistics calls (about 0.3 s) + data
-// and copies (about 0.2 s): 13 x 1.2 s = 16 s. 2^20 + 7: 33 references (parallel, 0.1 s) and
-// 198 top-k calls of about 1 ms, about 0.4 s per distribution: 6 s. The small sizes: about 20 K
-// calls of 0.1 - 0.3 ms: 5 s. Fresh data, robust statistics and the rest: about 10 s. In all
-// about 40 s; the earlier suite recomputed a 2^24 reference (with a full sort for sorted output)
-// for every backend and k, 715 of them, and did not finish in 330 s.
+// Also here: robust_statistics on every distribution up to 2^20 + 7 and on the edge inputs (empty,
+// n = 1, all infinite, NaN and +-Inf mixed); fresh random data each run; SampleSelect's second
+// level forced on small inputs; its count pass on the tree and on the binary search, aligned and
+// misaligned; auto's look and forwarding at 2^26.
+//
+// H100 estimate, by counting the work (16 host cores; a 2^24 std::nth_element reference is
+// 0.1 - 0.2 s on one core, GPU calls are 0.05 - 10 ms):
+//  * top-k, sizes 0 - 1000: about 15 K calls of about 0.15 ms: 3 s;
+//  * top-k, 2^20 + 7: 13 x 6 backends x 33 queries, about 2.5 ms with the O(k) check: 7 s, and
+//    33 references per distribution in parallel: 1 s;
+//  * top-k, 2^24: per distribution 6 references in parallel (0.25 s), 36 calls (0.2 s), data and
+//    copies (0.1 s): 13 x 0.55 = 7 s;
+//  * order statistics: 2^20 + 7, 13 x 0.2 s; 2^24, a 106-rank reference (0.5 s) and 12 calls
+//    (cutting-plane about 0.1 s) per distribution: 9 s; small sizes 0.3 s;
+//  * robust statistics 4 s, fresh data 3 s, second level 1 s, count pass 4 s, auto at 2^26
+//    1.5 s, randomized 0.5 s.
+// About 45 s in all (budget: 90 s). The earlier suite computed a 2^24 reference, with a full
+// sort of 16 M indices for sorted output, for every backend and every k (715 of them) and did
+// not finish in 330 s.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -444,6 +454,48 @@ TEST(SampleSecondLevel, PercentilesMatchTheReferenceOnEveryDistribution) {
       const gs::SelectStats st = sel->order_statistics(nullptr, d.data(), n, ranks, ws, got.data());
       expect_same_values(got, want, ranks);
       EXPECT_LE(st.scratch_bytes, sel->order_statistics_workspace_bytes(n, ranks.size()));
+    }
+  }
+}
+
+// SampleSelect's count pass over the Eytzinger tree (the default) and over the engine's binary
+// search (the earlier path), on aligned input (float4 loop) and on input one element off
+// alignment (the scalar loop): top-k in all three orders and order statistics, on every
+// distribution, against the reference.
+TEST(SampleCountPass, TreeAndBinarySearchMatchTheReference) {
+  if (!gpuclean::cuda::has_usable_device()) GTEST_SKIP() << "no usable CUDA device";
+  for (const auto& dist : gd::value_distributions()) {
+    std::vector<float> all(kMid + 1);
+    dist.fill(all, 0xC0DE);
+    const DeviceBuffer<float> d = upload(all);
+    for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+      const std::vector<float> h(all.begin() + static_cast<std::ptrdiff_t>(offset), all.end());
+      const float* d_in = d.data() + offset;
+      const std::size_t n = h.size();
+      std::vector<TopKQuery> queries;
+      for (gs::Order order : {gs::Order::kLargestAbs, gs::Order::kLargest, gs::Order::kSmallest})
+        for (std::size_t k : {std::size_t{1}, std::size_t{5000}, n / 3}) queries.push_back({order, k, false});
+      const std::vector<gs::TopK> want = references(h, queries);
+      std::size_t valid = 0;
+      for (float v : h) valid += !std::isnan(v);
+      std::vector<std::size_t> ranks = {valid / 2};
+      for (int q = 0; q <= 100; q += 10) ranks.push_back(static_cast<std::size_t>(q / 100.0 * static_cast<double>(valid - 1)));
+      const std::vector<float> want_ranks = gs::multiselect_cpu(h, ranks);
+      TopKChecker checker(h);
+      for (bool tree : {true, false}) {
+        SCOPED_TRACE(dist.name + (tree ? " tree" : " binary search") + " offset " + std::to_string(offset));
+        gs::SampleTuning t;
+        t.tree_count = tree;
+        const auto sel = gs::make_sample_selector(t);
+        gs::Workspace ws;
+        for (std::size_t i = 0; i < queries.size(); ++i) {
+          checker.check(*sel, ws, d_in, queries[i], want[i]);
+          if (HasFatalFailure()) return;
+        }
+        std::vector<float> got(ranks.size());
+        sel->order_statistics(nullptr, d_in, n, ranks, ws, got.data());
+        expect_same_values(got, want_ranks, ranks);
+      }
     }
   }
 }
