@@ -22,8 +22,9 @@ __device__ __forceinline__ float subtract_rn(float v, float flux, float psf) {
 
 // Members are packed by slot (their position in the cluster, which is pixel order), so that the
 // largest packed value is the brightest member with the lowest pixel, as in the CPU reference.
+// A NaN (only an overflowing, non-converging run makes one) is never the best, as on the CPU.
 __device__ __forceinline__ unsigned long long pack_slot(float v, std::uint32_t slot, bool abs_key) {
-  return pack_peak(abs_key ? fabsf(v) : v, slot, v < 0.0f);
+  return v != v ? 0ull : pack_peak(abs_key ? fabsf(v) : v, slot, v < 0.0f);
 }
 
 __device__ __forceinline__ std::uint32_t slot_of(unsigned long long packed) {
@@ -250,10 +251,14 @@ __global__ void __launch_bounds__(kTeamBlock, 1) teams_kernel(const TeamArgs a) 
     if (r.y - r.x <= a.shared_members) block_team<true>(a, r, smem, sh);
     else block_team<false>(a, r, smem, sh);
   }
-  const std::uint32_t lane = threadIdx.x & 31;
+  // Small clusters: first one per warp, spread over the blocks (cluster j to block j mod grid)
+  // so that each SM runs as few chains as possible; then whatever is left, from a queue.
+  const std::uint32_t lane = threadIdx.x & 31, warps = gridDim.x * (kTeamBlock / 32);
+  const std::uint32_t first = (threadIdx.x >> 5) * gridDim.x + blockIdx.x;
+  if (first < n_small) warp_team(a, a.small[first], lane);
   while (true) {
     unsigned int j = 0;
-    if (lane == 0) j = atomicAdd(&a.counters->next_small, 1u);
+    if (lane == 0) j = warps + atomicAdd(&a.counters->next_small, 1u);
     j = __shfl_sync(kFull, j, 0);
     if (j >= n_small) break;
     warp_team(a, a.small[j], lane);
