@@ -215,6 +215,10 @@ clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device devic
   });
   report.seconds.clean = since(t) - result.seconds.restore;
   report.seconds.restore = result.seconds.restore;
+  if (const clean::MinorCycleStats& m = result.minor_stats; m.cycles > 0) {
+    log.verbose("minor cycles on the GPU: %zu independent clusters over %zu cycles, longest chain %zu components, "
+                "%.0f%% of the SMs busy", m.clusters, m.cycles, m.longest_chain, 100.0 * m.sm_busy_fraction);
+  }
   return result;
 }
 

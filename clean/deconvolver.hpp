@@ -77,6 +77,19 @@ struct StageSeconds {
   double restore = 0.0;   ///< restoration (when asked for)
 };
 
+/// How GPU Clark's minor cycles used the GPU (zero on other paths).
+struct MinorCycleStats {
+  std::size_t cycles = 0;          ///< minor cycles run on the GPU
+  std::size_t clusters = 0;        ///< independent clusters, summed over the cycles
+  std::size_t longest_chain = 0;   ///< most components one cluster made in one cycle
+  /// SMs the team kernel gave work to (min(SMs, max(block clusters, warp clusters)) / SMs: small
+  /// clusters go to the blocks round-robin), averaged over the cycles weighted by their
+  /// minor-cycle time: from the launch configuration.
+  double sm_busy_fraction = 0.0;
+  std::size_t reruns = 0;          ///< cycles run again with a larger record pool
+  std::size_t sequential = 0;      ///< cycles run as one cluster (the record pool could not grow)
+};
+
 struct CleanResult {
   HostImage model;                     ///< Jy/pixel
   HostImage residual;                  ///< Jy/beam; NaN where the dirty image was NaN
@@ -92,6 +105,7 @@ struct CleanResult {
   std::size_t peak_gpu_bytes = 0;      ///< GPU runs: the most device memory in use at once
   std::vector<float> restored_quantile_values;  ///< one per CleanProblem::restored_quantiles
   std::vector<SelectCycleComparison> select_comparison;  ///< --compare-select, one per major cycle
+  MinorCycleStats minor_stats;
 };
 
 class Deconvolver {

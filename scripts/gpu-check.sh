@@ -8,6 +8,8 @@
 #   scripts/gpu-check.sh batch      batch and --compare-select tests, memcheck of a comparison run
 #   scripts/gpu-check.sh batch-bench  --compare-select on the WSClean pair and a 4096^2 field; bench batch
 #                                   (64 and 256 x 2048^2)
+#   scripts/gpu-check.sh engine     GPU Clark's minor-cycle engine: its tests, GPU = CPU, compute-sanitizer,
+#                                   and bench clean at 4096^2 and 16384^2 with 1e5 components
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -79,4 +81,24 @@ case "${1:-tests}" in
     rm -f "$out/s4096-image.fits"
     echo "== bench batch"
     "$bin/gpuclean" bench batch --size 2048 --counts 64,256 --distinct 8 --dir /tmp/bench-batch 2>&1 | tee "$out/bench_batch.txt" ;;
+  engine)
+    status=0
+    echo "== test_clean_gpu (minor-cycle engine against the CPU; GPU = CPU on real fields)"
+    "$bin/tests/test_clean_gpu" --gtest_brief=0 >"$out/test_clean_gpu.log" 2>&1 || status=1
+    grep -E "^\s+(clark|hogbom) |OK \]|FAILED|PASSED" "$out/test_clean_gpu.log" | cut -c1-400
+    echo "== test_clean, GPU variants"
+    "$bin/tests/test_clean" --gtest_brief=1 --gtest_filter='*gpu*' >"$out/test_clean_gpu_variants.log" 2>&1 || status=1
+    grep -E "PASSED|FAILED" "$out/test_clean_gpu_variants.log" | tail -4
+    echo "== compute-sanitizer memcheck and racecheck on the engine tests"
+    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
+      --gtest_filter='MinorEngine.*' >"$out/memcheck_engine.log" 2>&1
+    echo "memcheck exit $?"; grep -E "ERROR SUMMARY|FAILED" "$out/memcheck_engine.log" | tail -3
+    timeout 200 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
+      --gtest_filter='MinorEngine.ManySmall*:MinorEngine.OneCluster*:MinorEngine.PatchCovers*' >"$out/racecheck_engine.log" 2>&1
+    echo "racecheck exit $?"; grep -E "RACECHECK SUMMARY|FAILED" "$out/racecheck_engine.log" | tail -3
+    echo "== bench clean"
+    "$bin/gpuclean" bench clean --sizes 4096,16384 --niters 100000 --paths gpu-clark,cpu-clark --cpu-max-size 4096 \
+      --cli-size 0 --format csv --output "$out/bench_clean.csv" >"$out/bench_clean.txt" 2>"$out/bench_clean.err"
+    echo "bench exit $?"; cat "$out/bench_clean.txt"
+    exit $status ;;
 esac

@@ -8,7 +8,7 @@
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/fft_convolver_gpu.hpp"
 #include "clean/gpu/gpu_image_state.hpp"
-#include "clean/gpu/minor_kernels.hpp"
+#include "clean/gpu/minor_engine.hpp"
 #include "clean/stop_rules.hpp"
 #include "clean/gpu/gpu_resources.hpp"
 #include "clean/gpu/select_comparison.hpp"
@@ -19,8 +19,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// One minor-cycle launch makes at most this many components; a longer cycle is split into
-// major cycles (only with --mgain near 0 and a huge --niter).
+// One minor cycle makes at most this many components; a longer cycle is split into major
+// cycles (only with --mgain near 0 and a huge --niter).
 constexpr std::size_t kMaxCycleComponents = 1u << 22;
 
 // The beam patch: (2 hw + 1)^2 PSF values around the peak, 0 where the patch leaves the PSF
@@ -72,12 +72,13 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(patch.data(), h_patch.data(), h_patch.size() * 4, cudaMemcpyHostToDevice, s));
 
   const std::size_t k_max = std::min(settings.select_k, n);
-  cuda::DeviceBuffer<float> active_values(k_max, s), sorted_values(k_max, s), member_values(k_max, s),
-      member_flux(k_max, s);
-  cuda::DeviceBuffer<std::uint32_t> active_pixels(k_max, s), sorted_pixels(k_max, s), member_xy(k_max, s), made(1, s);
+  cuda::DeviceBuffer<float> active_values(k_max, s), sorted_values(k_max, s);
+  cuda::DeviceBuffer<std::uint32_t> active_pixels(k_max, s), sorted_pixels(k_max, s);
   const std::size_t sort_bytes = gpu::sort_by_pixel_temp_bytes(k_max);
   cuda::DeviceBuffer<std::byte> sort_temp(std::max<std::size_t>(sort_bytes, 1), s);
   cuda::DeviceBuffer<unsigned long long> count(1, s);
+  gpu::MinorCycleEngine minor(s, st.width(), st.height(), patch.data(), static_cast<int>(settings.beam_patch), k_max,
+                              std::min(settings.niter, kMaxCycleComponents));
 
   std::optional<gpu::SelectComparison> compare;
   if (settings.compare_select) compare.emplace(s, settings, k_max);
@@ -119,34 +120,24 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     stream.synchronize();
     result.seconds.select += since(t);
 
-    // Minor cycles, all in one launch.
+    // Minor cycles: every independent cluster of the active set on its own SM or warp.
     t = Clock::now();
     const std::size_t budget = std::min(settings.niter - result.iterations, kMaxCycleComponents);
     st.reserve_components(result.iterations, budget);
     GPUCLEAN_CUDA_TRY(cudaMemsetAsync(st.scratch(), 0, n * sizeof(float), s));
-    gpu::MinorCycleArgs a;
-    a.values = sorted_values.data();
-    a.pixels = sorted_pixels.data();
-    a.count = static_cast<std::uint32_t>(sel.count);
-    a.width = static_cast<std::uint32_t>(st.width());
-    a.patch = patch.data();
-    a.half_width = static_cast<int>(settings.beam_patch);
-    a.limit = limit;
-    a.gain = static_cast<float>(settings.gain);
-    a.abs_key = neg;
-    a.budget = static_cast<std::uint32_t>(budget);
-    a.comp_pixels = st.comp_pixels() + result.iterations;
-    a.comp_fluxes = st.comp_fluxes() + result.iterations;
-    a.delta = st.scratch();
-    a.model = st.model();
-    a.made = made.data();
-    a.scratch_values = member_values.data();
-    a.scratch_xy = member_xy.data();
-    a.scratch_flux = member_flux.data();
-    gpu::run_minor_cycle(s, a);
-    std::uint32_t h_made = 0;
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(&h_made, made.data(), sizeof h_made, cudaMemcpyDeviceToHost, s));
-    stream.synchronize();
+    gpu::MinorCycleRequest req;
+    req.values = sorted_values.data();
+    req.pixels = sorted_pixels.data();
+    req.count = static_cast<std::uint32_t>(sel.count);
+    req.limit = limit;
+    req.gain = static_cast<float>(settings.gain);
+    req.abs_key = neg;
+    req.budget = static_cast<std::uint32_t>(budget);
+    req.comp_pixels = st.comp_pixels() + result.iterations;
+    req.comp_fluxes = st.comp_fluxes() + result.iterations;
+    req.delta = st.scratch();
+    req.model = st.model();
+    const std::uint32_t h_made = minor.run(req);
     result.iterations += h_made;
     result.seconds.minor += since(t);
     if (h_made == 0) {  // the peak itself is at the limit: nothing more can be cleaned safely
@@ -161,6 +152,7 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     stream.synchronize();
     result.seconds.convolve += since(t);
   }
+  result.minor_stats = minor.stats();
   conv.reset();  // restoration needs the room
   st.finish(problem, result);
   return result;

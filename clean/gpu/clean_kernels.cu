@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "clean/gpu/clean_kernels.hpp"
-#include "clean/gpu/packed_peak.hpp"
+#include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
 
 namespace gpuclean::clean::gpu {

@@ -9,7 +9,8 @@
 #include "clean/errors.hpp"
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/fft_convolver_gpu.hpp"
-#include "clean/gpu/packed_peak.hpp"
+#include "clean/gpu/minor_engine.hpp"
+#include "clean/packed_peak.hpp"
 #include "clean/quantiles.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/device_info.hpp"
@@ -201,8 +202,13 @@ std::size_t gpu_bytes_needed(std::size_t width, std::size_t height, std::size_t 
   std::size_t select = 0;
   auto sel = make_selector(settings.select_backend);
   select = std::max(sel->top_k_workspace_bytes(n, k), sel->order_statistics_workspace_bytes(n, 1));
-  // Clark: the active set, its sorted copy, the members, their fluxes, the sort scratch.
-  std::size_t clark = settings.algorithm == Algorithm::kClark ? k * 48 : 0;
+  // Clark: the active set and its pixel-sorted copy, their sort, and the minor-cycle engine.
+  std::size_t clark = 0;
+  if (settings.algorithm == Algorithm::kClark) {
+    clark = k * 16 + sort_by_pixel_temp_bytes(k) +
+            MinorCycleEngine::bytes_needed(width, height, static_cast<int>(settings.beam_patch), k,
+                                           std::min<std::size_t>(settings.niter, 1u << 22));
+  }
   std::size_t comps = std::min<std::size_t>(settings.niter, 1u << 20) * 8 * 2;
   const std::size_t slack = 64u << 20;  // CUDA context allocations, cuFFT plans, alignment
   return images + psf + conv + select + clark + comps + slack;

@@ -1,9 +1,12 @@
 // GPU CLEAN against the CPU reference on realistic fields: the bundled sample (512^2), a
-// simulated 4096^2 MeerKAT field, and the WSClean 3.1 pair. Same first 100 components, residual
-// RMS, model flux and restored peak within 0.1%, same stop reason.
+// simulated 4096^2 MeerKAT field, and the WSClean 3.1 pair. The same components, bit for bit,
+// through the first major cycle (after it cuFFT and FFTW round the subtraction differently, so
+// later near-ties may go either way); residual RMS, model flux and restored peak within 0.1%;
+// the same stop reason.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "clean/beam.hpp"
@@ -51,16 +54,29 @@ double restored_peak(const gc::HostImage& img) {
 
 void expect_agree(const Field& f, gc::CleanSettings s) {
   const gc::CleanProblem problem{f.dirty, f.psf, f.mask, &f.beam};
+  // Components made by the end of the first major cycle (reported when the second opens).
+  std::size_t first_cpu = 0, first_gpu = 0;
+  const gc::CycleCallback on_cpu = [&](const gc::CycleReport& r) {
+    if (r.cycle == 1) first_cpu = r.iterations;
+  };
+  const gc::CycleCallback on_gpu = [&](const gc::CycleReport& r) {
+    if (r.cycle == 1) first_gpu = r.iterations;
+  };
   s.device = gc::Device::kCpu;
-  const gc::CleanResult cpu = gc::make_deconvolver(s.algorithm, gc::Device::kCpu)->run(problem, s, nullptr);
+  const gc::CleanResult cpu = gc::make_deconvolver(s.algorithm, gc::Device::kCpu)->run(problem, s, on_cpu);
   s.device = gc::Device::kGpu;
-  const gc::CleanResult gpu = gc::make_deconvolver(s.algorithm, gc::Device::kGpu)->run(problem, s, nullptr);
+  const gc::CleanResult gpu = gc::make_deconvolver(s.algorithm, gc::Device::kGpu)->run(problem, s, on_gpu);
 
   ASSERT_GE(cpu.components.size(), 100u) << "the case must make at least 100 components";
   ASSERT_GE(gpu.components.size(), 100u);
-  for (std::size_t i = 0; i < 100; ++i) {
-    EXPECT_EQ(gpu.components[i].x, cpu.components[i].x) << "component " << i;
-    EXPECT_EQ(gpu.components[i].y, cpu.components[i].y) << "component " << i;
+  // Högbom's "cycles" are batches of one-component steps; compare its first 100 components.
+  const std::size_t first = s.algorithm == gc::Algorithm::kClark ? first_cpu : 100;
+  ASSERT_GT(first, 0u);
+  EXPECT_EQ(first_gpu, first_cpu) << "components in the first major cycle";
+  for (std::size_t i = 0; i < std::min(first, gpu.components.size()); ++i) {
+    ASSERT_EQ(gpu.components[i].x, cpu.components[i].x) << "component " << i;
+    ASSERT_EQ(gpu.components[i].y, cpu.components[i].y) << "component " << i;
+    ASSERT_EQ(std::memcmp(&gpu.components[i].flux, &cpu.components[i].flux, 4), 0) << "component " << i;
   }
   EXPECT_EQ(gpu.reason, cpu.reason);
   const double rms_c = gc::rms(cpu.residual.pixels), rms_g = gc::rms(gpu.residual.pixels);
@@ -71,12 +87,13 @@ void expect_agree(const Field& f, gc::CleanSettings s) {
   EXPECT_NEAR(peak_g, peak_c, 1e-3 * peak_c);
   EXPECT_GT(gpu.peak_gpu_bytes, f.dirty.size() * 4 * sizeof(float)) << "peak GPU memory is reported";
   std::printf("  %s %zux%zu: cpu %zu components / %zu cycles, gpu %zu / %zu; rms %.6e / %.6e, flux %.6f / %.6f, "
-              "restored peak %.6f / %.6f; gpu clean %.3f s (select %.3f, minor %.3f, convolve %.3f), "
-              "cpu %.3f s\n",
+              "restored peak %.6f / %.6f; first cycle %zu components; gpu clean %.3f s (select %.3f, "
+              "minor %.3f, convolve %.3f; %zu clusters, longest chain %zu, SMs busy %.0f%%), cpu %.3f s\n",
               std::string(gc::to_string(s.algorithm)).c_str(), f.dirty.width, f.dirty.height, cpu.iterations,
-              cpu.major_cycles, gpu.iterations, gpu.major_cycles, rms_c, rms_g, flux_c, flux_g, peak_c, peak_g,
+              cpu.major_cycles, gpu.iterations, gpu.major_cycles, rms_c, rms_g, flux_c, flux_g, peak_c, peak_g, first,
               gpu.seconds.select + gpu.seconds.minor + gpu.seconds.convolve, gpu.seconds.select, gpu.seconds.minor,
-              gpu.seconds.convolve, cpu.seconds.select + cpu.seconds.minor + cpu.seconds.convolve);
+              gpu.seconds.convolve, gpu.minor_stats.clusters, gpu.minor_stats.longest_chain,
+              100.0 * gpu.minor_stats.sm_busy_fraction, cpu.seconds.select + cpu.seconds.minor + cpu.seconds.convolve);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 #define GPUCLEAN_HD inline
 #endif
 
-namespace gpuclean::clean::gpu {
+namespace gpuclean::clean {
 
 inline constexpr unsigned long long kMaxPackedPixels = 1ull << 31;
 
@@ -53,4 +53,4 @@ GPUCLEAN_HD UnpackedPeak unpack_peak(unsigned long long p, bool abs_key) {
   return u;
 }
 
-}  // namespace gpuclean::clean::gpu
+}  // namespace gpuclean::clean

@@ -1,0 +1,89 @@
+#pragma once
+// Clark's minor cycle across the whole GPU (the host side; kernels in cluster_kernels.cu and
+// team_kernel.cu). Each cycle: the active set is split into clusters that cannot interact
+// (interaction_clusters.hpp states the rule and proves the merge), every cluster runs its own
+// Högbom on an SM (large ones on a block, small ones on a warp), and the clusters' records are
+// merged by a stable sort into exactly the sequential cycle's components. Then the per-pixel
+// flux sums go to the delta image and the model, as the CPU path sums them.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "clean/deconvolver.hpp"
+#include "clean/gpu/cluster_kernels.hpp"
+#include "select/cuda/device_buffer.hpp"
+
+namespace gpuclean::clean::gpu {
+
+struct MinorCycleRequest {
+  const float* values = nullptr;          ///< active set in pixel order: residual values
+  const std::uint32_t* pixels = nullptr;  ///< and their pixel indices, ascending
+  std::uint32_t count = 0;
+  double limit = 0.0;
+  float gain = 0.1f;
+  bool abs_key = true;
+  std::uint32_t budget = 0;               ///< most components this cycle
+  std::uint32_t* comp_pixels = nullptr;   ///< components written at [0, made)
+  float* comp_fluxes = nullptr;
+  float* delta = nullptr;                 ///< zero on entry; receives each pixel's summed flux
+  float* model = nullptr;                 ///< += the same
+};
+
+struct MinorEngineOptions {
+  bool clustered = true;          ///< false: every cycle as one cluster (the sequential order)
+  std::size_t initial_pool = 0;   ///< records the pool starts with (0: from the budget)
+};
+
+class MinorCycleEngine {
+ public:
+  /// `patch` (device, (2 half_width + 1)^2) must outlive the engine. `max_members` bounds the
+  /// active set and `max_budget` the components of one cycle.
+  MinorCycleEngine(cudaStream_t stream, std::size_t width, std::size_t height, const float* patch, int half_width,
+                   std::size_t max_members, std::size_t max_budget, MinorEngineOptions options = {});
+
+  /// Runs one minor cycle; returns the components made. Synchronizes the stream once (twice
+  /// when the record pool must grow).
+  std::uint32_t run(const MinorCycleRequest& r);
+
+  const MinorCycleStats& stats() const { return stats_; }
+
+  /// Device bytes an engine of this geometry holds at most.
+  static std::size_t bytes_needed(std::size_t width, std::size_t height, int half_width, std::size_t max_members,
+                                  std::size_t max_budget);
+
+ private:
+  void group(const MinorCycleRequest& r, bool clustered);
+  void allocate_pool(std::size_t records);
+
+  cudaStream_t stream_;
+  std::uint32_t width_, height_;
+  const float* patch_;
+  int half_width_;
+  std::size_t max_members_, max_budget_;
+  MinorEngineOptions options_;
+  CellGrid grid_;
+  int pixel_bits_ = 1, cell_bits_ = 1;
+  std::size_t pool_ = 0, pool_max_ = 0;
+
+  // Cells and members.
+  cuda::DeviceBuffer<uint4> box_;
+  cuda::DeviceBuffer<std::uint32_t> parent_, end_by_cell_;
+  cuda::DeviceBuffer<std::uint32_t> member_cell_, labels_, labels_sorted_, idx_, idx_sorted_, grouped_xy_;
+  cuda::DeviceBuffer<float> grouped_values_;
+  cuda::DeviceBuffer<ClusterRange> big_, small_;
+  cuda::DeviceBuffer<MinorCounters> counters_;
+  // Records and the merge.
+  cuda::DeviceBuffer<std::uint32_t> rec_pixel_, ord_, ord_sorted_;
+  cuda::DeviceBuffer<float> rec_flux_;
+  cuda::DeviceBuffer<unsigned long long> rec_order_, rec_order_sorted_;
+  cuda::DeviceBuffer<std::uint32_t> px_, px_sorted_, rank_, rank_sorted_;
+  cuda::DeviceBuffer<std::byte> temp_;
+  std::size_t temp_bytes_ = 0;
+
+  MinorCycleStats stats_;
+  double weighted_busy_ = 0.0, weighted_seconds_ = 0.0;
+};
+
+}  // namespace gpuclean::clean::gpu

@@ -1,0 +1,296 @@
+// Clark's minor cycle on every SM: see team_kernel.hpp and interaction_clusters.hpp. Rounding
+// follows the CPU reference: value - flux * psf with the product rounded first (__fmul_rn keeps
+// nvcc from fusing it), so that every team reproduces MinorCycleCpu bit for bit.
+
+#include <algorithm>
+
+#include "clean/gpu/team_kernel.hpp"
+#include "clean/packed_peak.hpp"
+#include "select/cuda/cuda_check.hpp"
+
+namespace gpuclean::clean::gpu {
+namespace {
+
+constexpr unsigned kFull = 0xffffffffu;
+constexpr std::uint32_t kSharedBytes = 96 * 1024;  // leaves L1 room for the beam patch
+constexpr std::uint32_t kPerLane = kWarpTeamMax / 32;
+static_assert(kPerLane * 32 == kWarpTeamMax, "warp teams hold whole rows of 32 members");
+
+__device__ __forceinline__ float subtract_rn(float v, float flux, float psf) {
+  return __fsub_rn(v, __fmul_rn(flux, psf));
+}
+
+// Members are packed by slot (their position in the cluster, which is pixel order), so that the
+// largest packed value is the brightest member with the lowest pixel, as in the CPU reference.
+// A NaN (only an overflowing, non-converging run makes one) is never the best, as on the CPU.
+__device__ __forceinline__ unsigned long long pack_slot(float v, std::uint32_t slot, bool abs_key) {
+  return v != v ? 0ull : pack_peak(abs_key ? fabsf(v) : v, slot, v < 0.0f);
+}
+
+__device__ __forceinline__ std::uint32_t slot_of(unsigned long long packed) {
+  return ~static_cast<std::uint32_t>(packed >> 1) & 0x7FFFFFFFu;
+}
+
+// Max over the warp of 64-bit values with two 32-bit reductions: the high words, then the low
+// words of the lanes holding the largest high word.
+__device__ __forceinline__ unsigned long long warp_max64(unsigned long long v) {
+  const auto hi = static_cast<std::uint32_t>(v >> 32);
+  const std::uint32_t top = __reduce_max_sync(kFull, hi);
+  const std::uint32_t lo = __reduce_max_sync(kFull, hi == top ? static_cast<std::uint32_t>(v) : 0u);
+  return (static_cast<unsigned long long>(top) << 32) | lo;
+}
+
+// First position in xy[0, m) holding a value >= key (xy ascending), by a 32-way search: each
+// round the lanes probe the ends of 32 segments and a ballot keeps the one that straddles key.
+// All lanes of the warp call it and get the same answer.
+__device__ __forceinline__ std::uint32_t warp_lower_bound(const std::uint32_t* xy, std::uint32_t m,
+                                                          std::uint32_t key, std::uint32_t lane) {
+  std::uint32_t lo = 0, end = m;
+  while (end - lo > 32) {
+    const std::uint32_t step = (end - lo + 31) >> 5;
+    const std::uint32_t p = lo + (lane + 1) * step - 1;
+    const bool below = p < end && xy[p] < key;
+    const std::uint32_t whole = __popc(__ballot_sync(kFull, below));
+    const std::uint32_t next = lo + whole * step;
+    end = min(end, next + step);
+    lo = min(next, end);
+  }
+  const bool below = lo + lane < end && xy[lo + lane] < key;
+  return lo + __popc(__ballot_sync(kFull, below));
+}
+
+// Writes a warp's buffered records (lane i holds record i, i < n) to the pool. Warp-uniform
+// result: false when the pool is full, or another team found it full (then every team stops and
+// the host runs the cycle again with a larger pool).
+__device__ bool flush_records(const TeamArgs& a, std::uint32_t n, std::uint32_t pixel, float flux,
+                              unsigned long long order, std::uint32_t lane) {
+  unsigned long long base = 0;
+  bool stop = false;
+  if (lane == 0) {
+    stop = *static_cast<volatile unsigned int*>(&a.counters->overflow) != 0;
+    if (!stop) {
+      base = atomicAdd(&a.counters->records, static_cast<unsigned long long>(n));
+      if (base + n > a.pool_capacity) {
+        atomicExch(&a.counters->overflow, 1u);
+        stop = true;
+      }
+    }
+  }
+  stop = __shfl_sync(kFull, stop, 0);
+  base = __shfl_sync(kFull, base, 0);
+  if (stop) return false;
+  if (lane < n) {
+    a.rec_pixel[base + lane] = pixel;
+    a.rec_flux[base + lane] = flux;
+    a.rec_order[base + lane] = order;
+  }
+  return true;
+}
+
+struct BlockShared {
+  unsigned long long best[2][32];  // per-warp maxima, double-buffered: one barrier per component
+  unsigned int stop[2];
+  unsigned int item;
+};
+
+// A large cluster, cleaned by the whole block. Thread t owns members t, t + 1024, ...; a
+// component updates only the members in the patch rows (found by two warp searches), and a
+// thread rescans its members only when its own best was among those changed.
+template <bool kShared>
+__device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char* smem, BlockShared& sh) {
+  const std::uint32_t t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  const std::uint32_t m = range.y - range.x;
+  float* vals;
+  const std::uint32_t* xy;
+  if constexpr (kShared) {
+    vals = reinterpret_cast<float*>(smem);
+    auto* xs = reinterpret_cast<std::uint32_t*>(smem) + a.shared_members;
+    for (std::uint32_t j = t; j < m; j += kTeamBlock) {
+      vals[j] = a.values[range.x + j];
+      xs[j] = a.xy[range.x + j];
+    }
+    xy = xs;
+    __syncthreads();
+  } else {
+    vals = a.values + range.x;
+    xy = a.xy + range.x;
+  }
+  const bool abs_key = a.abs_key;
+  unsigned long long local = 0;
+  for (std::uint32_t j = t; j < m; j += kTeamBlock) local = max(local, pack_slot(vals[j], j, abs_key));
+
+  const int hw = a.half_width, side = 2 * hw + 1;
+  std::uint32_t made = 0;
+  unsigned long long order = ~0ull;
+  std::uint32_t r_pixel = 0;  // warp 0: lane i buffers record i of the current group of 32
+  float r_flux = 0.0f;
+  unsigned long long r_order = 0;
+  bool room = true;  // warp 0: the pool took every flush so far
+  int buf = 0;
+  while (true) {
+    const unsigned long long wb = warp_max64(local);
+    if (lane == 0) sh.best[buf][warp] = wb;
+    if (t == 0) sh.stop[buf] = room ? 0u : 1u;
+    __syncthreads();
+    const unsigned long long best = warp_max64(sh.best[buf][lane]);
+    const bool full = sh.stop[buf] != 0;
+    buf ^= 1;
+    if (best == 0 || full || made >= a.budget) break;
+    const UnpackedPeak p = unpack_peak(best, abs_key);
+    if (!(static_cast<double>(p.key) > a.limit)) break;
+    const std::uint32_t slot = p.pixel;
+    const float flux = __fmul_rn(a.gain, p.value);
+    const std::uint32_t q = xy[slot];
+    const int bx = static_cast<int>(q & 0xFFFFu), by = static_cast<int>(q >> 16);
+    const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
+    order = min(order, pack_peak(p.key, pixel, p.value < 0.0f));
+    if (warp == 0 && lane == (made & 31)) {
+      r_pixel = pixel;
+      r_flux = flux;
+      r_order = order;
+    }
+    ++made;
+    if (warp == 0 && (made & 31) == 0 && room) room = flush_records(a, 32, r_pixel, r_flux, r_order, lane);
+
+    const std::uint32_t lo = warp_lower_bound(xy, m, static_cast<std::uint32_t>(max(by - hw, 0)) << 16, lane);
+    const int top = by + hw + 1;  // the first row past the patch
+    const std::uint32_t hi = top > 0xFFFF ? m : warp_lower_bound(xy, m, static_cast<std::uint32_t>(top) << 16, lane);
+    const std::uint32_t mine = local ? slot_of(local) : 0xFFFFFFFFu;
+    bool rescan = false;
+    for (std::uint32_t j = lo + ((t - lo) & (kTeamBlock - 1)); j < hi; j += kTeamBlock) {
+      const std::uint32_t qj = xy[j];
+      const int dx = static_cast<int>(qj & 0xFFFFu) - bx;
+      if (dx < -hw || dx > hw) continue;
+      const int dy = static_cast<int>(qj >> 16) - by;
+      const float v = subtract_rn(vals[j], flux, __ldg(a.patch + (dy + hw) * side + (dx + hw)));
+      vals[j] = v;
+      if (j == mine) rescan = true;
+      else local = max(local, pack_slot(v, j, abs_key));
+    }
+    if (rescan) {
+      local = 0;
+#pragma unroll 4
+      for (std::uint32_t j = t; j < m; j += kTeamBlock) local = max(local, pack_slot(vals[j], j, abs_key));
+    }
+  }
+  if (warp == 0 && room && (made & 31) != 0) flush_records(a, made & 31, r_pixel, r_flux, r_order, lane);
+  if (t == 0) atomicMax(&a.counters->longest, made);
+  __syncthreads();  // the next cluster reuses shared memory
+}
+
+// A small cluster, cleaned by one warp: lane l holds members l, l + 32, ... in registers, and
+// every component rebuilds the lane's best from them (a full pass over at most 8 members).
+__device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t lane) {
+  const std::uint32_t m = range.y - range.x;
+  const bool abs_key = a.abs_key;
+  float v[kPerLane];
+  std::uint32_t q[kPerLane];
+  unsigned long long local = 0;
+#pragma unroll
+  for (std::uint32_t i = 0; i < kPerLane; ++i) {
+    const std::uint32_t j = lane + 32 * i;
+    v[i] = j < m ? a.values[range.x + j] : 0.0f;
+    q[i] = j < m ? a.xy[range.x + j] : 0u;
+    if (j < m) local = max(local, pack_slot(v[i], j, abs_key));
+  }
+  const int hw = a.half_width, side = 2 * hw + 1;
+  std::uint32_t made = 0;
+  unsigned long long order = ~0ull;
+  std::uint32_t r_pixel = 0;
+  float r_flux = 0.0f;
+  unsigned long long r_order = 0;
+  bool room = true;
+  while (true) {
+    const unsigned long long best = warp_max64(local);
+    if (best == 0 || !room || made >= a.budget) break;
+    const UnpackedPeak p = unpack_peak(best, abs_key);
+    if (!(static_cast<double>(p.key) > a.limit)) break;
+    const std::uint32_t slot = p.pixel, row = slot >> 5;
+    std::uint32_t mq = 0;
+#pragma unroll
+    for (std::uint32_t i = 0; i < kPerLane; ++i) mq = i == row ? q[i] : mq;
+    const std::uint32_t qq = __shfl_sync(kFull, mq, static_cast<int>(slot & 31));
+    const float flux = __fmul_rn(a.gain, p.value);
+    const int bx = static_cast<int>(qq & 0xFFFFu), by = static_cast<int>(qq >> 16);
+    const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
+    order = min(order, pack_peak(p.key, pixel, p.value < 0.0f));
+    if (lane == (made & 31)) {
+      r_pixel = pixel;
+      r_flux = flux;
+      r_order = order;
+    }
+    ++made;
+    if ((made & 31) == 0) room = flush_records(a, 32, r_pixel, r_flux, r_order, lane);
+    local = 0;
+#pragma unroll
+    for (std::uint32_t i = 0; i < kPerLane; ++i) {
+      const std::uint32_t j = lane + 32 * i;
+      if (j < m) {
+        const int dx = static_cast<int>(q[i] & 0xFFFFu) - bx, dy = static_cast<int>(q[i] >> 16) - by;
+        if (dx >= -hw && dx <= hw && dy >= -hw && dy <= hw)
+          v[i] = subtract_rn(v[i], flux, __ldg(a.patch + (dy + hw) * side + (dx + hw)));
+        local = max(local, pack_slot(v[i], j, abs_key));
+      }
+    }
+  }
+  if (room && (made & 31) != 0) flush_records(a, made & 31, r_pixel, r_flux, r_order, lane);
+  if (lane == 0) atomicMax(&a.counters->longest, made);
+}
+
+__global__ void __launch_bounds__(kTeamBlock, 1) teams_kernel(const TeamArgs a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ BlockShared sh;
+  const unsigned int n_big = a.counters->n_big, n_small = a.counters->n_small;  // set by earlier kernels
+  while (true) {
+    if (threadIdx.x == 0) sh.item = atomicAdd(&a.counters->next_big, 1u);
+    __syncthreads();
+    const unsigned int item = sh.item;
+    __syncthreads();
+    if (item >= n_big) break;
+    const ClusterRange r = a.big[item];
+    if (r.y - r.x <= a.shared_members) block_team<true>(a, r, smem, sh);
+    else block_team<false>(a, r, smem, sh);
+  }
+  // Small clusters: first one per warp, spread over the blocks (cluster j to block j mod grid)
+  // so that each SM runs as few chains as possible; then whatever is left, from a queue.
+  const std::uint32_t lane = threadIdx.x & 31, warps = gridDim.x * (kTeamBlock / 32);
+  const std::uint32_t first = (threadIdx.x >> 5) * gridDim.x + blockIdx.x;
+  if (first < n_small) warp_team(a, a.small[first], lane);
+  while (true) {
+    unsigned int j = 0;
+    if (lane == 0) j = warps + atomicAdd(&a.counters->next_small, 1u);
+    j = __shfl_sync(kFull, j, 0);
+    if (j >= n_small) break;
+    warp_team(a, a.small[j], lane);
+  }
+}
+
+}  // namespace
+
+std::uint32_t team_shared_members() { return kSharedBytes / 8; }
+
+int team_blocks() {
+  static const int blocks = [] {
+    int device = 0, sms = 0;
+    GPUCLEAN_CUDA_TRY(cudaGetDevice(&device));
+    GPUCLEAN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return std::max(sms, 1);
+  }();
+  return blocks;
+}
+
+void launch_teams(cudaStream_t s, const TeamArgs& a) {
+  static const bool configured = [] {
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(kSharedBytes)));
+    // Prefer the split that gives the block its shared memory and leaves the rest to L1, where
+    // the beam patch lives.
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 45));
+    return true;
+  }();
+  (void)configured;
+  teams_kernel<<<team_blocks(), kTeamBlock, kSharedBytes, s>>>(a);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+}  // namespace gpuclean::clean::gpu

@@ -1,0 +1,275 @@
+// The GPU minor-cycle engine against the CPU minor cycle (MinorCycleCpu), bit for bit: the same
+// components in the same order, and the same per-pixel sums in the delta image, on random
+// active sets with clusters of every kind the engine has a path for (warp teams, block teams in
+// shared memory, a block team too large for shared memory), cycles cut by the budget, a record
+// pool too small for the first try, and the one-cluster (sequential) mode.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "clean/gpu/minor_engine.hpp"
+#include "clean/gpu/team_kernel.hpp"
+#include "clean/minor_cycle_cpu.hpp"
+#include "select/cuda/device_buffer.hpp"
+#include "tests/support/gpu_test.hpp"
+
+namespace gc = gpuclean::clean;
+namespace gg = gpuclean::clean::gpu;
+using gpuclean::cuda::DeviceBuffer;
+
+namespace {
+
+// A PSF like an interferometer's: a Gaussian main lobe and random sidelobes of a few per cent
+// (positive and negative), so that Högbom converges and values stay finite, with enough
+// structure that members rise as well as fall.
+gc::PreparedPsf realistic_psf(std::size_t size, std::mt19937& rng) {
+  gc::PreparedPsf p;
+  p.image = gc::HostImage(size, size);
+  std::uniform_real_distribution<float> ripple(-0.06f, 0.06f);
+  const double c = static_cast<double>(size / 2), sigma = 1.7;
+  for (std::size_t y = 0; y < size; ++y)
+    for (std::size_t x = 0; x < size; ++x) {
+      const double r2 = (static_cast<double>(x) - c) * (static_cast<double>(x) - c) +
+                        (static_cast<double>(y) - c) * (static_cast<double>(y) - c);
+      p.image.at(x, y) = static_cast<float>(std::exp(-r2 / (2 * sigma * sigma))) + ripple(rng);
+    }
+  p.peak_x = size / 2;
+  p.peak_y = size / 2;
+  p.image.at(p.peak_x, p.peak_y) = 1.0f;
+  return p;
+}
+
+// Sidelobes up to 0.55: members grow without bound and reach Inf and NaN; the engine must still
+// follow the CPU (which never picks a NaN), component for component.
+gc::PreparedPsf wild_psf(std::size_t size, std::mt19937& rng) {
+  gc::PreparedPsf p;
+  p.image = gc::HostImage(size, size);
+  std::uniform_real_distribution<float> u(-0.2f, 0.55f);
+  for (float& v : p.image.pixels) v = u(rng);
+  p.peak_x = size / 2;
+  p.peak_y = size / 2;
+  p.image.at(p.peak_x, p.peak_y) = 1.0f;
+  return p;
+}
+
+std::vector<float> patch_of(const gc::PreparedPsf& psf, int hw) {
+  const int side = 2 * hw + 1;
+  std::vector<float> patch(static_cast<std::size_t>(side * side), 0.0f);
+  for (int dy = -hw; dy <= hw; ++dy)
+    for (int dx = -hw; dx <= hw; ++dx) {
+      const long px = static_cast<long>(psf.peak_x) + dx, py = static_cast<long>(psf.peak_y) + dy;
+      if (px < 0 || py < 0 || px >= static_cast<long>(psf.image.width) || py >= static_cast<long>(psf.image.height))
+        continue;
+      patch[static_cast<std::size_t>((dy + hw) * side + dx + hw)] =
+          psf.image.at(static_cast<std::size_t>(px), static_cast<std::size_t>(py));
+    }
+  return patch;
+}
+
+struct Scene {
+  std::size_t w = 0, h = 0;
+  std::vector<gc::ActiveMember> members;  // pixel order
+};
+
+// `clumps` groups of `per_clump` members within `radius` of random centres, plus isolated ones.
+Scene random_scene(std::size_t w, std::size_t h, int clumps, int per_clump, int radius, std::mt19937& rng) {
+  Scene s{w, h, {}};
+  std::vector<std::uint8_t> used(w * h, 0);
+  std::uniform_int_distribution<int> ux(0, static_cast<int>(w) - 1), uy(0, static_cast<int>(h) - 1),
+      spread(-radius, radius);
+  std::uniform_real_distribution<float> val(0.2f, 3.0f);
+  std::bernoulli_distribution negative(0.2), tie(0.05);
+  auto add = [&](int x, int y) {
+    if (x < 0 || y < 0 || x >= static_cast<int>(w) || y >= static_cast<int>(h)) return;
+    if (used[static_cast<std::size_t>(y) * w + static_cast<std::size_t>(x)]++) return;
+    float v = tie(rng) ? 1.25f : val(rng);
+    if (negative(rng)) v = -v;
+    s.members.push_back({x, y, v});
+  };
+  for (int c = 0; c < clumps; ++c) {
+    const int cx = ux(rng), cy = uy(rng);
+    for (int i = 0; i < per_clump; ++i) add(cx + spread(rng), cy + spread(rng));
+  }
+  for (int i = 0; i < 50; ++i) add(ux(rng), uy(rng));
+  std::sort(s.members.begin(), s.members.end(), [w](const gc::ActiveMember& a, const gc::ActiveMember& b) {
+    return a.y * static_cast<long>(w) + a.x < b.y * static_cast<long>(w) + b.x;
+  });
+  return s;
+}
+
+// Bit for bit, except that NaN payloads may differ between the CPU's and the GPU's arithmetic.
+bool same_float(float a, float b) { return std::memcmp(&a, &b, 4) == 0 || (std::isnan(a) && std::isnan(b)); }
+
+std::size_t first_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!same_float(a[i], b[i])) return i;
+  return a.size();
+}
+
+template <class T>
+DeviceBuffer<T> upload(const std::vector<T>& h) {
+  DeviceBuffer<T> d(std::max<std::size_t>(h.size(), 1), nullptr);
+  if (!h.empty()) cudaMemcpy(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
+  return d;
+}
+
+template <class T>
+std::vector<T> download(const T* d, std::size_t n) {
+  std::vector<T> h(n);
+  if (n) cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost);
+  return h;
+}
+
+struct Outcome {
+  gc::MinorCycleStats stats;
+};
+
+// Runs the engine and the CPU on the scene and compares components, delta and model bit for bit.
+Outcome expect_engine_matches_cpu(const Scene& s, const gc::PreparedPsf& psf, int hw, double limit, bool abs_key,
+                                  std::size_t budget, gg::MinorEngineOptions options) {
+  std::vector<gc::ActiveMember> cpu_members = s.members;
+  std::vector<gc::Component> want;
+  gc::MinorCycleCpu(psf, static_cast<std::size_t>(hw), s.w, s.w * s.h)
+      .run(cpu_members, limit, 0.1, abs_key, budget, &want);
+
+  std::vector<float> values;
+  std::vector<std::uint32_t> pixels;
+  for (const auto& m : s.members) {
+    values.push_back(m.value);
+    pixels.push_back(static_cast<std::uint32_t>(m.y) * static_cast<std::uint32_t>(s.w) + static_cast<std::uint32_t>(m.x));
+  }
+  auto d_values = upload(values);
+  auto d_pixels = upload(pixels);
+  auto d_patch = upload(patch_of(psf, hw));
+  DeviceBuffer<std::uint32_t> comp_pixels(budget + 1, nullptr);
+  DeviceBuffer<float> comp_fluxes(budget + 1, nullptr), delta(s.w * s.h, nullptr), model(s.w * s.h, nullptr);
+  cudaMemset(delta.data(), 0, s.w * s.h * 4);
+  cudaMemset(model.data(), 0, s.w * s.h * 4);
+  gg::MinorCycleEngine engine(nullptr, s.w, s.h, d_patch.data(), hw, values.size(), budget, options);
+  gg::MinorCycleRequest r;
+  r.values = d_values.data();
+  r.pixels = d_pixels.data();
+  r.count = static_cast<std::uint32_t>(values.size());
+  r.limit = limit;
+  r.gain = 0.1f;
+  r.abs_key = abs_key;
+  r.budget = static_cast<std::uint32_t>(budget);
+  r.comp_pixels = comp_pixels.data();
+  r.comp_fluxes = comp_fluxes.data();
+  r.delta = delta.data();
+  r.model = model.data();
+  const std::uint32_t made = engine.run(r);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  EXPECT_EQ(made, want.size());
+  const auto got_p = download(comp_pixels.data(), made);
+  const auto got_f = download(comp_fluxes.data(), made);
+  for (std::size_t i = 0; i < std::min<std::size_t>(made, want.size()); ++i) {
+    const std::uint32_t p = want[i].y * static_cast<std::uint32_t>(s.w) + want[i].x;
+    EXPECT_EQ(got_p[i], p) << "component " << i;
+    EXPECT_TRUE(same_float(got_f[i], want[i].flux)) << "component " << i;
+    if (got_p[i] != p) break;
+  }
+  std::vector<float> want_delta(s.w * s.h, 0.0f);
+  for (const auto& c : want) want_delta[c.y * s.w + c.x] += c.flux;
+  const auto got_delta = download(delta.data(), s.w * s.h);
+  const auto got_model = download(model.data(), s.w * s.h);
+  EXPECT_EQ(first_difference(got_delta, want_delta), want_delta.size()) << "delta image";
+  EXPECT_EQ(first_difference(got_model, want_delta), want_delta.size()) << "model image";
+  return {engine.stats()};
+}
+
+using MinorEngine = gpuclean::test::GpuTest;
+
+}  // namespace
+
+TEST_F(MinorEngine, ManySmallClustersOnWarps) {
+  std::mt19937 rng(1);
+  const auto psf = realistic_psf(41, rng);
+  const Scene s = random_scene(1024, 768, 300, 20, 4, rng);
+  for (bool abs_key : {true, false}) {
+    const auto o = expect_engine_matches_cpu(s, psf, 6, 0.3, abs_key, 100000, {});
+    EXPECT_GT(o.stats.clusters, 100u) << "the scene must split into many clusters";
+    EXPECT_GT(o.stats.sm_busy_fraction, 0.5);
+  }
+}
+
+TEST_F(MinorEngine, BlockClustersInSharedMemoryAndBeyond) {
+  std::mt19937 rng(2);
+  const auto psf = realistic_psf(61, rng);
+  // Clumps of ~600 members (block teams in shared memory), and one of ~14000 (beyond it).
+  Scene s = random_scene(2048, 2048, 20, 700, 14, rng);
+  const Scene big = random_scene(2048, 2048, 1, 20000, 70, rng);
+  std::vector<std::uint8_t> used(2048 * 2048, 0);
+  for (const auto& m : s.members) used[static_cast<std::size_t>(m.y) * 2048 + static_cast<std::size_t>(m.x)] = 1;
+  for (const auto& m : big.members)
+    if (!used[static_cast<std::size_t>(m.y) * 2048 + static_cast<std::size_t>(m.x)]) s.members.push_back(m);
+  std::sort(s.members.begin(), s.members.end(), [](const gc::ActiveMember& a, const gc::ActiveMember& b) {
+    return a.y * 2048L + a.x < b.y * 2048L + b.x;
+  });
+  ASSERT_GT(s.members.size(), gg::team_shared_members() + 1000u);
+  expect_engine_matches_cpu(s, psf, 8, 0.5, true, 60000, {});
+}
+
+TEST_F(MinorEngine, BudgetCutsTheCycleAndThePoolGrows) {
+  std::mt19937 rng(3);
+  const auto psf = realistic_psf(31, rng);
+  const Scene s = random_scene(512, 512, 80, 30, 5, rng);
+  for (std::size_t budget : {1u, 31u, 32u, 33u, 500u}) {
+    gg::MinorEngineOptions tiny;
+    tiny.initial_pool = 64;  // far too small: every cluster runs to the budget, so the pool must grow
+    const auto o = expect_engine_matches_cpu(s, psf, 4, 0.05, true, budget, tiny);
+    if (budget >= 32) {
+      EXPECT_GT(o.stats.reruns, 0u) << "budget " << budget;
+    }
+  }
+}
+
+TEST_F(MinorEngine, OneClusterModeIsTheSequentialOrder) {
+  std::mt19937 rng(4);
+  const auto psf = realistic_psf(41, rng);
+  const Scene s = random_scene(700, 500, 40, 30, 6, rng);
+  gg::MinorEngineOptions one;
+  one.clustered = false;
+  const auto o = expect_engine_matches_cpu(s, psf, 5, 0.3, true, 100000, one);
+  EXPECT_EQ(o.stats.clusters, 1u);
+}
+
+TEST_F(MinorEngine, PatchCoversTheWholeSetOfATinyImage) {
+  std::mt19937 rng(5);
+  const auto psf = realistic_psf(101, rng);
+  const Scene s = random_scene(64, 64, 3, 200, 20, rng);
+  expect_engine_matches_cpu(s, psf, 50, 0.2, true, 100000, {});
+}
+
+TEST_F(MinorEngine, DivergingValuesReachNaNAndStillMatch) {
+  std::mt19937 rng(6);
+  const auto psf = wild_psf(31, rng);
+  const Scene s = random_scene(300, 300, 30, 30, 5, rng);
+  for (bool clustered : {true, false}) {
+    gg::MinorEngineOptions o;
+    o.clustered = clustered;
+    expect_engine_matches_cpu(s, psf, 6, 0.3, true, 20000, o);
+  }
+}
+
+// Small enough for compute-sanitizer's racecheck: warp teams and a block team in shared memory
+// in one launch (the global-memory block path is in BlockClustersInSharedMemoryAndBeyond).
+TEST_F(MinorEngine, SmallSceneForSanitizers) {
+  std::mt19937 rng(7);
+  const auto psf = realistic_psf(41, rng);
+  Scene s = random_scene(400, 400, 20, 20, 3, rng);
+  const Scene block = random_scene(400, 400, 1, 600, 12, rng);
+  std::vector<std::uint8_t> used(400 * 400, 0);
+  for (const auto& m : s.members) used[static_cast<std::size_t>(m.y) * 400 + static_cast<std::size_t>(m.x)] = 1;
+  for (const auto& m : block.members)
+    if (!used[static_cast<std::size_t>(m.y) * 400 + static_cast<std::size_t>(m.x)]) s.members.push_back(m);
+  std::sort(s.members.begin(), s.members.end(), [](const gc::ActiveMember& a, const gc::ActiveMember& b) {
+    return a.y * 400L + a.x < b.y * 400L + b.x;
+  });
+  const auto o = expect_engine_matches_cpu(s, psf, 5, 0.3, true, 3000, {});
+  EXPECT_GT(o.stats.clusters, 10u);
+}
