@@ -8,6 +8,8 @@
 #   scripts/gpu-check.sh batch      batch and --compare-select tests, memcheck of a comparison run
 #   scripts/gpu-check.sh batch-bench  --compare-select on the WSClean pair and a 4096^2 field; bench batch
 #                                   (64 and 256 x 2048^2)
+#   scripts/gpu-check.sh select     test_select_gpu (timed), sanitizers on the small selection cases, bench select
+#                                   at 2^24 and 2^28 with the auto table
 #   scripts/gpu-check.sh engine     GPU Clark's minor-cycle engine: its tests, GPU = CPU, compute-sanitizer,
 #                                   and bench clean at 4096^2 and 16384^2 with 1e5 components
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
@@ -81,6 +83,30 @@ case "${1:-tests}" in
     rm -f "$out/s4096-image.fits"
     echo "== bench batch"
     "$bin/gpuclean" bench batch --size 2048 --counts 64,256 --distinct 8 --dir /tmp/bench-batch 2>&1 | tee "$out/bench_batch.txt" ;;
+  select)
+    status=0
+    echo "== test_select_gpu"
+    start=$(date +%s)
+    "$bin/tests/test_select_gpu" --gtest_brief=1 >"$out/test_select_gpu.log" 2>&1 || status=1
+    echo "test_select_gpu: $(( $(date +%s) - start )) s"; grep -E "PASSED|FAILED|Failure" "$out/test_select_gpu.log" | head -20
+    for t in test_bitonic_sort test_randomized_paths; do
+      [ -x "$bin/tests/$t" ] || continue
+      echo "== $t"; start=$(date +%s)
+      "$bin/tests/$t" --gtest_brief=1 >"$out/$t.log" 2>&1 || status=1
+      echo "$t: $(( $(date +%s) - start )) s"; grep -E "PASSED|FAILED|Failure" "$out/$t.log" | head -10
+    done
+    echo "== compute-sanitizer on the small selection cases"
+    timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/tests/test_select_gpu" --gtest_brief=1 \
+      --gtest_filter='SampleSecondLevel.*:*_n1000:*_n33:*_n1' >"$out/memcheck_select.log" 2>&1
+    echo "memcheck exit $?"; grep -E "ERROR SUMMARY|FAILED" "$out/memcheck_select.log" | tail -3
+    timeout 100 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/tests/test_select_gpu" --gtest_brief=1 \
+      --gtest_filter='SampleSecondLevel.*:*uniform_n1000:*narrow_n1000' >"$out/racecheck_select.log" 2>&1
+    echo "racecheck exit $?"; grep -E "RACECHECK SUMMARY|FAILED" "$out/racecheck_select.log" | tail -3
+    echo "== bench select 2^24, 2^28 (auto table)"
+    timeout 200 "$bin/gpuclean" bench select --sizes 24,28 --repeats 5 --auto-table --format csv \
+      --output "$out/bench_select.csv" >"$out/bench_select.txt" 2>"$out/bench_select.err"
+    echo "bench exit $?"; tail -3 "$out/bench_select.err"; tail -60 "$out/bench_select.txt"
+    exit $status ;;
   engine)
     status=0
     echo "== test_clean_gpu (minor-cycle engine against the CPU; GPU = CPU on real fields)"
