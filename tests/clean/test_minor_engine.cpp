@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -22,19 +23,26 @@ using gpuclean::cuda::DeviceBuffer;
 
 namespace {
 
-// A PSF like an interferometer's: a Gaussian main lobe and random sidelobes of a few per cent
-// (positive and negative), so that Högbom converges and values stay finite, with enough
-// structure that members rise as well as fall.
+// A PSF like an interferometer's: symmetric and positive definite (a sum of cosines with
+// non-negative weights, the transform of a non-negative uv coverage, times a Gaussian taper: a
+// product of positive-definite functions), peak 1, with negative sidelobes.
 gc::PreparedPsf realistic_psf(std::size_t size, std::mt19937& rng) {
   gc::PreparedPsf p;
   p.image = gc::HostImage(size, size);
-  std::uniform_real_distribution<float> ripple(-0.06f, 0.06f);
-  const double c = static_cast<double>(size / 2), sigma = 1.7;
+  std::uniform_real_distribution<double> uv(-0.3, 0.3), weight(0.2, 1.0);
+  std::vector<std::array<double, 3>> waves(40);
+  double total = 0;
+  for (auto& w : waves) {
+    w = {uv(rng), uv(rng), weight(rng)};
+    total += w[2];
+  }
+  const double c = static_cast<double>(size / 2), taper = static_cast<double>(size) / 6.0;
   for (std::size_t y = 0; y < size; ++y)
     for (std::size_t x = 0; x < size; ++x) {
-      const double r2 = (static_cast<double>(x) - c) * (static_cast<double>(x) - c) +
-                        (static_cast<double>(y) - c) * (static_cast<double>(y) - c);
-      p.image.at(x, y) = static_cast<float>(std::exp(-r2 / (2 * sigma * sigma))) + ripple(rng);
+      const double dx = static_cast<double>(x) - c, dy = static_cast<double>(y) - c;
+      double v = 0;
+      for (const auto& w : waves) v += w[2] * std::cos(2 * M_PI * (w[0] * dx + w[1] * dy));
+      p.image.at(x, y) = static_cast<float>(v / total * std::exp(-(dx * dx + dy * dy) / (2 * taper * taper)));
     }
   p.peak_x = size / 2;
   p.peak_y = size / 2;
@@ -74,7 +82,7 @@ struct Scene {
   std::vector<gc::ActiveMember> members;  // pixel order
 };
 
-// `clumps` groups of `per_clump` members within `radius` of random centres, plus isolated ones.
+// Members with random values: for the diverging case only (a dirty image is never like this).
 Scene random_scene(std::size_t w, std::size_t h, int clumps, int per_clump, int radius, std::mt19937& rng) {
   Scene s{w, h, {}};
   std::vector<std::uint8_t> used(w * h, 0);
@@ -93,12 +101,51 @@ Scene random_scene(std::size_t w, std::size_t h, int clumps, int per_clump, int 
     const int cx = ux(rng), cy = uy(rng);
     for (int i = 0; i < per_clump; ++i) add(cx + spread(rng), cy + spread(rng));
   }
-  for (int i = 0; i < 50; ++i) add(ux(rng), uy(rng));
   std::sort(s.members.begin(), s.members.end(), [w](const gc::ActiveMember& a, const gc::ActiveMember& b) {
     return a.y * static_cast<long>(w) + a.x < b.y * static_cast<long>(w) + b.x;
   });
   return s;
 }
+
+// A dirty image: point sources convolved with the PSF, as Clark's minor cycle sees one.
+class Sky {
+ public:
+  Sky(std::size_t w, std::size_t h, const gc::PreparedPsf& psf) : w_(w), h_(h), psf_(psf), img_(w * h, 0.0f) {}
+  // `count` sources (15% negative, |flux| 0.3 - 3) within `spread` pixels of (cx, cy), or
+  // anywhere when spread < 0.
+  void add(int count, int cx, int cy, int spread, std::mt19937& rng) {
+    std::uniform_int_distribution<int> ux(0, static_cast<int>(w_) - 1), uy(0, static_cast<int>(h_) - 1),
+        near(-std::max(spread, 0), std::max(spread, 0));
+    std::uniform_real_distribution<float> flux(0.3f, 3.0f);
+    std::bernoulli_distribution negative(0.15);
+    const int r = static_cast<int>(psf_.image.width / 2);
+    for (int s = 0; s < count; ++s) {
+      const int sx = spread < 0 ? ux(rng) : cx + near(rng), sy = spread < 0 ? uy(rng) : cy + near(rng);
+      const float f = negative(rng) ? -flux(rng) : flux(rng);
+      for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx) {
+          const int x = sx + dx, y = sy + dy;
+          if (x < 0 || y < 0 || x >= static_cast<int>(w_) || y >= static_cast<int>(h_)) continue;
+          img_[static_cast<std::size_t>(y) * w_ + static_cast<std::size_t>(x)] +=
+              f * psf_.image.at(static_cast<std::size_t>(r + dx), static_cast<std::size_t>(r + dy));
+        }
+    }
+  }
+  // The active set: every pixel whose |value| is above `level`, in pixel order.
+  Scene active(double level) const {
+    Scene s{w_, h_, {}};
+    for (std::size_t y = 0; y < h_; ++y)
+      for (std::size_t x = 0; x < w_; ++x)
+        if (std::abs(img_[y * w_ + x]) > level)
+          s.members.push_back({static_cast<int>(x), static_cast<int>(y), img_[y * w_ + x]});
+    return s;
+  }
+
+ private:
+  std::size_t w_, h_;
+  const gc::PreparedPsf& psf_;
+  std::vector<float> img_;
+};
 
 // Bit for bit, except that NaN payloads may differ between the CPU's and the GPU's arithmetic.
 bool same_float(float a, float b) { return std::memcmp(&a, &b, 4) == 0 || (std::isnan(a) && std::isnan(b)); }
@@ -189,39 +236,39 @@ using MinorEngine = gpuclean::test::GpuTest;
 TEST_F(MinorEngine, ManySmallClustersOnWarps) {
   std::mt19937 rng(1);
   const auto psf = realistic_psf(41, rng);
-  const Scene s = random_scene(1024, 768, 300, 20, 4, rng);
+  Sky sky(1024, 768, psf);
+  sky.add(300, 0, 0, -1, rng);
+  const Scene s = sky.active(0.25);
   for (bool abs_key : {true, false}) {
     const auto o = expect_engine_matches_cpu(s, psf, 6, 0.3, abs_key, 100000, {});
     EXPECT_GT(o.stats.clusters, 100u) << "the scene must split into many clusters";
     EXPECT_GT(o.stats.sm_busy_fraction, 0.5);
+    EXPECT_EQ(o.stats.sequential, 0u);
   }
 }
 
 TEST_F(MinorEngine, BlockClustersInSharedMemoryAndBeyond) {
   std::mt19937 rng(2);
-  const auto psf = realistic_psf(61, rng);
-  // Clumps of ~600 members (block teams in shared memory), and one of ~14000 (beyond it).
-  Scene s = random_scene(2048, 2048, 20, 700, 14, rng);
-  const Scene big = random_scene(2048, 2048, 1, 20000, 70, rng);
-  std::vector<std::uint8_t> used(2048 * 2048, 0);
-  for (const auto& m : s.members) used[static_cast<std::size_t>(m.y) * 2048 + static_cast<std::size_t>(m.x)] = 1;
-  for (const auto& m : big.members)
-    if (!used[static_cast<std::size_t>(m.y) * 2048 + static_cast<std::size_t>(m.x)]) s.members.push_back(m);
-  std::sort(s.members.begin(), s.members.end(), [](const gc::ActiveMember& a, const gc::ActiveMember& b) {
-    return a.y * 2048L + a.x < b.y * 2048L + b.x;
-  });
+  const auto psf = realistic_psf(41, rng);
+  Sky sky(2048, 2048, psf);
+  for (int c = 0; c < 12; ++c) sky.add(12, 200 + 150 * c, 300, 12, rng);  // clusters of a few hundred members
+  sky.add(1500, 1000, 1300, 90, rng);  // one crowded field: a cluster beyond shared memory
+  const Scene s = sky.active(0.05);
   ASSERT_GT(s.members.size(), gg::team_shared_members() + 1000u);
-  expect_engine_matches_cpu(s, psf, 8, 0.5, true, 60000, {});
+  const auto o = expect_engine_matches_cpu(s, psf, 6, 0.4, true, 200000, {});
+  EXPECT_EQ(o.stats.sequential, 0u);
 }
 
 TEST_F(MinorEngine, BudgetCutsTheCycleAndThePoolGrows) {
   std::mt19937 rng(3);
   const auto psf = realistic_psf(31, rng);
-  const Scene s = random_scene(512, 512, 80, 30, 5, rng);
+  Sky sky(512, 512, psf);
+  sky.add(120, 0, 0, -1, rng);
+  const Scene s = sky.active(0.2);
   for (std::size_t budget : {1u, 31u, 32u, 33u, 500u}) {
     gg::MinorEngineOptions tiny;
-    tiny.initial_pool = 64;  // far too small: every cluster runs to the budget, so the pool must grow
-    const auto o = expect_engine_matches_cpu(s, psf, 4, 0.05, true, budget, tiny);
+    tiny.initial_pool = 64;  // far too small: the clusters' records must make the pool grow
+    const auto o = expect_engine_matches_cpu(s, psf, 4, 0.25, true, budget, tiny);
     if (budget >= 32) {
       EXPECT_GT(o.stats.reruns, 0u) << "budget " << budget;
     }
@@ -231,7 +278,9 @@ TEST_F(MinorEngine, BudgetCutsTheCycleAndThePoolGrows) {
 TEST_F(MinorEngine, OneClusterModeIsTheSequentialOrder) {
   std::mt19937 rng(4);
   const auto psf = realistic_psf(41, rng);
-  const Scene s = random_scene(700, 500, 40, 30, 6, rng);
+  Sky sky(700, 500, psf);
+  sky.add(100, 0, 0, -1, rng);
+  const Scene s = sky.active(0.2);
   gg::MinorEngineOptions one;
   one.clustered = false;
   const auto o = expect_engine_matches_cpu(s, psf, 5, 0.3, true, 100000, one);
@@ -241,8 +290,9 @@ TEST_F(MinorEngine, OneClusterModeIsTheSequentialOrder) {
 TEST_F(MinorEngine, PatchCoversTheWholeSetOfATinyImage) {
   std::mt19937 rng(5);
   const auto psf = realistic_psf(101, rng);
-  const Scene s = random_scene(64, 64, 3, 200, 20, rng);
-  expect_engine_matches_cpu(s, psf, 50, 0.2, true, 100000, {});
+  Sky sky(64, 64, psf);
+  sky.add(30, 32, 32, 25, rng);
+  expect_engine_matches_cpu(sky.active(0.1), psf, 50, 0.2, true, 100000, {});
 }
 
 TEST_F(MinorEngine, DivergingValuesReachNaNAndStillMatch) {
@@ -260,16 +310,10 @@ TEST_F(MinorEngine, DivergingValuesReachNaNAndStillMatch) {
 // in one launch (the global-memory block path is in BlockClustersInSharedMemoryAndBeyond).
 TEST_F(MinorEngine, SmallSceneForSanitizers) {
   std::mt19937 rng(7);
-  const auto psf = realistic_psf(41, rng);
-  Scene s = random_scene(400, 400, 20, 20, 3, rng);
-  const Scene block = random_scene(400, 400, 1, 600, 12, rng);
-  std::vector<std::uint8_t> used(400 * 400, 0);
-  for (const auto& m : s.members) used[static_cast<std::size_t>(m.y) * 400 + static_cast<std::size_t>(m.x)] = 1;
-  for (const auto& m : block.members)
-    if (!used[static_cast<std::size_t>(m.y) * 400 + static_cast<std::size_t>(m.x)]) s.members.push_back(m);
-  std::sort(s.members.begin(), s.members.end(), [](const gc::ActiveMember& a, const gc::ActiveMember& b) {
-    return a.y * 400L + a.x < b.y * 400L + b.x;
-  });
-  const auto o = expect_engine_matches_cpu(s, psf, 5, 0.3, true, 3000, {});
+  const auto psf = realistic_psf(31, rng);
+  Sky sky(400, 400, psf);
+  sky.add(25, 0, 0, -1, rng);
+  sky.add(15, 200, 200, 8, rng);  // one cluster of a few hundred members: a block team
+  const auto o = expect_engine_matches_cpu(sky.active(0.2), psf, 5, 0.3, true, 3000, {});
   EXPECT_GT(o.stats.clusters, 10u);
 }
