@@ -324,9 +324,9 @@ TEST_F(BatchGpu, BatchOnTheGpuWithComparisonAndQuicklook) {
 // Several observations at once on one GPU give exactly what one at a time gives.
 TEST_F(BatchGpu, StreamsPerGpuDoNotChangeAnyResult) {
   const fs::path one = make_folder("one", 6), three = make_folder("three", 6), automatic = make_folder("auto", 6);
-  const Result r1 = run(tmp_, gpuclean_cmd("batch " + one.string() + " -q --device gpu --streams-per-gpu 1"));
+  const Result r1 = run(tmp_, gpuclean_cmd("batch " + one.string() + " -q --device gpu --max-gpus 1 --streams-per-gpu 1"));
   ASSERT_EQ(r1.code, 0) << r1.err;
-  const Result r3 = run(tmp_, gpuclean_cmd("batch " + three.string() + " -q --device gpu --streams-per-gpu 3"));
+  const Result r3 = run(tmp_, gpuclean_cmd("batch " + three.string() + " -q --device gpu --max-gpus 1 --streams-per-gpu 3"));
   ASSERT_EQ(r3.code, 0) << r3.err;
   const Result ra = run(tmp_, gpuclean_cmd("batch " + automatic.string() + " -v --device gpu --max-gpus 1"));
   ASSERT_EQ(ra.code, 0) << ra.err;
