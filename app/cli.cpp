@@ -1,5 +1,6 @@
 #include "app/cli.hpp"
 
+#include "app/batch/streams.hpp"
 #include "app/version.hpp"
 #include "data/arrays.hpp"
 
@@ -142,6 +143,8 @@ void add_bench_batch_options(CLI::App& sub, BenchBatchOptions& o) {
   sub.add_option("--dir", o.dir, "scratch folder, kept (default: a temporary one, removed)");
   sub.add_option("--batch-args", o.batch_args, "extra options for the batch runs, e.g. --batch-args=--io-threads=2")
       ->allow_extra_args(false);
+  sub.add_option("--target", o.target, "observations/s the batch should reach (unless the disk's rate is lower)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
 }
 
 void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
@@ -177,10 +180,15 @@ void add_batch_options(CLI::App& sub, BatchOptions& o) {
                  "set I and N")->type_name("I/N")->group(b);
   sub.add_option("--report", o.report, "JSON report, one entry per observation (default: gpuclean-batch[-shard-I-of-N].json "
                  "in the output folder)")->group(b);
-  sub.add_option("--io-threads", o.io_threads, "Reader threads and writer threads around the GPU workers")
-      ->check(CLI::Range(1, 64))->capture_default_str()->group(b);
+  sub.add_option("--io-threads", o.io_threads,
+                 "Reader threads and writer threads around the clean workers (0: about one each per two workers)")
+      ->check(CLI::Range(0, 64))->capture_default_str()->group(b);
   sub.add_option("--max-gpus", o.max_gpus, "Use at most this many of the visible GPUs (0: all)")
       ->capture_default_str()->group(b);
+  sub.add_option("--streams-per-gpu", o.streams_per_gpu,
+                 "Observations cleaned at once on each GPU, each on its own stream (0: from the GPU's free memory "
+                 "and SM count, at most " + std::to_string(kMaxAutomaticStreams) + ")")
+      ->check(CLI::Range(0, kMaxStreamsPerGpu))->capture_default_str()->group(b);
   sub.add_option("--queue", o.queue_depth, "Observations waiting between stages, per GPU worker (bounds host memory)")
       ->check(CLI::Range(1, 64))->capture_default_str()->group(b);
   sub.add_flag("--quicklook", o.quicklook, "Write a PNG preview beside each restored image (NAME-image.png)")

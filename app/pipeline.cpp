@@ -181,7 +181,7 @@ clean::Device fit_device(clean::Device device, const LoadedObservation& obs, con
   if (device != clean::Device::kGpu) return device;
   try {
     clean::gpu::check_gpu_memory(obs.dirty.width, obs.dirty.height, obs.psf.image.width, obs.psf.image.height,
-                                 obs.options.settings);
+                                 obs.options.settings, &obs.report.beam_pixels);
   } catch (const clean::InsufficientGpuMemory& e) {
     if (obs.options.settings.device == clean::Device::kGpu) throw RuntimeFailure(e.what());
     log.warn("%s Running on the CPU instead.", e.what());
