@@ -10,6 +10,7 @@
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
+#include "select/cuda/per_device.hpp"
 
 namespace gpuclean::clean::gpu {
 namespace {
@@ -17,12 +18,7 @@ namespace {
 constexpr int kThreads = 256;
 
 int grid_for(std::size_t n) {
-  static const int max_blocks = [] {
-    int device = 0, sms = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    return std::max(sms, 1) * 8;
-  }();
+  const int max_blocks = std::max(cuda::sm_count(), 1) * 8;
   const std::size_t need = (n + kThreads - 1) / kThreads;
   return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(need, static_cast<std::size_t>(max_blocks))));
 }
@@ -77,20 +73,6 @@ __global__ void count_above_kernel(const float* masked, std::size_t n, bool abs_
   if ((threadIdx.x & 31) == 0 && mine) atomicAdd(&s_count, mine);
   __syncthreads();
   if (threadIdx.x == 0 && s_count) atomicAdd(count, static_cast<unsigned long long>(s_count));
-}
-
-__global__ void finite_copy_kernel(const float* in, float* out, std::size_t n) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const float v = in[i];
-    out[i] = isfinite(v) ? v : CUDART_NAN_F;
-  }
-}
-
-__global__ void abs_deviation_kernel(float* buf, std::size_t n, float center) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    buf[i] = fabsf(buf[i] - center);
 }
 
 __global__ void finite_sums_kernel(const float* in, std::size_t n, double* sums) {
@@ -267,18 +249,6 @@ void count_above(cudaStream_t s, const float* masked, std::size_t n, bool abs_ke
                  unsigned long long* count) {
   if (n == 0) return;
   count_above_kernel<<<grid_for(n), kThreads, 0, s>>>(masked, n, abs_key, limit, count);
-  GPUCLEAN_CHECK_LAUNCH();
-}
-
-void finite_copy(cudaStream_t s, const float* in, float* out, std::size_t n) {
-  if (n == 0) return;
-  finite_copy_kernel<<<grid_for(n), kThreads, 0, s>>>(in, out, n);
-  GPUCLEAN_CHECK_LAUNCH();
-}
-
-void abs_deviation(cudaStream_t s, float* buf, std::size_t n, float center) {
-  if (n == 0) return;
-  abs_deviation_kernel<<<grid_for(n), kThreads, 0, s>>>(buf, n, center);
   GPUCLEAN_CHECK_LAUNCH();
 }
 

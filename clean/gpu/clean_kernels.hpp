@@ -22,12 +22,6 @@ void find_peak(cudaStream_t s, const float* masked, std::size_t n, bool abs_key,
 void count_above(cudaStream_t s, const float* masked, std::size_t n, bool abs_key, float limit,
                  unsigned long long* count);
 
-/// out[i] = in[i] where finite, NaN elsewhere (the robust noise estimate ignores +-Inf too).
-void finite_copy(cudaStream_t s, const float* in, float* out, std::size_t n);
-
-/// buf[i] = |buf[i] - center| (NaN stays NaN).
-void abs_deviation(cudaStream_t s, float* buf, std::size_t n, float center);
-
 /// Sum of the finite pixels and of their squares, accumulated into sums[0] and sums[1].
 void finite_sums(cudaStream_t s, const float* in, std::size_t n, double* sums);
 

@@ -7,6 +7,7 @@
 #include "clean/gpu/team_kernel.hpp"
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
+#include "select/cuda/per_device.hpp"
 
 namespace gpuclean::clean::gpu {
 namespace {
@@ -269,26 +270,17 @@ __global__ void __launch_bounds__(kTeamBlock, 1) teams_kernel(const TeamArgs a) 
 
 std::uint32_t team_shared_members() { return kSharedBytes / 8; }
 
-int team_blocks() {
-  static const int blocks = [] {
-    int device = 0, sms = 0;
-    GPUCLEAN_CUDA_TRY(cudaGetDevice(&device));
-    GPUCLEAN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return std::max(sms, 1);
-  }();
-  return blocks;
-}
+int team_blocks() { return std::max(cuda::sm_count(), 1); }
 
 void launch_teams(cudaStream_t s, const TeamArgs& a) {
-  static const bool configured = [] {
+  static cuda::PerDeviceOnce configured;
+  cuda::once_per_device(configured, [] {
     GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(kSharedBytes)));
     // Prefer the split that gives the block its shared memory and leaves the rest to L1, where
     // the beam patch lives.
     GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 45));
-    return true;
-  }();
-  (void)configured;
+  });
   teams_kernel<<<team_blocks(), kTeamBlock, kSharedBytes, s>>>(a);
   GPUCLEAN_CHECK_LAUNCH();
 }
