@@ -55,7 +55,7 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   const std::size_t n = st.size();
   const bool neg = settings.allow_negative;
   const auto order = neg ? select::Order::kLargestAbs : select::Order::kLargest;
-  const float sidelobe = std::min(largest_exterior_sidelobe(problem.psf, settings.beam_patch), 1.0f);
+  const float sidelobe = std::min(st.exterior_sidelobe(), 1.0f);
 
   // The full PSF only for its transform (cached across runs); the minor cycles need the patch alone.
   std::optional<gpu::FftConvolverGpu> conv;

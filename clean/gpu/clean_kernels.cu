@@ -184,6 +184,19 @@ __device__ __forceinline__ unsigned long long mix_b(unsigned long long z) {
   return z ^ (z >> 33);
 }
 
+__global__ void abs_max_outside_kernel(const float* image, std::size_t width, std::size_t n, long long cx,
+                                       long long cy, long long hw, unsigned long long* out) {
+  unsigned best = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const long long y = static_cast<long long>(i / width), x = static_cast<long long>(i % width);
+    if (x - cx >= -hw && x - cx <= hw && y - cy >= -hw && y - cy <= hw) continue;
+    best = max(best, __float_as_uint(fabsf(image[i])));
+  }
+  best = __reduce_max_sync(0xffffffffu, best);
+  if ((threadIdx.x & 31) == 0 && best) atomicMax(out, static_cast<unsigned long long>(best));
+}
+
 __global__ void content_hash_kernel(const std::uint32_t* words, std::size_t n, unsigned long long* hash) {
   __shared__ unsigned long long s_a[kThreads / 32], s_b[kThreads / 32];
   unsigned long long a = 0, b = 0;
@@ -309,6 +322,15 @@ void add_convolved(cudaStream_t s, const float* padded, const PaddedLayout& l, c
 void count_valid(cudaStream_t s, const float* in, std::size_t n, bool finite_only, unsigned long long* count) {
   if (n == 0) return;
   count_valid_kernel<<<grid_for(n), kThreads, 0, s>>>(in, n, finite_only, count);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+void abs_max_outside(cudaStream_t s, const float* image, std::size_t width, std::size_t height, std::size_t cx,
+                     std::size_t cy, std::size_t hw, unsigned long long* out) {
+  const std::size_t n = width * height;
+  if (n == 0) return;
+  abs_max_outside_kernel<<<grid_for(n), kThreads, 0, s>>>(image, width, n, static_cast<long long>(cx),
+                                                          static_cast<long long>(cy), static_cast<long long>(hw), out);
   GPUCLEAN_CHECK_LAUNCH();
 }
 

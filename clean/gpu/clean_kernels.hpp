@@ -75,6 +75,12 @@ void count_valid(cudaStream_t s, const float* in, std::size_t n, bool finite_onl
 /// half like a random 64-bit value. n < 2^32.
 void content_hash(cudaStream_t s, const std::uint32_t* words, std::size_t n, unsigned long long* hash);
 
+/// *out = max(*out, the bits of the largest |image| outside the square of half-width hw around
+/// (cx, cy)): clean::largest_exterior_sidelobe on the device (non-negative floats order as their
+/// bits). The image holds no NaN.
+void abs_max_outside(cudaStream_t s, const float* image, std::size_t width, std::size_t height, std::size_t cx,
+                     std::size_t cy, std::size_t hw, unsigned long long* out);
+
 /// padded = the elliptical Gaussian exp(-0.5 d^T C^-1 d) at the offsets d in [-half_width,
 /// half_width] x [-half_height, half_height], placed at d mod (pw, ph) and scaled by `scale`,
 /// zero elsewhere: what place_kernel() makes of clean::gaussian_kernel(), evaluated in the same

@@ -42,6 +42,9 @@ class GpuImageState {
   /// The PSF's spectrum (PsfOnDevice::kSpectrum), perhaps still being computed on the side
   /// stream: FftConvolverGpu waits for it on the main stream.
   const std::shared_ptr<const Spectrum>& psf_spectrum() const { return psf_spectrum_; }
+  /// With PsfOnDevice::kSpectrum: the largest |PSF| outside the beam patch (--beam-patch), found
+  /// on the device (clean::largest_exterior_sidelobe).
+  float exterior_sidelobe() const { return exterior_sidelobe_; }
 
   cudaStream_t stream() const { return stream_; }
   std::size_t width() const { return width_; }
@@ -100,6 +103,7 @@ class GpuImageState {
   select::Workspace workspace_;
   std::optional<std::size_t> n_finite_;  // read back when first needed
   std::shared_ptr<const Spectrum> psf_spectrum_;
+  float exterior_sidelobe_ = 0.0f;
   std::size_t free_at_start_ = 0, peak_used_ = 0;
 };
 
