@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the GPU checks and benchmarks on a machine with a GPU, from a build made elsewhere
 # (see README, "Running on a GPU machine"). Usage:
-#   scripts/gpu-check.sh tests      every test binary, then compute-sanitizer on the small select cases
+#   scripts/gpu-check.sh tests      every test binary, timed
+#   scripts/gpu-check.sh sanitize   compute-sanitizer memcheck and racecheck on the GPU tests small enough for them
 #   scripts/gpu-check.sh bench      bench select over 2^20..2^28, all distributions, CSV/JSON to $OUT
 #   scripts/gpu-check.sh bench32    top-k on 2^32 floats (16 GiB): the memory-sparing backends
 #   scripts/gpu-check.sh clean      bench clean: GPU Clark, GPU Hogbom and the CPU path, 2048^2 to 16384^2
@@ -23,24 +24,30 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 case "${1:-tests}" in
   tests)
     status=0
-    for t in $bin/tests/test_*; do
-      [ -f "$t" ] && [ -x "$t" ] || continue
+    for t in $(find "$bin/tests" -maxdepth 1 -type f -name 'test_*' -executable | sort); do
       echo "== $t"
-      "$t" --gtest_brief=1 >"$out/$(basename "$t").log" 2>&1 || status=1
-      grep -E "PASSED|FAILED|SKIPPED" "$out/$(basename "$t").log" | grep -v "GetParam" | tail -3
+      start=$(date +%s)
+      # No mpirun on the GPU machine: the MPI test runs in CI.
+      "$t" --gtest_brief=1 --gtest_filter='-*Mpirun*' >"$out/$(basename "$t").log" 2>&1 || status=1
+      echo "   $(( $(date +%s) - start )) s"
+      grep -E "PASSED|FAILED|SKIPPED|Failure" "$out/$(basename "$t").log" | grep -v "GetParam" | tail -4
     done
-    echo "== compute-sanitizer memcheck and racecheck, GPU CLEAN on the analytic cases"
-    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 $bin/tests/test_clean --gtest_brief=1 \
-      --gtest_filter='*gpu*' >"$out/memcheck_clean.log" 2>&1
-    echo "memcheck exit $?"; grep -E "ERROR SUMMARY" "$out/memcheck_clean.log" | tail -1
-    timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 $bin/tests/test_clean --gtest_brief=1 \
-      --gtest_filter='*gpu*:-*Residual*' >"$out/racecheck_clean.log" 2>&1
-    echo "racecheck exit $?"; grep -E "RACECHECK SUMMARY" "$out/racecheck_clean.log" | tail -1
-    echo "== compute-sanitizer memcheck, small selection cases"
-    timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 $bin/tests/test_select_gpu --gtest_brief=1 \
-      --gtest_filter='*_n1:*_n33:*_n1000:Randomized*' >"$out/memcheck.log" 2>&1
-    echo "memcheck exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck.log" | tail -3
     exit $status ;;
+  sanitize)
+    run() {  # tool, timeout, binary, filter, log
+      timeout "$2" compute-sanitizer --tool "$1" --error-exitcode 9 "$bin/tests/$3" --gtest_brief=1 \
+        --gtest_filter="$4" >"$out/$5.log" 2>&1
+      echo "$5: exit $? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$5.log" | tail -1)"
+    }
+    run memcheck 150 test_clean '*gpu*' memcheck_clean_analytic
+    run memcheck 150 test_clean_gpu 'MinorEngine.*:GpuVsCpu.*Sample*:GpuVsCpu.*Wsclean*' memcheck_clean_gpu
+    [ -x "$bin/tests/test_gpu_per_run_costs" ] && run memcheck 120 test_gpu_per_run_costs '*' memcheck_per_run_costs
+    run memcheck 120 test_select_gpu '*_n1:*_n33:*_n1000:SampleSecondLevel.*:RobustStatisticsEdges.*' memcheck_select
+    [ -x "$bin/tests/test_randomized_paths" ] && run memcheck 120 test_randomized_paths '*' memcheck_randomized
+    run racecheck 100 test_clean_gpu 'MinorEngine.SmallScene*' racecheck_engine
+    run racecheck 100 test_clean '*PointSource*gpu*:*TwoSources*clark_gpu*' racecheck_clean_analytic
+    run racecheck 100 test_select_gpu '*uniform_n1000:*narrow_n1000' racecheck_select
+    exit 0 ;;
   bench)
     $bin/gpuclean bench select --sizes 20,22,24,26,28 --repeats 5 --format csv --output "$out/bench_select.csv" \
       >"$out/bench_select.txt" 2>"$out/bench_select.err"
