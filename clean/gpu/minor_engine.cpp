@@ -138,7 +138,7 @@ std::uint32_t MinorCycleEngine::run(const MinorCycleRequest& r) {
     a.rec_flux = rec_flux_.data();
     a.rec_order = rec_order_.data();
     a.pool_capacity = pool_;
-    a.shared_members = team_shared_members();
+    a.shared_bytes = team_shared_bytes();
     launch_teams(stream_, a);
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(&c, counters_.data(), sizeof c, cudaMemcpyDeviceToHost, stream_));
     GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));

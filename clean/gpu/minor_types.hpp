@@ -43,7 +43,7 @@ struct TeamArgs {
   float* rec_flux = nullptr;
   unsigned long long* rec_order = nullptr;  ///< running minimum of the packed peaks (the merge key)
   unsigned long long pool_capacity = 0;
-  std::uint32_t shared_members = 0;     ///< members a block keeps in dynamic shared memory
+  std::uint32_t shared_bytes = 0;       ///< dynamic shared memory of each block
 };
 
 }  // namespace gpuclean::clean::gpu

@@ -13,7 +13,10 @@ namespace gpuclean::clean::gpu {
 namespace {
 
 constexpr unsigned kFull = 0xffffffffu;
-constexpr std::uint32_t kSharedBytes = 96 * 1024;  // leaves L1 room for the beam patch
+// 162 KB: a cluster of the default active set (20050 members, 8 bytes each) fits, and the
+// 164 KB shared-memory configuration leaves 92 KB of L1 for the beam patch (40 KB at hw 50).
+constexpr std::uint32_t kSharedBytes = 162 * 1024;
+constexpr int kCarveoutPercent = 72;  // 164 of the SM's 228 KB
 constexpr std::uint32_t kPerLane = kWarpTeamMax / 32;
 static_assert(kPerLane * 32 == kWarpTeamMax, "warp teams hold whole rows of 32 members");
 
@@ -94,31 +97,60 @@ struct BlockShared {
   unsigned int item;
 };
 
-// A large cluster, cleaned by the whole block. Thread t owns members t, t + 1024, ...; a
-// component updates only the members in the patch rows (found by two warp searches), and a
-// thread rescans its members only when its own best was among those changed.
+// A large cluster, cleaned by the whole block. Thread t owns the quads of members q = t,
+// t + 1024, ... (members 4q .. 4q + 3, so that a rescan reads them as float4); a component
+// updates only the members in the patch rows (found in a row table, or by warp searches when
+// the table does not fit), and a thread rescans its members only when its own best was among
+// those changed. kShared: the members live in shared memory (up to team_shared_members()).
 template <bool kShared>
 __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char* smem, BlockShared& sh) {
   const std::uint32_t t = threadIdx.x, lane = t & 31, warp = t >> 5;
-  const std::uint32_t m = range.y - range.x;
+  const std::uint32_t m = range.y - range.x, m4 = (m + 3) & ~3u;
+  const std::uint32_t ymin = a.xy[range.x] >> 16, rows = (a.xy[range.y - 1] >> 16) - ymin + 1;
   float* vals;
   const std::uint32_t* xy;
+  std::uint32_t* row_start = nullptr;  // row_start[r]: the first member in row ymin + r; [rows] = m
   if constexpr (kShared) {
     vals = reinterpret_cast<float*>(smem);
-    auto* xs = reinterpret_cast<std::uint32_t*>(smem) + a.shared_members;
-    for (std::uint32_t j = t; j < m; j += kTeamBlock) {
-      vals[j] = a.values[range.x + j];
-      xs[j] = a.xy[range.x + j];
+    auto* xs = reinterpret_cast<std::uint32_t*>(smem) + m4;
+    for (std::uint32_t j = t; j < m4; j += kTeamBlock) {
+      vals[j] = j < m ? a.values[range.x + j] : __int_as_float(0x7fffffff);  // NaN pads: never the best
+      if (j < m) xs[j] = a.xy[range.x + j];
     }
     xy = xs;
-    __syncthreads();
+    if (4ull * (m4 + m + rows + 1) <= a.shared_bytes) row_start = xs + m;
   } else {
     vals = a.values + range.x;
     xy = a.xy + range.x;
   }
+  if (row_start) {
+    for (std::uint32_t j = t; j < m; j += kTeamBlock) {
+      const std::uint32_t y = a.xy[range.x + j] >> 16;
+      const std::uint32_t first = j == 0 ? ymin : (a.xy[range.x + j - 1] >> 16) + 1;
+      for (std::uint32_t r = first; r <= y; ++r) row_start[r - ymin] = j;
+    }
+    if (t == 0) row_start[rows] = m;
+  }
+  __syncthreads();
   const bool abs_key = a.abs_key;
-  unsigned long long local = 0;
-  for (std::uint32_t j = t; j < m; j += kTeamBlock) local = max(local, pack_slot(vals[j], j, abs_key));
+  auto rescan = [&]() {
+    unsigned long long best = 0;
+    for (std::uint32_t q = t; 4 * q < m; q += kTeamBlock) {
+      float4 v;
+      if constexpr (kShared) {
+        v = reinterpret_cast<const float4*>(vals)[q];
+      } else {
+        const std::uint32_t j = 4 * q;
+        v = make_float4(vals[j], j + 1 < m ? vals[j + 1] : __int_as_float(0x7fffffff),
+                        j + 2 < m ? vals[j + 2] : __int_as_float(0x7fffffff),
+                        j + 3 < m ? vals[j + 3] : __int_as_float(0x7fffffff));
+      }
+      best = max(best, max(max(pack_slot(v.x, 4 * q, abs_key), pack_slot(v.y, 4 * q + 1, abs_key)),
+                           max(pack_slot(v.z, 4 * q + 2, abs_key), pack_slot(v.w, 4 * q + 3, abs_key))));
+    }
+    return best;
+  };
+  unsigned long long local = rescan();
 
   const int hw = a.half_width, side = 2 * hw + 1;
   std::uint32_t made = 0;
@@ -153,26 +185,34 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
     ++made;
     if (warp == 0 && (made & 31) == 0 && room) room = flush_records(a, 32, r_pixel, r_flux, r_order, lane);
 
-    const std::uint32_t lo = warp_lower_bound(xy, m, static_cast<std::uint32_t>(max(by - hw, 0)) << 16, lane);
-    const int top = by + hw + 1;  // the first row past the patch
-    const std::uint32_t hi = top > 0xFFFF ? m : warp_lower_bound(xy, m, static_cast<std::uint32_t>(top) << 16, lane);
+    std::uint32_t lo, hi;
+    if (row_start) {
+      const int top = by - static_cast<int>(ymin);  // the component's row in the table
+      lo = row_start[min(max(top - hw, 0), static_cast<int>(rows))];
+      hi = row_start[min(top + hw + 1, static_cast<int>(rows))];
+    } else {
+      lo = warp_lower_bound(xy, m, static_cast<std::uint32_t>(max(by - hw, 0)) << 16, lane);
+      const int past = by + hw + 1;  // the first row past the patch
+      hi = past > 0xFFFF ? m : warp_lower_bound(xy, m, static_cast<std::uint32_t>(past) << 16, lane);
+    }
     const std::uint32_t mine = local ? slot_of(local) : 0xFFFFFFFFu;
-    bool rescan = false;
-    for (std::uint32_t j = lo + ((t - lo) & (kTeamBlock - 1)); j < hi; j += kTeamBlock) {
-      const std::uint32_t qj = xy[j];
-      const int dx = static_cast<int>(qj & 0xFFFFu) - bx;
-      if (dx < -hw || dx > hw) continue;
-      const int dy = static_cast<int>(qj >> 16) - by;
-      const float v = subtract_rn(vals[j], flux, __ldg(a.patch + (dy + hw) * side + (dx + hw)));
-      vals[j] = v;
-      if (j == mine) rescan = true;
-      else local = max(local, pack_slot(v, j, abs_key));
+    bool hit = false;
+    for (std::uint32_t q = (lo >> 2) + ((t - (lo >> 2)) & (kTeamBlock - 1)); 4 * q < hi; q += kTeamBlock) {
+#pragma unroll
+      for (std::uint32_t e = 0; e < 4; ++e) {
+        const std::uint32_t j = 4 * q + e;
+        if (j < lo || j >= hi) continue;
+        const std::uint32_t qj = xy[j];
+        const int dx = static_cast<int>(qj & 0xFFFFu) - bx;
+        if (dx < -hw || dx > hw) continue;
+        const int dy = static_cast<int>(qj >> 16) - by;
+        const float v = subtract_rn(vals[j], flux, __ldg(a.patch + (dy + hw) * side + (dx + hw)));
+        vals[j] = v;
+        if (j == mine) hit = true;
+        else local = max(local, pack_slot(v, j, abs_key));
+      }
     }
-    if (rescan) {
-      local = 0;
-#pragma unroll 4
-      for (std::uint32_t j = t; j < m; j += kTeamBlock) local = max(local, pack_slot(vals[j], j, abs_key));
-    }
+    if (hit) local = rescan();
   }
   if (warp == 0 && room && (made & 31) != 0) flush_records(a, made & 31, r_pixel, r_flux, r_order, lane);
   if (t == 0) atomicMax(&a.counters->longest, made);
@@ -249,7 +289,7 @@ __global__ void __launch_bounds__(kTeamBlock, 1) teams_kernel(const TeamArgs a) 
     __syncthreads();
     if (item >= n_big) break;
     const ClusterRange r = a.big[item];
-    if (r.y - r.x <= a.shared_members) block_team<true>(a, r, smem, sh);
+    if (r.y - r.x <= team_shared_members()) block_team<true>(a, r, smem, sh);
     else block_team<false>(a, r, smem, sh);
   }
   // Small clusters: first one per warp, spread over the blocks (cluster j to block j mod grid)
@@ -268,7 +308,8 @@ __global__ void __launch_bounds__(kTeamBlock, 1) teams_kernel(const TeamArgs a) 
 
 }  // namespace
 
-std::uint32_t team_shared_members() { return kSharedBytes / 8; }
+__host__ __device__ std::uint32_t team_shared_members() { return (kSharedBytes / 4 - 3) / 2; }
+std::uint32_t team_shared_bytes() { return kSharedBytes; }
 
 int team_blocks() { return std::max(cuda::sm_count(), 1); }
 
@@ -279,7 +320,8 @@ void launch_teams(cudaStream_t s, const TeamArgs& a) {
                                            static_cast<int>(kSharedBytes)));
     // Prefer the split that gives the block its shared memory and leaves the rest to L1, where
     // the beam patch lives.
-    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 45));
+    GPUCLEAN_CUDA_TRY(
+        cudaFuncSetAttribute(teams_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, kCarveoutPercent));
   });
   teams_kernel<<<team_blocks(), kTeamBlock, kSharedBytes, s>>>(a);
   GPUCLEAN_CHECK_LAUNCH();

@@ -10,9 +10,11 @@
 
 namespace gpuclean::clean::gpu {
 
-/// Dynamic shared memory the kernel is launched with, and so the largest cluster a block keeps
-/// there (larger ones are cleaned in global memory).
-std::uint32_t team_shared_members();
+/// The largest cluster a block keeps in shared memory (larger ones are cleaned in global
+/// memory, much more slowly).
+__host__ __device__ std::uint32_t team_shared_members();
+/// The dynamic shared memory each block is launched with.
+std::uint32_t team_shared_bytes();
 
 /// Launches the team kernel with one block per SM of the current device.
 void launch_teams(cudaStream_t s, const TeamArgs& a);
