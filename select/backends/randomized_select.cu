@@ -180,7 +180,9 @@ class RandomizedSelector final : public Selector {
     const std::size_t k = std::min(req.k, n);
     if (k == 0) return SelectStats{};
     if (!chain_applies(n, k)) return legacy_top_k(stream, d_in, n, req, ws, d_out_values, d_out_indices);
-    ws.reserve(top_k_workspace_bytes(n, k));  // once for the chain and its fallbacks: a loop grows it once
+    // Room for the chain and its fallbacks at once, so that a loop grows the workspace once; the
+    // full size (CUB's temp-size queries) is computed only while the workspace is too small.
+    if (ws.capacity() < chain_top_k_bytes(n, k, req.sorted_output)) ws.reserve(top_k_workspace_bytes(n, k));
     if (auto st = chain_top_k(stream, d_in, n, k, req, ws, d_out_values, d_out_indices)) return *st;
     // A device check failed: the host-driven path, exact whatever the sample.
     SelectStats st = legacy_top_k(stream, d_in, n, req, ws, d_out_values, d_out_indices);
@@ -193,7 +195,7 @@ class RandomizedSelector final : public Selector {
   SelectStats order_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
                                const std::vector<std::size_t>& ranks, Workspace& ws, float* h_out) const override {
     if (ranks.size() == 1 && chain_applies(n, 1) && ranks[0] < n) {
-      ws.reserve(order_statistics_workspace_bytes(n, 1));
+      if (ws.capacity() < chain_rank_bytes(n, ranks[0])) ws.reserve(order_statistics_workspace_bytes(n, 1));
       if (auto st = chain_rank(stream, d_in, n, ranks[0], ws, h_out)) return *st;
       SelectStats st = legacy_order_statistics(stream, d_in, n, ranks, ws, h_out);
       st.retries += 1;
