@@ -239,21 +239,24 @@ TEST_F(RandomizedPaths, DeviceCheckFailureFallsBackExactly) {
   EXPECT_GT(retries, 0) << "p_k = 0.02 should make some first window miss";
 }
 
-// A middle-bin buffer far below the window: B overflows on the device, the host path (and, on
-// duplicates, SampleSelect) runs.
+// A middle-bin buffer far below the window: B overflows on the device and the host path (on
+// duplicates, SampleSelect) runs. few_distinct's targets sit on heavy values, whose equality
+// windows need no buffer: exact either way.
 TEST_F(RandomizedPaths, MiddleBinOverflowFallsBackExactly) {
   gs::RandomizedTuning t;
   t.capacity_factor = 0.01;
   const auto sel = gs::make_randomized_selector(t);
   const std::size_t n = kMi + 7;
-  for (const std::string name : {"uniform", "few_distinct"}) {
+  for (const std::string name : {"uniform", "normal", "few_distinct"}) {
     const auto h = distribution(name, n, 78);
     auto d = upload(h);
     gs::Workspace ws;
-    int retries = 0;
-    for (std::size_t k : {std::size_t{1024}, std::size_t{20050}})
-      retries += expect_top_k(*sel, ws, h, d.data(), k, gs::Order::kLargestAbs, false, name + " tiny capacity").retries;
-    EXPECT_GT(retries, 0) << name << ": a window of ~1% of its expected size should overflow";
+    for (std::size_t k : {std::size_t{1024}, std::size_t{20050}}) {
+      const auto st = expect_top_k(*sel, ws, h, d.data(), k, gs::Order::kLargestAbs, false, name + " tiny capacity");
+      if (name != "few_distinct") {
+        EXPECT_GT(st.retries, 0) << name << " k=" << k << ": a buffer of ~1% of the window should overflow";
+      }
+    }
   }
 }
 

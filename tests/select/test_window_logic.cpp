@@ -526,3 +526,32 @@ TEST(WindowLogic, AdversarialTopKModelsAreExact) {
   EXPECT_LE(misses, calls / 5) << misses << " of " << calls;
   std::printf("adversarial model: %d of %d calls missed\n", misses, calls);
 }
+
+// A window buffer of ~1% of its expected size overflows on continuous data (the GPU test forces
+// the fallback so); an equality window needs no buffer.
+TEST(WindowLogic, TinyBufferOverflowsUnlessTheTargetIsAHeavyValue) {
+  std::mt19937_64 rng(7);
+  const std::size_t n = (std::size_t{1} << 20) + 7;
+  for (const std::string name : {"uniform", "normal", "few_distinct"}) {
+    const auto h = distribution(name, n, 78);
+    for (std::size_t k : {std::size_t{1024}, std::size_t{20050}}) {
+      ModelArgs a = topk_args(n, k);
+      const gs::RandomizedTuning t;
+      a.cap_b = gs::chain_window(n, k, static_cast<std::size_t>(a.samples), t.p_k, 0.01, 1024).cap_b;
+      const ModelOut m = run_model<WindowKey::kLargestAbs>(h, a, rng);
+      if (name == "few_distinct") {
+        // k = 1024 lies deep in the top value's run; k = 20050 near the end of the second's,
+        // where forcing the window into the tiny buffer may cut the target's run off (a miss).
+        if (k == 1024) {
+          ASSERT_EQ(m.status, kWindowOk);
+          EXPECT_EQ(m.plan.equality, 1);
+        }
+        if (m.status == kWindowOk) {
+          EXPECT_EQ(sorted_copy(m.indices), sorted_copy(gs::top_k_cpu(h, {k, gs::Order::kLargestAbs, false}).indices));
+        }
+      } else {
+        EXPECT_EQ(m.status, kWindowOverflow) << name << " k=" << k;
+      }
+    }
+  }
+}
