@@ -140,10 +140,16 @@ std::size_t window_cap(std::size_t n, std::size_t s, double w, double factor, st
   return std::min<std::size_t>(n, static_cast<std::size_t>(buckets * static_cast<double>(n) / static_cast<double>(s + 1)) + extra);
 }
 
+// S of the order-statistics chains: 4096, 8192 or 16384.
+std::size_t order_samples(const RandomizedTuning& t) {
+  return t.chain_order_samples <= 4096 ? 4096 : t.chain_order_samples <= 8192 ? 8192 : 16384;
+}
+
 // The robust statistics' window: z sd of Binomial(S, 1/2) and the margins, in sample buckets.
 std::size_t robust_cap(std::size_t n, const RandomizedTuning& t) {
-  const double w = normal_quantile_two_sided(t.p_k) * std::sqrt(static_cast<double>(t.chain_order_samples)) + 6.0;
-  return window_cap(n, t.chain_order_samples, w, t.chain_order_capacity_factor, 4096);
+  const std::size_t s = order_samples(t);
+  const double w = normal_quantile_two_sided(t.p_k) * std::sqrt(static_cast<double>(s)) + 6.0;
+  return window_cap(n, s, w, t.chain_order_capacity_factor, 4096);
 }
 
 class RandomizedSelector final : public Selector {
@@ -180,10 +186,14 @@ class RandomizedSelector final : public Selector {
     const std::size_t k = std::min(req.k, n);
     if (k == 0) return SelectStats{};
     if (!chain_applies(n, k)) return legacy_top_k(stream, d_in, n, req, ws, d_out_values, d_out_indices);
+    const std::size_t s = chain_samples(n, t_);
+    const ChainWindow w = chain_window(n, k, s, t_.p_k, t_.capacity_factor, 1024);
+    Arena sizing;
+    take_chain(sizing, n, k, w.cap_b, true, req.sorted_output);
     // Room for the chain and its fallbacks at once, so that a loop grows the workspace once; the
     // full size (CUB's temp-size queries) is computed only while the workspace is too small.
-    if (ws.capacity() < chain_top_k_bytes(n, k, req.sorted_output)) ws.reserve(top_k_workspace_bytes(n, k));
-    if (auto st = chain_top_k(stream, d_in, n, k, req, ws, d_out_values, d_out_indices)) return *st;
+    if (ws.capacity() < sizing.used()) ws.reserve(top_k_workspace_bytes(n, k));
+    if (auto st = chain_top_k(stream, d_in, n, k, req, ws, d_out_values, d_out_indices, s, w)) return *st;
     // A device check failed: the host-driven path, exact whatever the sample.
     SelectStats st = legacy_top_k(stream, d_in, n, req, ws, d_out_values, d_out_indices);
     st.retries += 1;
@@ -234,15 +244,11 @@ class RandomizedSelector final : public Selector {
     take_chain(a, n, 0, rank_cap(n, rank), false, false);
     return a.used();
   }
-  std::size_t order_samples() const {
-    return t_.chain_order_samples <= 4096 ? 4096 : t_.chain_order_samples <= 8192 ? 8192 : 16384;
-  }
+  std::size_t order_samples() const { return select::order_samples(t_); }
 
   std::optional<SelectStats> chain_top_k(cudaStream_t stream, const float* d_in, std::size_t n, std::size_t k,
                                          const SelectRequest& req, Workspace& ws, float* d_out_values,
-                                         std::uint32_t* d_out_indices) const {
-    const std::size_t s = chain_samples(n, t_);
-    const ChainWindow w = chain_window(n, k, s, t_.p_k, t_.capacity_factor, 1024);
+                                         std::uint32_t* d_out_indices, std::size_t s, const ChainWindow& w) const {
     Arena sizing;
     take_chain(sizing, n, k, w.cap_b, true, req.sorted_output);
     const std::size_t bytes = sizing.used();
