@@ -1,5 +1,6 @@
 #include "app/cli.hpp"
 
+#include "app/batch/streams.hpp"
 #include "app/version.hpp"
 #include "data/arrays.hpp"
 
@@ -38,8 +39,8 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
                  "large images)")
       ->group(algo)->capture_default_str();
   app.add_option("--select", s.select_backend,
-                 "GPU: selection backend for active sets and noise medians (randomized, sample, bucket, "
-                 "cutting-plane, sort)")
+                 "GPU: selection backend for active sets and noise medians (auto: the fastest for each call by a "
+                 "measured rule; or randomized, sample, bucket, cutting-plane, sort)")
       ->group(algo)->capture_default_str();
   app.add_option("--beam-patch", s.beam_patch, "Clark: half-width of the beam patch [pixels]")
       ->group(algo)->capture_default_str();
@@ -142,6 +143,8 @@ void add_bench_batch_options(CLI::App& sub, BenchBatchOptions& o) {
   sub.add_option("--dir", o.dir, "scratch folder, kept (default: a temporary one, removed)");
   sub.add_option("--batch-args", o.batch_args, "extra options for the batch runs, e.g. --batch-args=--io-threads=2")
       ->allow_extra_args(false);
+  sub.add_option("--target", o.target, "observations/s the batch should reach (unless the disk's rate is lower)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
 }
 
 void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
@@ -157,6 +160,10 @@ void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
   sub.add_option("--output", o.output, "write csv/json here (the table still goes to stdout)");
   sub.add_flag("!--no-order-statistics", o.order_statistics, "skip the median and the 101 percentiles");
   sub.add_flag("!--no-cpu-check", o.check_cpu, "check against the sort backend only, not the CPU reference");
+  sub.add_flag("!--no-robust", o.robust, "skip robust_statistics (median and MAD of the finite values)");
+  sub.add_flag("--auto-table", o.auto_table,
+               "also print, per size, operation, k and data class, the fastest backend and the auto backend's time "
+               "and choice (the data behind select/backends/auto_rule.hpp)");
 }
 
 void add_batch_options(CLI::App& sub, BatchOptions& o) {
@@ -173,10 +180,15 @@ void add_batch_options(CLI::App& sub, BatchOptions& o) {
                  "set I and N")->type_name("I/N")->group(b);
   sub.add_option("--report", o.report, "JSON report, one entry per observation (default: gpuclean-batch[-shard-I-of-N].json "
                  "in the output folder)")->group(b);
-  sub.add_option("--io-threads", o.io_threads, "Reader threads and writer threads around the GPU workers")
-      ->check(CLI::Range(1, 64))->capture_default_str()->group(b);
+  sub.add_option("--io-threads", o.io_threads,
+                 "Reader threads and writer threads around the clean workers (0: about one each per two workers)")
+      ->check(CLI::Range(0, 64))->capture_default_str()->group(b);
   sub.add_option("--max-gpus", o.max_gpus, "Use at most this many of the visible GPUs (0: all)")
       ->capture_default_str()->group(b);
+  sub.add_option("--streams-per-gpu", o.streams_per_gpu,
+                 "Observations cleaned at once on each GPU, each on its own stream (0: from the GPU's free memory "
+                 "and SM count, at most " + std::to_string(kMaxAutomaticStreams) + ")")
+      ->check(CLI::Range(0, kMaxStreamsPerGpu))->capture_default_str()->group(b);
   sub.add_option("--queue", o.queue_depth, "Observations waiting between stages, per GPU worker (bounds host memory)")
       ->check(CLI::Range(1, 64))->capture_default_str()->group(b);
   sub.add_flag("--quicklook", o.quicklook, "Write a PNG preview beside each restored image (NAME-image.png)")

@@ -181,7 +181,7 @@ clean::Device fit_device(clean::Device device, const LoadedObservation& obs, con
   if (device != clean::Device::kGpu) return device;
   try {
     clean::gpu::check_gpu_memory(obs.dirty.width, obs.dirty.height, obs.psf.image.width, obs.psf.image.height,
-                                 obs.options.settings);
+                                 obs.options.settings, &obs.report.beam_pixels);
   } catch (const clean::InsufficientGpuMemory& e) {
     if (obs.options.settings.device == clean::Device::kGpu) throw RuntimeFailure(e.what());
     log.warn("%s Running on the CPU instead.", e.what());
@@ -215,6 +215,10 @@ clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device devic
   });
   report.seconds.clean = since(t) - result.seconds.restore;
   report.seconds.restore = result.seconds.restore;
+  if (const clean::MinorCycleStats& m = result.minor_stats; m.cycles > 0) {
+    log.verbose("minor cycles on the GPU: %zu independent clusters over %zu cycles, longest chain %zu components, "
+                "%.0f%% of the SMs busy", m.clusters, m.cycles, m.longest_chain, 100.0 * m.sm_busy_fraction);
+  }
   return result;
 }
 

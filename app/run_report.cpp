@@ -60,6 +60,14 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
                   {"convolve", result.seconds.convolve},
                   {"restore_stage", result.seconds.restore}};
   j["peak_gpu_memory_bytes"] = result.peak_gpu_bytes;
+  if (result.minor_stats.cycles > 0) {
+    const clean::MinorCycleStats& m = result.minor_stats;
+    j["minor_cycles_gpu"] = {{"clusters", m.clusters},
+                             {"longest_chain", m.longest_chain},
+                             {"sm_busy_fraction", m.sm_busy_fraction},
+                             {"pool_reruns", m.reruns},
+                             {"one_cluster_cycles", m.sequential}};
+  }
   return j;
 }
 

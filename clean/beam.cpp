@@ -239,12 +239,15 @@ PixelGaussian from_sky(const SkyBeam& b, const PixelToSky& t) {
   return PixelGaussian{c[0][0], 0.5 * (c[0][1] + c[1][0]), c[1][1]};
 }
 
-HostImage gaussian_kernel(const PixelGaussian& g, std::size_t max_width, std::size_t max_height) {
+KernelHalfSize gaussian_kernel_half_size(const PixelGaussian& g, std::size_t max_width, std::size_t max_height) {
   // exp(-0.5 r^2 / sigma^2) < 1e-6 beyond r = 5.3 sigma; the per-axis extent is sqrt(c_ii).
   const auto half = [](double var) { return static_cast<std::size_t>(std::ceil(5.3 * std::sqrt(var))); };
-  std::size_t hw = half(g.cxx), hh = half(g.cyy);
-  hw = std::min(hw, max_width > 0 ? (max_width - 1) / 2 : 0);
-  hh = std::min(hh, max_height > 0 ? (max_height - 1) / 2 : 0);
+  return {std::min(half(g.cxx), max_width > 0 ? (max_width - 1) / 2 : 0),
+          std::min(half(g.cyy), max_height > 0 ? (max_height - 1) / 2 : 0)};
+}
+
+HostImage gaussian_kernel(const PixelGaussian& g, std::size_t max_width, std::size_t max_height) {
+  const auto [hw, hh] = gaussian_kernel_half_size(g, max_width, max_height);
   HostImage k(2 * hw + 1, 2 * hh + 1);
   for (std::size_t y = 0; y < k.height; ++y)
     for (std::size_t x = 0; x < k.width; ++x)

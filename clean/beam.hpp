@@ -51,4 +51,10 @@ PixelGaussian from_sky(const SkyBeam& b, const PixelToSky& t);
 /// peak, cropped to at most max_width x max_height.
 HostImage gaussian_kernel(const PixelGaussian& g, std::size_t max_width, std::size_t max_height);
 
+/// gaussian_kernel()'s half sizes: its grid is (2 half_width + 1) x (2 half_height + 1).
+struct KernelHalfSize {
+  std::size_t half_width = 0, half_height = 0;
+};
+KernelHalfSize gaussian_kernel_half_size(const PixelGaussian& g, std::size_t max_width, std::size_t max_height);
+
 }  // namespace gpuclean::clean

@@ -35,7 +35,7 @@ struct CleanSettings {
   double clean_border_percent = 0.0;  ///< width of the uncleaned border, per side [% of the size]
   std::size_t select_k = 20050;   ///< Clark: most candidates per major cycle (AIPS MAXPIXEL default)
   std::size_t beam_patch = 50;    ///< Clark: half-width of the beam patch [pixels]
-  std::string select_backend = "randomized";  ///< GPU: selection backend for active sets and medians
+  std::string select_backend = "auto";  ///< GPU: selection backend for active sets and medians
   std::optional<BeamShape> beam_shape;  ///< overrides the fitted restoring beam
   BeamFit beam_fit = BeamFit::kWsclean; ///< how the restoring beam is fitted to the PSF
   int threads = 0;                ///< CPU threads (0 = all cores)

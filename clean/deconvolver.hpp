@@ -82,8 +82,9 @@ struct MinorCycleStats {
   std::size_t cycles = 0;          ///< minor cycles run on the GPU
   std::size_t clusters = 0;        ///< independent clusters, summed over the cycles
   std::size_t longest_chain = 0;   ///< most components one cluster made in one cycle
-  /// SMs the team kernel gave work to (min(SMs, block clusters + warp clusters / 32) / SMs),
-  /// averaged over the cycles weighted by their minor-cycle time: from the launch configuration.
+  /// SMs the team kernel gave work to (min(SMs, max(block clusters, warp clusters)) / SMs: small
+  /// clusters go to the blocks round-robin), averaged over the cycles weighted by their
+  /// minor-cycle time: from the launch configuration.
   double sm_busy_fraction = 0.0;
   std::size_t reruns = 0;          ///< cycles run again with a larger record pool
   std::size_t sequential = 0;      ///< cycles run as one cluster (the record pool could not grow)

@@ -17,9 +17,11 @@ struct ValueDistribution {
 };
 
 /// uniform, normal, half_normal, cauchy, sorted_ascending, sorted_descending, all_equal,
-/// few_distinct (integers 0..100), same_leading_bits (1 + 1e-4 U[0,1)), huge_outlier, many_inf
-/// (±inf mixed into normal values), nan_sprinkled, noise_plus_point_sources.
+/// few_distinct (integers 0..100), narrow (1 + 1e-4 U[0,1): about 840 distinct floats), huge_outlier,
+/// many_inf (±inf mixed into normal values), nan_sprinkled, noise_plus_point_sources.
 const std::vector<ValueDistribution>& value_distributions();
+/// One of the above by name ("same_leading_bits", narrow's former name, is accepted too); throws
+/// std::invalid_argument for an unknown name.
 const ValueDistribution& value_distribution(const std::string& name);
 
 }  // namespace gpuclean::data

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Runs the GPU checks and benchmarks on a machine with a GPU, from a build made elsewhere
 # (see README, "Running on a GPU machine"). Usage:
-#   scripts/gpu-check.sh tests      every test binary, then compute-sanitizer on the small select cases
+#   scripts/gpu-check.sh tests      every test binary, timed
+#   scripts/gpu-check.sh sanitize   compute-sanitizer memcheck and racecheck on the GPU tests small enough for them
 #   scripts/gpu-check.sh bench      bench select over 2^20..2^28, all distributions, CSV/JSON to $OUT
 #   scripts/gpu-check.sh bench32    top-k on 2^32 floats (16 GiB): the memory-sparing backends
 #   scripts/gpu-check.sh clean      bench clean: GPU Clark, GPU Hogbom and the CPU path, 2048^2 to 16384^2
 #   scripts/gpu-check.sh batch      batch and --compare-select tests, memcheck of a comparison run
 #   scripts/gpu-check.sh batch-bench  --compare-select on the WSClean pair and a 4096^2 field; bench batch
 #                                   (64 and 256 x 2048^2)
+#   scripts/gpu-check.sh select     test_select_gpu (timed), sanitizers on the small selection cases, bench select
+#                                   at 2^24 and 2^28 with the auto table
+#   scripts/gpu-check.sh engine     GPU Clark's minor-cycle engine: its tests, GPU = CPU, compute-sanitizer,
+#                                   and bench clean at 4096^2 and 16384^2 with 1e5 components
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,24 +24,30 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 case "${1:-tests}" in
   tests)
     status=0
-    for t in $bin/tests/test_*; do
-      [ -f "$t" ] && [ -x "$t" ] || continue
+    for t in $(find "$bin/tests" -maxdepth 1 -type f -name 'test_*' -executable | sort); do
       echo "== $t"
-      "$t" --gtest_brief=1 >"$out/$(basename "$t").log" 2>&1 || status=1
-      grep -E "PASSED|FAILED|SKIPPED" "$out/$(basename "$t").log" | grep -v "GetParam" | tail -3
+      start=$(date +%s)
+      # No mpirun on the GPU machine: the MPI test runs in CI.
+      "$t" --gtest_brief=1 --gtest_filter='-*Mpirun*' >"$out/$(basename "$t").log" 2>&1 || status=1
+      echo "   $(( $(date +%s) - start )) s"
+      grep -E "PASSED|FAILED|SKIPPED|Failure" "$out/$(basename "$t").log" | grep -v "GetParam" | tail -4
     done
-    echo "== compute-sanitizer memcheck and racecheck, GPU CLEAN on the analytic cases"
-    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 $bin/tests/test_clean --gtest_brief=1 \
-      --gtest_filter='*gpu*' >"$out/memcheck_clean.log" 2>&1
-    echo "memcheck exit $?"; grep -E "ERROR SUMMARY" "$out/memcheck_clean.log" | tail -1
-    timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 $bin/tests/test_clean --gtest_brief=1 \
-      --gtest_filter='*gpu*:-*Residual*' >"$out/racecheck_clean.log" 2>&1
-    echo "racecheck exit $?"; grep -E "RACECHECK SUMMARY" "$out/racecheck_clean.log" | tail -1
-    echo "== compute-sanitizer memcheck, small selection cases"
-    timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 $bin/tests/test_select_gpu --gtest_brief=1 \
-      --gtest_filter='*_n1:*_n33:*_n1000:Randomized*' >"$out/memcheck.log" 2>&1
-    echo "memcheck exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck.log" | tail -3
     exit $status ;;
+  sanitize)
+    run() {  # tool, timeout, binary, filter, log
+      timeout "$2" compute-sanitizer --tool "$1" --error-exitcode 9 "$bin/tests/$3" --gtest_brief=1 \
+        --gtest_filter="$4" >"$out/$5.log" 2>&1
+      echo "$5: exit $? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$5.log" | tail -1)"
+    }
+    run memcheck 150 test_clean '*gpu*' memcheck_clean_analytic
+    run memcheck 150 test_clean_gpu 'MinorEngine.*:GpuVsCpu.*Sample*:GpuVsCpu.*Wsclean*' memcheck_clean_gpu
+    [ -x "$bin/tests/test_gpu_per_run_costs" ] && run memcheck 120 test_gpu_per_run_costs '*' memcheck_per_run_costs
+    run memcheck 120 test_select_gpu '*_n1:*_n33:*_n1000:SampleSecondLevel.*:RobustStatisticsEdges.*' memcheck_select
+    [ -x "$bin/tests/test_randomized_paths" ] && run memcheck 120 test_randomized_paths '*' memcheck_randomized
+    run racecheck 100 test_clean_gpu 'MinorEngine.SmallScene*' racecheck_engine
+    run racecheck 100 test_clean '*PointSource*gpu*:*TwoSources*clark_gpu*' racecheck_clean_analytic
+    run racecheck 100 test_select_gpu '*uniform_n1000:*narrow_n1000' racecheck_select
+    exit 0 ;;
   bench)
     $bin/gpuclean bench select --sizes 20,22,24,26,28 --repeats 5 --format csv --output "$out/bench_select.csv" \
       >"$out/bench_select.txt" 2>"$out/bench_select.err"
@@ -79,4 +90,48 @@ case "${1:-tests}" in
     rm -f "$out/s4096-image.fits"
     echo "== bench batch"
     "$bin/gpuclean" bench batch --size 2048 --counts 64,256 --distinct 8 --dir /tmp/bench-batch 2>&1 | tee "$out/bench_batch.txt" ;;
+  select)
+    status=0
+    echo "== test_select_gpu"
+    start=$(date +%s)
+    "$bin/tests/test_select_gpu" --gtest_brief=1 >"$out/test_select_gpu.log" 2>&1 || status=1
+    echo "test_select_gpu: $(( $(date +%s) - start )) s"; grep -E "PASSED|FAILED|Failure" "$out/test_select_gpu.log" | head -20
+    for t in test_bitonic_sort test_randomized_paths; do
+      [ -x "$bin/tests/$t" ] || continue
+      echo "== $t"; start=$(date +%s)
+      "$bin/tests/$t" --gtest_brief=1 >"$out/$t.log" 2>&1 || status=1
+      echo "$t: $(( $(date +%s) - start )) s"; grep -E "PASSED|FAILED|Failure" "$out/$t.log" | head -10
+    done
+    echo "== compute-sanitizer on the small selection cases"
+    timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/tests/test_select_gpu" --gtest_brief=1 \
+      --gtest_filter='SampleSecondLevel.*:*_n1000:*_n33:*_n1' >"$out/memcheck_select.log" 2>&1
+    echo "memcheck exit $?"; grep -E "ERROR SUMMARY|FAILED" "$out/memcheck_select.log" | tail -3
+    timeout 100 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/tests/test_select_gpu" --gtest_brief=1 \
+      --gtest_filter='SampleSecondLevel.*:*uniform_n1000:*narrow_n1000' >"$out/racecheck_select.log" 2>&1
+    echo "racecheck exit $?"; grep -E "RACECHECK SUMMARY|FAILED" "$out/racecheck_select.log" | tail -3
+    echo "== bench select 2^24, 2^28 (auto table)"
+    timeout 200 "$bin/gpuclean" bench select --sizes 24,28 --repeats 5 --auto-table --format csv \
+      --output "$out/bench_select.csv" >"$out/bench_select.txt" 2>"$out/bench_select.err"
+    echo "bench exit $?"; tail -3 "$out/bench_select.err"; tail -60 "$out/bench_select.txt"
+    exit $status ;;
+  engine)
+    status=0
+    echo "== test_clean_gpu (minor-cycle engine against the CPU; GPU = CPU on real fields)"
+    "$bin/tests/test_clean_gpu" --gtest_brief=0 >"$out/test_clean_gpu.log" 2>&1 || status=1
+    grep -E "^\s+(clark|hogbom) |OK \]|FAILED|PASSED" "$out/test_clean_gpu.log" | cut -c1-400
+    echo "== test_clean, GPU variants"
+    "$bin/tests/test_clean" --gtest_brief=1 --gtest_filter='*gpu*' >"$out/test_clean_gpu_variants.log" 2>&1 || status=1
+    grep -E "PASSED|FAILED" "$out/test_clean_gpu_variants.log" | tail -4
+    echo "== compute-sanitizer memcheck and racecheck on the engine tests"
+    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
+      --gtest_filter='MinorEngine.*' >"$out/memcheck_engine.log" 2>&1
+    echo "memcheck exit $?"; grep -E "ERROR SUMMARY|FAILED" "$out/memcheck_engine.log" | tail -3
+    timeout 200 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
+      --gtest_filter='MinorEngine.ManySmall*:MinorEngine.OneCluster*:MinorEngine.PatchCovers*' >"$out/racecheck_engine.log" 2>&1
+    echo "racecheck exit $?"; grep -E "RACECHECK SUMMARY|FAILED" "$out/racecheck_engine.log" | tail -3
+    echo "== bench clean"
+    "$bin/gpuclean" bench clean --sizes 4096,16384 --niters 100000 --paths gpu-clark,cpu-clark --cpu-max-size 4096 \
+      --cli-size 0 --format csv --output "$out/bench_clean.csv" >"$out/bench_clean.txt" 2>"$out/bench_clean.err"
+    echo "bench exit $?"; cat "$out/bench_clean.txt"
+    exit $status ;;
 esac

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "select/backends/auto_select.hpp"
 #include "select/backends/backends.hpp"
 
 namespace gpuclean::select {
@@ -38,6 +39,8 @@ std::string Registry::description(std::string_view name) const {
 }
 
 void register_builtin_backends(Registry& r) {
+  r.add("auto", "the default: per call, the fastest exact backend for n, k, the operation and the data (measured rule)",
+        make_auto_selector);
   r.add("cpu", "CPU reference (std::nth_element); copies the input to the host", make_cpu_selector);
   r.add("sort", "sort-and-choose with CUB radix sort: the baseline", make_sort_selector);
   r.add("randomized", "two-pivot Las Vegas top-k (Monroe et al., HPG 2011)", make_randomized_selector);

@@ -30,8 +30,8 @@ class Registry {
   std::vector<Entry> entries_;
 };
 
-/// Registers every built-in backend: cpu, sort, randomized, sample, sample-approx, bucket,
-/// cutting-plane.
+/// Registers every built-in backend: auto (a dispatcher over the others, the default), cpu, sort,
+/// randomized, sample, sample-approx, bucket, cutting-plane.
 void register_builtin_backends(Registry& registry);
 
 /// A registry with the built-in backends.

@@ -15,8 +15,9 @@ struct BatchOptions {
   bool resume = false;
   std::string shard;      ///< "I/N"; empty: from Slurm / MPI environment, else all
   std::string report;     ///< JSON report path (default in the output folder)
-  int io_threads = 1;
+  int io_threads = 0;        ///< readers and writers each; 0: automatic
   std::size_t max_gpus = 0;
+  int streams_per_gpu = 0;   ///< clean workers per GPU; 0: automatic
   int queue_depth = 2;
   bool quicklook = false;
   RunOptions defaults;

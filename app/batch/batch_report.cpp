@@ -92,6 +92,8 @@ nlohmann::json batch_report_json(const std::vector<ObservationOutcome>& outcomes
                  {"wall_seconds", t.wall_seconds},
                  {"observations_per_second", t.observations_per_second},
                  {"workers", t.devices},
+                 {"streams_per_gpu", t.streams_per_gpu},
+                 {"io_threads", t.io_threads},
                  {"clean_stage_seconds", t.gpu_stage_seconds},
                  {"clean_stage_busy_fraction", t.stage_busy_fraction},
                  {"peak_host_memory_kib", t.peak_host_memory_kib}};
@@ -116,14 +118,16 @@ void print_summary_table(std::FILE* out, const std::vector<ObservationOutcome>& 
     }
   }
   std::fprintf(out,
-               "%zu observations%s: %zu done, %zu failed, %zu skipped in %.2f s (%.3f observations/s on %zu worker%s; "
+               "%zu observations%s: %zu done, %zu failed, %zu skipped in %.2f s (%.3f observations/s on %zu worker%s%s; "
                "clean stage busy %.0f%% of the time; peak host memory %.0f MiB)\n",
                t.observations,
                shard.count > 1 ? (" (shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) + ", " +
                                   shard.source + ")").c_str()
                                : "",
                t.done, t.failed, t.skipped, t.wall_seconds, t.observations_per_second, t.workers,
-               t.workers == 1 ? "" : "s", 100.0 * t.stage_busy_fraction, t.peak_host_memory_kib / 1024.0);
+               t.workers == 1 ? "" : "s",
+               t.streams_per_gpu > 1 ? (", " + std::to_string(t.streams_per_gpu) + " per GPU").c_str() : "",
+               100.0 * t.stage_busy_fraction, t.peak_host_memory_kib / 1024.0);
 }
 
 }  // namespace gpuclean::app

@@ -20,6 +20,8 @@ struct BatchTotals {
   double gpu_stage_seconds = 0;        ///< summed over workers: time spent in the clean stage
   std::size_t workers = 0;
   std::vector<std::string> devices;    ///< one per worker
+  std::size_t streams_per_gpu = 0;     ///< clean workers per GPU (0: the CPU worker)
+  std::size_t io_threads = 0;          ///< reader threads, and as many writer threads
   double stage_busy_fraction = 0;      ///< gpu_stage_seconds / (wall x workers)
   long peak_host_memory_kib = 0;       ///< VmHWM of this process
 };

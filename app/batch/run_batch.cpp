@@ -1,7 +1,9 @@
-// gpuclean batch: a reader stage (FITS in, checks, PSF and beam), one clean worker per GPU (or
-// one CPU worker), and a writer stage (FITS, PNG, JSON out), joined by bounded queues. Each
-// worker keeps its deconvolvers, and with them its CUDA stream, cuFFT plans and pooled device
-// memory, from one observation to the next.
+// gpuclean batch: a reader stage (FITS in, checks, PSF and beam), clean workers (several per
+// GPU, each on its own streams, or one CPU worker), and a writer stage (FITS, PNG, JSON out),
+// joined by bounded queues. Each worker keeps its deconvolvers, and with them its CUDA streams,
+// cuFFT plans, pinned staging, cached spectra and pooled device memory, from one observation to
+// the next. Every observation is cleaned by one worker from start to end, exactly as it would be
+// alone: the results do not depend on how many run at once.
 
 #include <unistd.h>
 
@@ -19,11 +21,15 @@
 #include "app/batch/outcome.hpp"
 #include "app/batch/progress.hpp"
 #include "app/batch/shard.hpp"
+#include "app/batch/streams.hpp"
 #include "app/errors.hpp"
 #include "app/exit_codes.hpp"
 #include "app/failure.hpp"
 #include "app/pipeline.hpp"
 #include "clean/errors.hpp"
+#ifdef GPUCLEAN_HAVE_CUDA
+#include "clean/gpu/gpu_image_state.hpp"
+#endif
 #include "io/fits_reader.hpp"
 #include "io/text_writer.hpp"
 #include "select/cuda/device_info.hpp"
@@ -79,18 +85,20 @@ Resume resume_state(const RunOptions& o) {
 
 class Pipeline {
  public:
-  Pipeline(const BatchOptions& options, std::vector<const BatchJob*> jobs, std::vector<int> gpus, Progress& progress)
-      : options_(options), jobs_(std::move(jobs)), gpus_(std::move(gpus)), progress_(progress),
-        workers_(gpus_.empty() ? 1 : gpus_.size()),
+  /// `worker_gpus`: the GPU of each clean worker (several may share one); empty: one CPU worker.
+  Pipeline(const BatchOptions& options, std::vector<const BatchJob*> jobs, std::vector<int> worker_gpus,
+           int io_threads, Progress& progress)
+      : options_(options), jobs_(std::move(jobs)), gpus_(std::move(worker_gpus)), progress_(progress),
+        workers_(gpus_.empty() ? 1 : gpus_.size()), io_threads_(io_threads),
         to_clean_(static_cast<std::size_t>(options.queue_depth) * workers_),
         to_write_(static_cast<std::size_t>(options.queue_depth) * workers_) {}
 
   std::vector<ObservationOutcome> run() {
     std::vector<std::thread> readers, workers, writers;
-    for (int i = 0; i < options_.io_threads; ++i) readers.emplace_back([this] { read_loop(); });
+    for (int i = 0; i < io_threads_; ++i) readers.emplace_back([this] { read_loop(); });
     for (std::size_t w = 0; w < workers_; ++w)
       workers.emplace_back([this, w] { clean_loop(gpus_.empty() ? -1 : gpus_[w]); });
-    for (int i = 0; i < options_.io_threads; ++i) writers.emplace_back([this] { write_loop(); });
+    for (int i = 0; i < io_threads_; ++i) writers.emplace_back([this] { write_loop(); });
     for (auto& t : readers) t.join();
     to_clean_.close();
     for (auto& t : workers) t.join();
@@ -219,12 +227,48 @@ class Pipeline {
   std::vector<int> gpus_;
   Progress& progress_;
   std::size_t workers_;
+  int io_threads_;
   BoundedQueue<WorkPtr> to_clean_, to_write_;
   std::atomic<std::size_t> next_{0};
   std::atomic<double> clean_busy_{0.0};
   std::mutex outcomes_mutex_;
   std::vector<ObservationOutcome> outcomes_;
 };
+
+// The automatic --streams-per-gpu: the first observation that reads sets the size (a batch is
+// usually of one size; a larger one later still gets the memory check of its own run).
+int choose_streams(const std::vector<int>& gpus, const std::vector<const BatchJob*>& jobs, const Log& log) {
+#ifdef GPUCLEAN_HAVE_CUDA
+  constexpr int kTries = 3;
+  int tries = 0;
+  for (const BatchJob* job : jobs) {
+    if (!job->error.empty()) continue;
+    if (tries++ == kTries) break;
+    try {
+      const io::FitsImage dirty = io::read_fits_image(job->options.dirty);
+      const io::FitsImage psf = io::read_fits_image(job->options.psf);
+      const std::size_t per_stream = clean::gpu::gpu_bytes_per_worker(dirty.width, dirty.height, psf.width,
+                                                                      psf.height, job->options.settings);
+      int streams = kMaxAutomaticStreams;
+      for (int g : gpus) {
+        cuda::set_device(g);
+        std::string why;
+        const int n = automatic_streams(cuda::device_memory().free_bytes, per_stream, cuda::multiprocessor_count(), &why);
+        log.verbose("streams per GPU on gpu %d for %zux%zu observations: %d (%s)", g, dirty.width, dirty.height, n,
+                    why.c_str());
+        streams = std::min(streams, n);
+      }
+      return streams;
+    } catch (const std::exception& e) {
+      log.verbose("streams per GPU: '%s' does not tell the size (%s)", job->options.dirty.c_str(), e.what());
+    }
+  }
+  log.verbose("streams per GPU: 1 (no observation told the image size)");
+#else
+  (void)gpus, (void)jobs, (void)log;
+#endif
+  return 1;
+}
 
 std::string default_report_path(const BatchOptions& o, const Shard& shard) {
   fs::path dir = fs::is_directory(o.manifest) ? fs::path(o.manifest) : fs::path(o.manifest).parent_path();
@@ -260,36 +304,52 @@ int run_batch(const BatchOptions& options) {
   if (gpus.empty() && options.defaults.settings.compare_select)
     throw clean::InvalidSettings("--compare-select compares the GPU selection backends inside GPU Clark, but this "
                                  "batch runs on the CPU (" + cuda::describe_device() + ").");
+  const Verbosity v = options.defaults.verbosity;
+  const Log log(v, false);
+  // Clean workers: streams_per_gpu per GPU, spread so that the first observations go to every
+  // GPU; one CPU worker without any.
+  int streams_per_gpu = 1;
+  if (!gpus.empty())
+    streams_per_gpu = options.streams_per_gpu > 0 ? options.streams_per_gpu : choose_streams(gpus, mine, log);
+  std::vector<int> worker_gpus;
+  for (int s = 0; s < streams_per_gpu; ++s) worker_gpus.insert(worker_gpus.end(), gpus.begin(), gpus.end());
   std::vector<std::string> devices;
-  for (int g : gpus) devices.push_back("gpu " + std::to_string(g));
+  for (int g : worker_gpus) devices.push_back("gpu " + std::to_string(g));
   if (devices.empty()) devices.push_back("cpu");
+  const int io_threads = options.io_threads > 0 ? options.io_threads
+                                                : automatic_io_threads(devices.size(), std::thread::hardware_concurrency());
+  log.verbose("%d reader thread%s and %d writer thread%s", io_threads, io_threads == 1 ? "" : "s", io_threads,
+              io_threads == 1 ? "" : "s");
 
   const std::string report_path = options.report.empty() ? default_report_path(options, shard) : options.report;
   for (const auto& j : all) {
     if (report_path == j.options.dirty || report_path == j.options.psf)
       throw clean::InvalidSettings("--report '" + report_path + "' names an input; choose another name.");
   }
-  const Verbosity v = options.defaults.verbosity;
   if (v != Verbosity::kQuiet) {
     std::printf("gpuclean batch: %zu of %zu observations%s, %zu worker%s (%s)\n", mine.size(), all.size(),
                 shard.count > 1 ? (" (shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) +
                                    " from " + shard.source + ")").c_str()
                                 : "",
                 devices.size(), devices.size() == 1 ? "" : "s", [&] {
+                  if (gpus.empty()) return std::string("cpu");
                   std::string s;
-                  for (const auto& d : devices) s += (s.empty() ? "" : ", ") + d;
+                  for (int g : gpus) s += (s.empty() ? "gpu " : ", gpu ") + std::to_string(g);
+                  if (streams_per_gpu > 1) s += ", " + std::to_string(streams_per_gpu) + " streams each";
                   return s;
                 }().c_str());
     std::fflush(stdout);
   }
   const bool bar = ::isatty(fileno(stderr)) && ::isatty(fileno(stdout));
   Progress progress(mine.size(), bar, v, bar ? stderr : stdout);
-  Pipeline pipeline(options, mine, gpus, progress);
+  Pipeline pipeline(options, mine, worker_gpus, io_threads, progress);
   const std::vector<ObservationOutcome> outcomes = pipeline.run();
   progress.finish();
 
   const double wall = seconds_between(t_start, Clock::now());
-  const BatchTotals totals = summarize(outcomes, wall, pipeline.clean_stage_seconds(), devices);
+  BatchTotals totals = summarize(outcomes, wall, pipeline.clean_stage_seconds(), devices);
+  totals.streams_per_gpu = gpus.empty() ? 0 : static_cast<std::size_t>(streams_per_gpu);
+  totals.io_threads = static_cast<std::size_t>(io_threads);
   if (v != Verbosity::kQuiet) print_summary_table(stdout, outcomes, totals, shard);
   io::write_text_file(report_path,
                       batch_report_json(outcomes, totals, shard, options.manifest, options.command_line).dump(2) + "\n",

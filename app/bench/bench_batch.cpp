@@ -2,15 +2,21 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "app/pipeline.hpp"
 #include "data/simulate.hpp"
+#include "io/fits_reader.hpp"
+#include "io/fits_writer.hpp"
 #include "select/cuda/device_info.hpp"
 
 namespace gpuclean::app {
@@ -21,6 +27,44 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+std::string fixed2(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+// Observations per second at which `threads` threads write `count` observations' outputs (three
+// images the size of `like`, with its header) into `dir` with the batch's FITS writer.
+double disk_write_rate(const fs::path& dir, const io::FitsImage& like, std::size_t count, std::size_t threads) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir);
+  io::WriteOptions w;
+  w.overwrite = true;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  const auto t0 = Clock::now();
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (std::size_t j; (j = next.fetch_add(1)) < count;) {
+        try {
+          for (const char* kind : {"residual", "model", "image"}) {
+            const fs::path p = dir / ("obs" + std::to_string(j) + "-" + kind + ".fits");
+            io::write_fits_image(p.string(), like.pixels.data(), like.width, like.height, like.header, like.axes, w);
+          }
+        } catch (const std::exception& e) {
+          if (!failed.exchange(true)) std::fprintf(stderr, "disk write check: %s\n", e.what());
+        }
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  const double seconds = since(t0);
+  fs::remove_all(dir, ec);
+  return failed || seconds <= 0 ? 0.0 : static_cast<double>(count) / seconds;
+}
 
 }  // namespace
 
@@ -60,14 +104,18 @@ int run_bench_batch(const BenchBatchOptions& o) {
     loaded.push_back(load_observation(r, quiet));
   }
   const clean::Device device = gpu ? clean::Device::kGpu : clean::Device::kCpu;
-  const auto deconvolver = clean::make_deconvolver(base.settings.algorithm, device);
-  clean_observation(loaded[0], device, *deconvolver, quiet);  // warm-up: context, plans, pool
   const std::size_t stage_runs = o.counts.empty() ? 64 : o.counts.front();
   std::size_t components = 0;
-  const auto t_stage = Clock::now();
-  for (std::size_t j = 0; j < stage_runs; ++j)
-    components += clean_observation(loaded[j % loaded.size()], device, *deconvolver, quiet).iterations;
-  const double stage_seconds = since(t_stage);
+  double stage_seconds = 0;
+  {
+    // Gone before the batches run, so that their automatic choice sees the GPU's memory.
+    const auto deconvolver = clean::make_deconvolver(base.settings.algorithm, device);
+    clean_observation(loaded[0], device, *deconvolver, quiet);  // warm-up: context, plans, pool
+    const auto t_stage = Clock::now();
+    for (std::size_t j = 0; j < stage_runs; ++j)
+      components += clean_observation(loaded[j % loaded.size()], device, *deconvolver, quiet).iterations;
+    stage_seconds = since(t_stage);
+  }
   const double stage_rate = static_cast<double>(stage_runs) / stage_seconds;
   loaded.clear();
   std::printf("clean stage alone (%s, images in memory, upload/download/restore included): %zu observations in "
@@ -75,16 +123,17 @@ int run_bench_batch(const BenchBatchOptions& o) {
               gpu ? "GPU" : "CPU", stage_runs, stage_seconds, stage_rate,
               static_cast<double>(components) / static_cast<double>(stage_runs));
 
-  // (b) Whole batches as child processes.
+  // (b) Whole batches as child processes; (c) the disk's rate for their outputs.
   std::error_code ec;
   const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
-  std::printf("\n%8s %10s %10s %12s %10s %12s %14s\n", "batch", "wall [s]", "obs/s", "vs stage", "busy", "peak host",
-              "exit");
+  const io::FitsImage sample = io::read_fits_image(fields.front().first);
+  std::printf("\n%8s %8s %4s %10s %10s %10s %8s %11s %10s %6s\n", "batch", "streams", "io", "wall [s]", "obs/s",
+              "vs stage", "busy", "peak host", "disk obs/s", "exit");
   int status = 0;
-  for (std::size_t count : o.counts) {
+  double first_rate = 0, first_disk = 0;  // the first length's automatic batch and disk rate
+  for (std::size_t ci = 0; ci < o.counts.size(); ++ci) {
+    const std::size_t count = o.counts[ci];
     const fs::path out = dir / ("out-" + std::to_string(count));
-    fs::remove_all(out, ec);
-    fs::create_directories(out);
     const fs::path manifest = dir / ("manifest-" + std::to_string(count) + ".csv");
     {
       std::ofstream m(manifest);
@@ -95,31 +144,61 @@ int run_bench_batch(const BenchBatchOptions& o) {
           << "\n";
       }
     }
-    const fs::path report = dir / ("report-" + std::to_string(count) + ".json");
-    std::string cmd = quoted(self) + " batch " + quoted(manifest.string()) + " --quiet --report " + quoted(report.string());
-    for (const auto& a : o.batch_args) cmd += " " + quoted(a);
-    const int rc = std::system(cmd.c_str());
-    double wall = 0, rate = 0, busy = 0;
-    long peak_kib = 0;
-    try {
-      std::ifstream in(report);
-      const auto j = nlohmann::json::parse(in);
-      wall = j["totals"]["wall_seconds"].get<double>();
-      rate = j["totals"]["observations_per_second"].get<double>();
-      busy = j["totals"]["clean_stage_busy_fraction"].get<double>();
-      peak_kib = j["totals"]["peak_host_memory_kib"].get<long>();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "no report from the %zu-observation batch: %s\n", count, e.what());
-      status = 4;
+    // One stream per GPU first (the first length only), then the automatic number.
+    std::vector<std::string> variants = {""};
+    if (ci == 0 && gpu) variants.insert(variants.begin(), "--streams-per-gpu=1");
+    for (const std::string& variant : variants) {
+      fs::remove_all(out, ec);
+      fs::create_directories(out);
+      const fs::path report = dir / ("report-" + std::to_string(count) + ".json");
+      std::string cmd = quoted(self) + " batch " + quoted(manifest.string()) + " --quiet --report " + quoted(report.string());
+      if (!variant.empty()) cmd += " " + variant;
+      for (const auto& a : o.batch_args) cmd += " " + quoted(a);
+      const int rc = std::system(cmd.c_str());
+      double wall = 0, rate = 0, busy = 0;
+      long peak_kib = 0;
+      std::size_t streams = 0, io_threads = 1;
+      try {
+        std::ifstream in(report);
+        const auto j = nlohmann::json::parse(in);
+        const auto& t = j["totals"];
+        wall = t["wall_seconds"].get<double>();
+        rate = t["observations_per_second"].get<double>();
+        busy = t["clean_stage_busy_fraction"].get<double>();
+        peak_kib = t["peak_host_memory_kib"].get<long>();
+        streams = t["streams_per_gpu"].get<std::size_t>();
+        io_threads = std::max<std::size_t>(1, t["io_threads"].get<std::size_t>());
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "no report from the %zu-observation batch: %s\n", count, e.what());
+        status = 4;
+      }
+      if (rc != 0) status = 4;
+      fs::remove_all(out, ec);
+      // (c) The same outputs with the batch's writer threads and no CLEAN, after each automatic run.
+      double disk_rate = 0;
+      if (variant.empty()) {
+        disk_rate = disk_write_rate(dir / ("disk-" + std::to_string(count)), sample, count, io_threads);
+        if (ci == 0) first_rate = rate, first_disk = disk_rate;
+      }
+      std::printf("%8zu %8s %4zu %10.2f %10.2f %9.0f%% %7.0f%% %7.0f MiB %10s %6d\n", count,
+                  streams ? std::to_string(streams).c_str() : "cpu", io_threads, wall, rate,
+                  stage_rate > 0 ? 100.0 * rate / stage_rate : 0.0, 100.0 * busy, peak_kib / 1024.0,
+                  disk_rate > 0 ? fixed2(disk_rate).c_str() : "-", rc);
+      std::fflush(stdout);
     }
-    if (rc != 0) status = 4;
-    std::printf("%8zu %10.2f %10.2f %11.0f%% %9.0f%% %9.0f MiB %14d\n", count, wall, rate,
-                stage_rate > 0 ? 100.0 * rate / stage_rate : 0.0, 100.0 * busy, peak_kib / 1024.0, rc);
-    std::fflush(stdout);
-    fs::remove_all(out, ec);
   }
-  std::printf("vs stage: batch observations/s over the clean stage alone (target >= 80%%); busy: share of the "
-              "batch's wall time its worker spent in the clean stage\n");
+  std::printf("streams: clean workers per GPU (the first run sets 1, the others leave it automatic); io: reader and "
+              "writer threads each; vs stage: batch observations/s over the clean stage alone on one stream; busy: "
+              "share of the wall time the workers spent in the clean stage; disk obs/s: the same number of "
+              "observations' outputs (restored, model, residual) written by the same writer with as many threads, "
+              "no CLEAN\n");
+  if (first_disk > 0) {
+    const double bound = std::min(o.target, first_disk);
+    std::printf("bound for %zu observations: %s %.2f observations/s (target %.1f, disk %.2f); the automatic batch "
+                "reached %.2f: %s\n",
+                o.counts.front(), first_disk < o.target ? "the disk's rate," : "the target,", bound, o.target,
+                first_disk, first_rate, first_rate >= bound ? "met" : "missed");
+  }
   if (o.dir.empty()) fs::remove_all(dir, ec);
   return status;
 }

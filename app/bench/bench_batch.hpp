@@ -1,9 +1,12 @@
 #pragma once
-// `gpuclean bench batch`: does batch mode hide its I/O? Simulated observations are cleaned
-// (a) by the clean stage alone, from images already in memory, one after another on one
-// deconvolver, and (b) by `gpuclean batch` as a child process, FITS in and out; (b)'s
-// throughput over (a)'s is the share of the GPU stage's speed that the whole batch keeps. The
-// batch is run at several lengths to show its peak host memory does not grow with it.
+// `gpuclean bench batch`: how fast does batch mode go, and what bounds it? Simulated
+// observations are cleaned (a) by the clean stage alone, from images already in memory, one
+// after another on one deconvolver (one stream), and (b) by `gpuclean batch` as a child
+// process, FITS in and out, with one stream per GPU and with the automatic number; (b)'s
+// throughput over (a)'s is what batching and concurrent streams gain. (c) The disk's own rate
+// for those outputs: as many FITS images of that size written by the same writer with as many
+// threads, no CLEAN, which bounds any batch. The batch is run at several lengths to show its
+// peak host memory does not grow with it.
 
 #include <cstddef>
 #include <string>
@@ -18,6 +21,7 @@ struct BenchBatchOptions {
   std::size_t sources = 300;
   std::string dir;                              ///< scratch folder (default: a temporary one, removed)
   std::vector<std::string> batch_args;          ///< extra options for the batch runs
+  double target = 20.0;                         ///< observations/s the batch should reach (or the disk's rate)
 };
 
 int run_bench_batch(const BenchBatchOptions& options);

@@ -1,7 +1,7 @@
 #pragma once
 // `gpuclean bench select`: times every selection backend on the same data, with CUB's radix
 // sort (backend "sort") as the baseline in the same run, and checks every result outside the
-// timed region.
+// timed region. `auto` is timed like the others, with the backend it chose.
 
 #include <cstddef>
 #include <string>
@@ -19,6 +19,10 @@ struct BenchSelectOptions {
   std::string format = "table";             ///< table, csv or json
   std::string output;                       ///< file for csv/json (stdout when empty)
   bool check_cpu = true;                    ///< also check against the CPU reference up to 2^24
+  bool robust = true;                       ///< also robust_statistics (with the order statistics)
+  /// Also print, per size, operation, k and data class, the fastest backend and the auto
+  /// backend's time and choices: what select/backends/auto_rule.hpp is derived from.
+  bool auto_table = false;
 };
 
 /// Runs the benchmark; returns the number of results that disagreed with the reference.

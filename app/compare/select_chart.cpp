@@ -28,7 +28,9 @@ void text(gdImagePtr im, gdFontPtr font, int x, int y, const std::string& s, int
 
 std::string format_ms(double ms) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, ms >= 1.0 ? "%.0f" : "%.*f", ms >= 1.0 ? 0 : static_cast<int>(-std::floor(std::log10(ms))), ms);
+  // Whole milliseconds from 1 ms up; below, enough decimals to show the first significant digit.
+  const int decimals = ms >= 1.0 || !(ms > 0.0) ? 0 : static_cast<int>(-std::floor(std::log10(ms)));
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, ms);
   return buf;
 }
 

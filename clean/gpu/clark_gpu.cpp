@@ -51,22 +51,16 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   if (!resources_) resources_ = std::make_unique<gpu::GpuResources>();
   const gpu::GpuResources& stream = *resources_;
   const cudaStream_t s = stream.stream();
-  gpu::GpuImageState st(*resources_, problem, settings);
+  gpu::GpuImageState st(*resources_, problem, settings, gpu::PsfOnDevice::kSpectrum);
   const std::size_t n = st.size();
   const bool neg = settings.allow_negative;
   const auto order = neg ? select::Order::kLargestAbs : select::Order::kLargest;
-  const float sidelobe = std::min(largest_exterior_sidelobe(problem.psf, settings.beam_patch), 1.0f);
+  const float sidelobe = std::min(st.exterior_sidelobe(), 1.0f);
 
-  // The full PSF only for its transform; the minor cycles need the patch alone.
+  // The full PSF only for its transform (cached across runs); the minor cycles need the patch alone.
   std::optional<gpu::FftConvolverGpu> conv;
-  {
-    const HostImage& psf = problem.psf.image;
-    cuda::DeviceBuffer<float> d_psf(psf.size(), s);
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_psf.data(), psf.pixels.data(), psf.size() * 4, cudaMemcpyHostToDevice, s));
-    conv.emplace(resources_->plans(), s, d_psf.data(), psf.width, psf.height, problem.psf.peak_x, problem.psf.peak_y, st.width(),
-                 st.height());
-    st.sample_memory();
-  }
+  conv.emplace(resources_->plans(), s, st.psf_spectrum());
+  st.sample_memory();
   const std::vector<float> h_patch = beam_patch(problem.psf, settings.beam_patch);
   cuda::DeviceBuffer<float> patch(h_patch.size(), s);
   GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(patch.data(), h_patch.data(), h_patch.size() * 4, cudaMemcpyHostToDevice, s));

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
+#include "select/cuda/per_device.hpp"
 
 namespace gpuclean::clean::gpu {
 namespace {
@@ -16,12 +18,7 @@ namespace {
 constexpr int kThreads = 256;
 
 int grid_for(std::size_t n) {
-  static const int max_blocks = [] {
-    int device = 0, sms = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    return std::max(sms, 1) * 8;
-  }();
+  const int max_blocks = std::max(cuda::sm_count(), 1) * 8;
   const std::size_t need = (n + kThreads - 1) / kThreads;
   return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(need, static_cast<std::size_t>(max_blocks))));
 }
@@ -76,20 +73,6 @@ __global__ void count_above_kernel(const float* masked, std::size_t n, bool abs_
   if ((threadIdx.x & 31) == 0 && mine) atomicAdd(&s_count, mine);
   __syncthreads();
   if (threadIdx.x == 0 && s_count) atomicAdd(count, static_cast<unsigned long long>(s_count));
-}
-
-__global__ void finite_copy_kernel(const float* in, float* out, std::size_t n) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const float v = in[i];
-    out[i] = isfinite(v) ? v : CUDART_NAN_F;
-  }
-}
-
-__global__ void abs_deviation_kernel(float* buf, std::size_t n, float center) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    buf[i] = fabsf(buf[i] - center);
 }
 
 __global__ void finite_sums_kernel(const float* in, std::size_t n, double* sums) {
@@ -173,6 +156,94 @@ __global__ void add_convolved_kernel(const float* padded, PaddedLayout l, const 
   }
 }
 
+__global__ void count_valid_kernel(const float* in, std::size_t n, bool finite_only, unsigned long long* count) {
+  __shared__ unsigned s_count;
+  if (threadIdx.x == 0) s_count = 0;
+  __syncthreads();
+  unsigned mine = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const float v = in[i];
+    mine += finite_only ? isfinite(v) : !isnan(v);
+  }
+  mine = warp_sum(mine);
+  if ((threadIdx.x & 31) == 0 && mine) atomicAdd(&s_count, mine);
+  __syncthreads();
+  if (threadIdx.x == 0 && s_count) atomicAdd(count, static_cast<unsigned long long>(s_count));
+}
+
+// splitmix64's and MurmurHash3's finalisers: bijections of 64-bit words with full avalanche.
+__device__ __forceinline__ unsigned long long mix_a(unsigned long long z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+__device__ __forceinline__ unsigned long long mix_b(unsigned long long z) {
+  z = (z ^ (z >> 33)) * 0xff51afd7ed558ccdull;
+  z = (z ^ (z >> 33)) * 0xc4ceb9fe1a85ec53ull;
+  return z ^ (z >> 33);
+}
+
+__global__ void abs_max_outside_kernel(const float* image, std::size_t width, std::size_t n, long long cx,
+                                       long long cy, long long hw, unsigned long long* out) {
+  unsigned best = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const long long y = static_cast<long long>(i / width), x = static_cast<long long>(i % width);
+    if (x - cx >= -hw && x - cx <= hw && y - cy >= -hw && y - cy <= hw) continue;
+    best = max(best, __float_as_uint(fabsf(image[i])));
+  }
+  best = __reduce_max_sync(0xffffffffu, best);
+  if ((threadIdx.x & 31) == 0 && best) atomicMax(out, static_cast<unsigned long long>(best));
+}
+
+__global__ void content_hash_kernel(const std::uint32_t* words, std::size_t n, unsigned long long* hash) {
+  __shared__ unsigned long long s_a[kThreads / 32], s_b[kThreads / 32];
+  unsigned long long a = 0, b = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const unsigned long long key = (static_cast<unsigned long long>(i) << 32) | words[i];
+    a += mix_a(key);
+    b += mix_b(key ^ 0x9e3779b97f4a7c15ull);
+  }
+  a = warp_sum(a);
+  b = warp_sum(b);
+  if ((threadIdx.x & 31) == 0) {
+    s_a[threadIdx.x >> 5] = a;
+    s_b[threadIdx.x >> 5] = b;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < kThreads / 32; ++w) {
+      a += s_a[w];
+      b += s_b[w];
+    }
+    atomicAdd(&hash[0], a);
+    atomicAdd(&hash[1], b);
+  }
+}
+
+__global__ void place_gaussian_kernel(GaussianPlacement g, PaddedLayout l, float* padded) {
+  const std::size_t w = static_cast<std::size_t>(2 * g.half_width + 1);
+  const std::size_t total = w * static_cast<std::size_t>(2 * g.half_height + 1);
+  const auto pw = static_cast<std::ptrdiff_t>(l.pw), ph = static_cast<std::ptrdiff_t>(l.ph);
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::ptrdiff_t dy = -g.half_height + static_cast<std::ptrdiff_t>(i / w);
+    const std::ptrdiff_t dx = -g.half_width + static_cast<std::ptrdiff_t>(i % w);
+    const double x = static_cast<double>(dx), y = static_cast<double>(dy);
+    // PixelGaussian::value, step by step: (cyy dx dx - 2 cxy dx dy + cxx dy dy) / det.
+    const double t1 = __dmul_rn(__dmul_rn(g.cyy, x), x);
+    const double t2 = __dmul_rn(__dmul_rn(__dmul_rn(2.0, g.cxy), x), y);
+    const double t3 = __dmul_rn(__dmul_rn(g.cxx, y), y);
+    const double q = __ddiv_rn(__dadd_rn(__dsub_rn(t1, t2), t3), g.det);
+    const float v = static_cast<float>(exp(-0.5 * q));
+    const std::size_t py = static_cast<std::size_t>((dy + ph) % ph);
+    const std::size_t px = static_cast<std::size_t>((dx + pw) % pw);
+    padded[py * l.pitch + px] = v * g.scale;
+  }
+}
+
 }  // namespace
 
 void apply_mask(cudaStream_t s, const float* residual, const std::uint8_t* mask, float* masked, std::size_t n) {
@@ -191,18 +262,6 @@ void count_above(cudaStream_t s, const float* masked, std::size_t n, bool abs_ke
                  unsigned long long* count) {
   if (n == 0) return;
   count_above_kernel<<<grid_for(n), kThreads, 0, s>>>(masked, n, abs_key, limit, count);
-  GPUCLEAN_CHECK_LAUNCH();
-}
-
-void finite_copy(cudaStream_t s, const float* in, float* out, std::size_t n) {
-  if (n == 0) return;
-  finite_copy_kernel<<<grid_for(n), kThreads, 0, s>>>(in, out, n);
-  GPUCLEAN_CHECK_LAUNCH();
-}
-
-void abs_deviation(cudaStream_t s, float* buf, std::size_t n, float center) {
-  if (n == 0) return;
-  abs_deviation_kernel<<<grid_for(n), kThreads, 0, s>>>(buf, n, center);
   GPUCLEAN_CHECK_LAUNCH();
 }
 
@@ -257,6 +316,37 @@ void sort_by_pixel(cudaStream_t s, void* temp, std::size_t temp_bytes, const std
 
 void add_convolved(cudaStream_t s, const float* padded, const PaddedLayout& l, const float* add, float* out) {
   add_convolved_kernel<<<grid_for(l.width * l.height), kThreads, 0, s>>>(padded, l, add, out);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+void count_valid(cudaStream_t s, const float* in, std::size_t n, bool finite_only, unsigned long long* count) {
+  if (n == 0) return;
+  count_valid_kernel<<<grid_for(n), kThreads, 0, s>>>(in, n, finite_only, count);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+void abs_max_outside(cudaStream_t s, const float* image, std::size_t width, std::size_t height, std::size_t cx,
+                     std::size_t cy, std::size_t hw, unsigned long long* out) {
+  const std::size_t n = width * height;
+  if (n == 0) return;
+  abs_max_outside_kernel<<<grid_for(n), kThreads, 0, s>>>(image, width, n, static_cast<long long>(cx),
+                                                          static_cast<long long>(cy), static_cast<long long>(hw), out);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+void content_hash(cudaStream_t s, const std::uint32_t* words, std::size_t n, unsigned long long* hash) {
+  if (n == 0) return;
+  // Positions go into the upper half of each hashed word.
+  if (n > 0xffffffffull) throw std::invalid_argument("content_hash: more than 2^32 words");
+  content_hash_kernel<<<grid_for(n), kThreads, 0, s>>>(words, n, hash);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+void place_gaussian(cudaStream_t s, const GaussianPlacement& g, const PaddedLayout& l, float* padded) {
+  GPUCLEAN_CUDA_TRY(cudaMemsetAsync(padded, 0, l.ph * l.pitch * sizeof(float), s));
+  const std::size_t total =
+      static_cast<std::size_t>(2 * g.half_width + 1) * static_cast<std::size_t>(2 * g.half_height + 1);
+  place_gaussian_kernel<<<grid_for(total), kThreads, 0, s>>>(g, l, padded);
   GPUCLEAN_CHECK_LAUNCH();
 }
 

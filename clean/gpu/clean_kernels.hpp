@@ -22,12 +22,6 @@ void find_peak(cudaStream_t s, const float* masked, std::size_t n, bool abs_key,
 void count_above(cudaStream_t s, const float* masked, std::size_t n, bool abs_key, float limit,
                  unsigned long long* count);
 
-/// out[i] = in[i] where finite, NaN elsewhere (the robust noise estimate ignores +-Inf too).
-void finite_copy(cudaStream_t s, const float* in, float* out, std::size_t n);
-
-/// buf[i] = |buf[i] - center| (NaN stays NaN).
-void abs_deviation(cudaStream_t s, float* buf, std::size_t n, float center);
-
 /// Sum of the finite pixels and of their squares, accumulated into sums[0] and sums[1].
 void finite_sums(cudaStream_t s, const float* in, std::size_t n, double* sums);
 
@@ -70,5 +64,33 @@ void sort_by_pixel(cudaStream_t s, void* temp, std::size_t temp_bytes, const std
 
 /// out = conv + add (the top-left width x height of the padded result); NaN in `add` stays NaN.
 void add_convolved(cudaStream_t s, const float* padded, const PaddedLayout& l, const float* add, float* out);
+
+/// *count += the number of pixels that are finite (finite_only) or not NaN (+-Inf counted).
+void count_valid(cudaStream_t s, const float* in, std::size_t n, bool finite_only, unsigned long long* count);
+
+/// A 128-bit content hash of `words` (n of them), added into hash[0] and hash[1], which must be
+/// zero on entry. Each word is mixed with its position (two different 64-bit finalisers of
+/// position << 32 | word, each a bijection), and the mixes are summed: the order in which
+/// blocks finish does not matter, and any change of a word or of where it sits changes each
+/// half like a random 64-bit value. n < 2^32.
+void content_hash(cudaStream_t s, const std::uint32_t* words, std::size_t n, unsigned long long* hash);
+
+/// *out = max(*out, the bits of the largest |image| outside the square of half-width hw around
+/// (cx, cy)): clean::largest_exterior_sidelobe on the device (non-negative floats order as their
+/// bits). The image holds no NaN.
+void abs_max_outside(cudaStream_t s, const float* image, std::size_t width, std::size_t height, std::size_t cx,
+                     std::size_t cy, std::size_t hw, unsigned long long* out);
+
+/// padded = the elliptical Gaussian exp(-0.5 d^T C^-1 d) at the offsets d in [-half_width,
+/// half_width] x [-half_height, half_height], placed at d mod (pw, ph) and scaled by `scale`,
+/// zero elsewhere: what place_kernel() makes of clean::gaussian_kernel(), evaluated in the same
+/// double-precision steps (no contraction into fused multiply-adds) and rounded to float.
+struct GaussianPlacement {
+  double cxx = 1.0, cxy = 0.0, cyy = 1.0;
+  double det = 1.0;  ///< cxx cyy - cxy^2, as the host computes it
+  std::ptrdiff_t half_width = 0, half_height = 0;
+  float scale = 1.0f;
+};
+void place_gaussian(cudaStream_t s, const GaussianPlacement& g, const PaddedLayout& l, float* padded);
 
 }  // namespace gpuclean::clean::gpu

@@ -37,51 +37,115 @@ Geometry geometry(std::size_t kw, std::size_t kh, std::size_t cx, std::size_t cy
   return g;
 }
 
+// The restoring kernel's grid, as restore_cpu() asks gaussian_kernel() for it.
+KernelHalfSize restoring_half_size(const PixelGaussian& g, std::size_t width, std::size_t height) {
+  return gaussian_kernel_half_size(g, 2 * width - 1, 2 * height - 1);
+}
+
+// In place, as every transform here: cuFFT reads padded rows only when input and output alias.
+void forward_in_place(FftPlans& plans, Spectrum& s) {
+  check_cufft(cufftExecR2C(plans.forward, reinterpret_cast<float*>(s.data()), s.data()), "cufftExecR2C (kernel)");
+}
+
 }  // namespace
+
+PaddedLayout padded_layout(std::size_t kw, std::size_t kh, std::size_t cx, std::size_t cy, std::size_t width,
+                           std::size_t height) {
+  return geometry(kw, kh, cx, cy, width, height).layout;
+}
+
+std::shared_ptr<Spectrum> kernel_spectrum(FftPlanCache& plans, cudaStream_t compute, cudaStream_t release,
+                                          const float* kernel, std::size_t kw, std::size_t kh, std::size_t cx,
+                                          std::size_t cy, std::size_t width, std::size_t height) {
+  const Geometry g = geometry(kw, kh, cx, cy, width, height);
+  FftPlans& p = plans.get(compute, g.layout.pw, g.layout.ph);
+  auto s = std::make_shared<Spectrum>(g.layout, compute, release);
+  KernelPlacement k = g.placement;
+  k.kernel = kernel;
+  place_kernel(compute, k, g.layout, reinterpret_cast<float*>(s->data()));
+  forward_in_place(p, *s);
+  s->mark_ready(compute);
+  return s;
+}
+
+GaussianPlacement gaussian_placement(const PixelGaussian& g, std::size_t width, std::size_t height,
+                                     const PaddedLayout& layout) {
+  const KernelHalfSize half = restoring_half_size(g, width, height);
+  GaussianPlacement p;
+  p.cxx = g.cxx;
+  p.cxy = g.cxy;
+  p.cyy = g.cyy;
+  p.det = g.cxx * g.cyy - g.cxy * g.cxy;  // as PixelGaussian::value computes it
+  p.half_width = static_cast<std::ptrdiff_t>(half.half_width);
+  p.half_height = static_cast<std::ptrdiff_t>(half.half_height);
+  p.scale = 1.0f / static_cast<float>(layout.pw * layout.ph);
+  return p;
+}
+
+std::shared_ptr<Spectrum> gaussian_spectrum(FftPlanCache& plans, cudaStream_t stream, const PixelGaussian& g,
+                                            std::size_t width, std::size_t height) {
+  const KernelHalfSize half = restoring_half_size(g, width, height);
+  // The grid gaussian_kernel() would return, centred: every offset of it reaches the image.
+  const Geometry geo = geometry(2 * half.half_width + 1, 2 * half.half_height + 1, half.half_width, half.half_height,
+                                width, height);
+  FftPlans& p = plans.get(stream, geo.layout.pw, geo.layout.ph);
+  auto s = std::make_shared<Spectrum>(geo.layout, stream, stream);
+  place_gaussian(stream, gaussian_placement(g, width, height, geo.layout), geo.layout,
+                 reinterpret_cast<float*>(s->data()));
+  forward_in_place(p, *s);
+  s->mark_ready(stream);
+  return s;
+}
+
+std::size_t FftConvolverGpu::spectrum_bytes(std::size_t kw, std::size_t kh, std::size_t cx, std::size_t cy,
+                                            std::size_t width, std::size_t height) {
+  const PaddedLayout l = geometry(kw, kh, cx, cy, width, height).layout;
+  return l.ph * (l.pw / 2 + 1) * sizeof(cufftComplex);
+}
+
+std::size_t FftConvolverGpu::work_bytes(std::size_t kw, std::size_t kh, std::size_t cx, std::size_t cy,
+                                        std::size_t width, std::size_t height) {
+  const PaddedLayout l = geometry(kw, kh, cx, cy, width, height).layout;
+  std::size_t work = 0;
+  check_cufft(cufftEstimate2d(static_cast<int>(l.ph), static_cast<int>(l.pw), CUFFT_R2C, &work), "cufftEstimate2d");
+  return work;
+}
 
 std::size_t FftConvolverGpu::bytes_needed(std::size_t kw, std::size_t kh, std::size_t cx, std::size_t cy,
                                           std::size_t width, std::size_t height) {
-  const PaddedLayout l = geometry(kw, kh, cx, cy, width, height).layout;
-  const std::size_t spectrum = l.ph * (l.pw / 2 + 1) * sizeof(cufftComplex);
-  std::size_t work = 0;
-  check_cufft(cufftEstimate2d(static_cast<int>(l.ph), static_cast<int>(l.pw), CUFFT_R2C, &work), "cufftEstimate2d");
-  return 2 * spectrum + work;
+  return 2 * spectrum_bytes(kw, kh, cx, cy, width, height) + work_bytes(kw, kh, cx, cy, width, height);
 }
 
-FftConvolverGpu::FftConvolverGpu(FftPlanCache& plans, cudaStream_t stream, const float* kernel, std::size_t kw, std::size_t kh,
-                                 std::size_t cx, std::size_t cy, std::size_t width, std::size_t height)
-    : stream_(stream) {
-  const Geometry g = geometry(kw, kh, cx, cy, width, height);
-  layout_ = g.layout;
-  spectrum_count_ = layout_.ph * (layout_.pw / 2 + 1);
-  buffer_ = cuda::DeviceBuffer<cufftComplex>(spectrum_count_, stream_);
-  kernel_spectrum_ = cuda::DeviceBuffer<cufftComplex>(spectrum_count_, stream_);
-  plans_ = &plans.get(stream_, layout_.pw, layout_.ph);
-  // The kernel's spectrum, scaled by 1 / (pw ph) for cuFFT's unnormalised inverse.
-  KernelPlacement k = g.placement;
-  k.kernel = kernel;
-  float* real = reinterpret_cast<float*>(buffer_.data());
-  place_kernel(stream_, k, layout_, real);
-  // In place, as every transform here: cuFFT reads padded rows only when input and output alias.
-  check_cufft(cufftExecR2C(plans_->forward, real, buffer_.data()), "cufftExecR2C (kernel)");
-  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(kernel_spectrum_.data(), buffer_.data(), spectrum_count_ * sizeof(cufftComplex),
-                                    cudaMemcpyDeviceToDevice, stream_));
+FftConvolverGpu::FftConvolverGpu(FftPlanCache& plans, cudaStream_t stream, std::shared_ptr<const Spectrum> spectrum)
+    : stream_(stream), spectrum_(std::move(spectrum)) {
+  if (!spectrum_) throw std::invalid_argument("FftConvolverGpu: no spectrum");
+  buffer_ = cuda::DeviceBuffer<cufftComplex>(spectrum_->count(), stream_);
+  plans_ = &plans.get(stream_, layout().pw, layout().ph);
 }
+
+FftConvolverGpu::FftConvolverGpu(FftPlanCache& plans, cudaStream_t stream, const float* kernel, std::size_t kw,
+                                 std::size_t kh, std::size_t cx, std::size_t cy, std::size_t width, std::size_t height)
+    : FftConvolverGpu(plans, stream, kernel_spectrum(plans, stream, stream, kernel, kw, kh, cx, cy, width, height)) {}
 
 void FftConvolverGpu::convolve(const float* image) {
+  if (!joined_) {
+    spectrum_->wait_ready(stream_);
+    joined_ = true;
+  }
+  const PaddedLayout& l = layout();
   float* real = reinterpret_cast<float*>(buffer_.data());
-  pad_image(stream_, image, layout_, real);
+  pad_image(stream_, image, l, real);
   check_cufft(cufftExecR2C(plans_->forward, real, buffer_.data()), "cufftExecR2C");
-  multiply_spectra(stream_, buffer_.data(), kernel_spectrum_.data(), spectrum_count_);
+  multiply_spectra(stream_, buffer_.data(), spectrum_->data(), spectrum_->count());
   check_cufft(cufftExecC2R(plans_->inverse, buffer_.data(), real), "cufftExecC2R");
 }
 
 void FftConvolverGpu::subtract_from(float* residual, const std::uint8_t* mask, float* masked) {
-  subtract_convolved(stream_, reinterpret_cast<const float*>(buffer_.data()), layout_, residual, mask, masked);
+  subtract_convolved(stream_, reinterpret_cast<const float*>(buffer_.data()), layout(), residual, mask, masked);
 }
 
 void FftConvolverGpu::add_to(const float* add, float* out) {
-  add_convolved(stream_, reinterpret_cast<const float*>(buffer_.data()), layout_, add, out);
+  add_convolved(stream_, reinterpret_cast<const float*>(buffer_.data()), layout(), add, out);
 }
 
 }  // namespace gpuclean::clean::gpu

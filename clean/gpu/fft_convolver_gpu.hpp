@@ -1,26 +1,54 @@
 #pragma once
 // Linear (zero-padded) 2-D convolution with a fixed kernel on the GPU through cuFFT: the GPU
 // twin of FftConvolverCpu, with the same padding rule, so both paths subtract the same thing.
-// The kernel's transform is computed once; each convolution is pad, R2C, multiply, C2R, in
-// place in one buffer.
+// The kernel's transform (a Spectrum, which GpuResources caches across runs) is made once;
+// each convolution is pad, R2C, multiply, C2R, in place in one buffer.
 
 #include <cufft.h>
 
 #include <cstddef>
+#include <memory>
 
+#include "clean/beam.hpp"
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/fft_plan_cache.hpp"
+#include "clean/gpu/spectrum_cache.hpp"
 #include "select/cuda/device_buffer.hpp"
 
 namespace gpuclean::clean::gpu {
 
+/// The padded layout of a convolution of width x height images with a kw x kh kernel whose
+/// zero offset is (cx, cy): only offsets |d| < size reach an output pixel, as on the CPU.
+PaddedLayout padded_layout(std::size_t kw, std::size_t kh, std::size_t cx, std::size_t cy, std::size_t width,
+                           std::size_t height);
+
+/// The spectrum of `kernel` (device, kw x kh, zero offset (cx, cy)) for width x height images,
+/// enqueued on `compute` with plans from `plans` (bound to `compute`), freed on `release`.
+/// `kernel` must stay valid until the work enqueued on `compute` has run.
+std::shared_ptr<Spectrum> kernel_spectrum(FftPlanCache& plans, cudaStream_t compute, cudaStream_t release,
+                                          const float* kernel, std::size_t kw, std::size_t kh, std::size_t cx,
+                                          std::size_t cy, std::size_t width, std::size_t height);
+
+/// The restoring beam's spectrum for width x height images: clean::gaussian_kernel(g, 2 width
+/// - 1, 2 height - 1) placed by its centre, but generated on the device straight into the
+/// transform's buffer. Enqueued on `stream`, which also frees it.
+std::shared_ptr<Spectrum> gaussian_spectrum(FftPlanCache& plans, cudaStream_t stream, const PixelGaussian& g,
+                                            std::size_t width, std::size_t height);
+
+/// What gaussian_spectrum() places, for `layout` (the padded layout of that convolution).
+GaussianPlacement gaussian_placement(const PixelGaussian& g, std::size_t width, std::size_t height,
+                                     const PaddedLayout& layout);
+
 class FftConvolverGpu {
  public:
+  /// Convolves on `stream` by `spectrum`, which may still be being computed on another stream
+  /// (the first convolve() waits for it there, not on the host). Plans come from `plans`,
+  /// which must outlive this convolver.
+  FftConvolverGpu(FftPlanCache& plans, cudaStream_t stream, std::shared_ptr<const Spectrum> spectrum);
   /// `kernel` (device, kernel_width x kernel_height) has its zero offset at (cx, cy); images are
-  /// width x height. out(x) = sum_d in(x - d) * kernel(c + d). The kernel is not kept; the
-  /// plans come from `plans` (which must outlive this convolver).
-  FftConvolverGpu(FftPlanCache& plans, cudaStream_t stream, const float* kernel, std::size_t kernel_width, std::size_t kernel_height,
-                  std::size_t cx, std::size_t cy, std::size_t width, std::size_t height);
+  /// width x height. out(x) = sum_d in(x - d) * kernel(c + d). The kernel is not kept.
+  FftConvolverGpu(FftPlanCache& plans, cudaStream_t stream, const float* kernel, std::size_t kernel_width,
+                  std::size_t kernel_height, std::size_t cx, std::size_t cy, std::size_t width, std::size_t height);
   FftConvolverGpu(const FftConvolverGpu&) = delete;
   FftConvolverGpu& operator=(const FftConvolverGpu&) = delete;
 
@@ -32,19 +60,25 @@ class FftConvolverGpu {
   /// out = result + add.
   void add_to(const float* add, float* out);
 
-  const PaddedLayout& layout() const { return layout_; }
+  const PaddedLayout& layout() const { return spectrum_->layout(); }
 
-  /// Device bytes a convolver of this geometry holds, cuFFT's work area included.
+  /// Device bytes of the transform's layout: one spectrum, or the working buffer.
+  static std::size_t spectrum_bytes(std::size_t kernel_width, std::size_t kernel_height, std::size_t cx,
+                                    std::size_t cy, std::size_t width, std::size_t height);
+  /// cuFFT's work area for that layout.
+  static std::size_t work_bytes(std::size_t kernel_width, std::size_t kernel_height, std::size_t cx,
+                                std::size_t cy, std::size_t width, std::size_t height);
+  /// Device bytes a convolver of this geometry holds with its own spectrum, cuFFT's work area
+  /// included.
   static std::size_t bytes_needed(std::size_t kernel_width, std::size_t kernel_height, std::size_t cx,
                                   std::size_t cy, std::size_t width, std::size_t height);
 
  private:
   cudaStream_t stream_;
-  PaddedLayout layout_;
-  std::size_t spectrum_count_ = 0;
-  cuda::DeviceBuffer<cufftComplex> buffer_;          // in-place real/complex work array
-  cuda::DeviceBuffer<cufftComplex> kernel_spectrum_;
+  std::shared_ptr<const Spectrum> spectrum_;
+  cuda::DeviceBuffer<cufftComplex> buffer_;  // in-place real/complex work array
   FftPlans* plans_ = nullptr;
+  bool joined_ = false;  // the stream has waited for the spectrum
 };
 
 }  // namespace gpuclean::clean::gpu

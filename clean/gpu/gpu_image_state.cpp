@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include "clean/errors.hpp"
@@ -14,6 +15,8 @@
 #include "clean/quantiles.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/device_info.hpp"
+#include "select/cuda/event.hpp"
+#include "select/cuda/pinned_staging.hpp"
 #include "select/registry.hpp"
 
 namespace gpuclean::clean::gpu {
@@ -32,15 +35,20 @@ std::unique_ptr<select::Selector> make_selector(const std::string& name) {
   throw InvalidSettings("--select " + name + " is not an exact GPU selection backend; use one of: " + valid + ".");
 }
 
-template <class T>
-void upload(cudaStream_t s, T* dst, const T* src, std::size_t count) {
-  if (count) GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, s));
-}
-
+// Small transfers (a few scalars): pageable memory, the stream's own order.
 template <class T>
 void download_to(cudaStream_t s, T* dst, const T* src, std::size_t count) {
   if (count) GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost, s));
 }
+
+std::uint64_t bits_of(double v) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::string gib(std::size_t bytes) {
   char buf[32];
@@ -50,7 +58,8 @@ std::string gib(std::size_t bytes) {
 
 }  // namespace
 
-GpuImageState::GpuImageState(GpuResources& resources, const CleanProblem& problem, const CleanSettings& settings)
+GpuImageState::GpuImageState(GpuResources& resources, const CleanProblem& problem, const CleanSettings& settings,
+                             PsfOnDevice psf)
     : resources_(resources),
       stream_(resources.stream()),
       settings_(settings),
@@ -59,8 +68,11 @@ GpuImageState::GpuImageState(GpuResources& resources, const CleanProblem& proble
       workspace_(resources.stream()) {
   if (size() >= kMaxPackedPixels || width_ >= (1u << 16) || height_ >= (1u << 16))
     throw InvalidInput("the GPU path takes images below 65536 pixels a side and 2^31 pixels; use --device cpu.");
+  if (problem.mask.size() != size()) throw std::invalid_argument("GpuImageState: the mask is not the image's size");
   free_at_start_ = cuda::device_memory().free_bytes;
   selector_ = make_selector(settings.select_backend);
+  // The PSF first: its transform (on the side stream) then overlaps the uploads below.
+  if (psf == PsfOnDevice::kSpectrum) psf_spectrum_ = fetch_psf_spectrum(problem.psf);
   const std::size_t n = size();
   residual_ = cuda::DeviceBuffer<float>(n, stream_);
   masked_ = cuda::DeviceBuffer<float>(n, stream_);
@@ -69,13 +81,62 @@ GpuImageState::GpuImageState(GpuResources& resources, const CleanProblem& proble
   mask_ = cuda::DeviceBuffer<std::uint8_t>(n, stream_);
   scalars_ = cuda::DeviceBuffer<unsigned long long>(4, stream_);
   sums_ = cuda::DeviceBuffer<double>(2, stream_);
-  upload(stream_, residual_.data(), problem.dirty.pixels.data(), n);
-  upload(stream_, mask_.data(), problem.mask.data(), n);
+  counts_ = cuda::DeviceBuffer<unsigned long long>(2, stream_);
+  cuda::PinnedStaging& staging = resources_.staging();
+  cuda::upload(staging, stream_, residual_.data(), problem.dirty.pixels.data(), n);
+  cuda::upload(staging, stream_, mask_.data(), problem.mask.data(), n);
   GPUCLEAN_CUDA_TRY(cudaMemsetAsync(model_.data(), 0, n * sizeof(float), stream_));
   apply_mask(stream_, residual_.data(), mask_.data(), masked_.data(), n);
-  n_finite_ = 0;
-  for (float v : problem.dirty.pixels) n_finite_ += std::isfinite(v);
+  // The noise estimate's pixel count, on the device; read back when first needed.
+  GPUCLEAN_CUDA_TRY(cudaMemsetAsync(counts_.data(), 0, 2 * sizeof(unsigned long long), stream_));
+  count_valid(stream_, residual_.data(), n, true, counts_.data());
   sample_memory();
+}
+
+std::shared_ptr<const Spectrum> GpuImageState::fetch_psf_spectrum(const PreparedPsf& psf) {
+  const HostImage& image = psf.image;
+  const cudaStream_t side = resources_.side_stream();
+  // Both live on the side stream only, so they are freed there after the transform read them.
+  cuda::DeviceBuffer<float> d_psf(image.size(), side);
+  cuda::DeviceBuffer<unsigned long long> d_hash(3, side);  // the hash, then the exterior sidelobe's bits
+  GPUCLEAN_CUDA_TRY(cudaMemsetAsync(d_hash.data(), 0, 3 * sizeof(unsigned long long), side));
+  cuda::upload(resources_.staging(), side, d_psf.data(), image.pixels.data(), image.size());
+  static_assert(sizeof(float) == sizeof(std::uint32_t));
+  content_hash(side, reinterpret_cast<const std::uint32_t*>(d_psf.data()), image.size(), d_hash.data());
+  // Clark's largest exterior sidelobe, while the PSF is here: a pass on the device instead of one
+  // on the host (a quarter of a second at 16384^2).
+  abs_max_outside(side, d_psf.data(), image.width, image.height, psf.peak_x, psf.peak_y, settings_.beam_patch,
+                  d_hash.data() + 2);
+  unsigned long long hash[3] = {0, 0, 0};
+  cuda::download(resources_.staging(), side, hash, d_hash.data(), 3);
+  const auto bits = static_cast<std::uint32_t>(hash[2]);
+  std::memcpy(&exterior_sidelobe_, &bits, sizeof bits);
+
+  SpectrumKey key;
+  key.content = {hash[0], hash[1], 0};
+  key.kernel_width = image.width;
+  key.kernel_height = image.height;
+  key.cx = psf.peak_x;
+  key.cy = psf.peak_y;
+  key.width = width_;
+  key.height = height_;
+  SpectrumCache& cache = resources_.psf_spectra();
+  if (auto hit = cache.find(key)) return hit;
+  cache.make_room();
+  std::shared_ptr<const Spectrum> s = kernel_spectrum(resources_.side_plans(), side, stream_, d_psf.data(), image.width,
+                                                      image.height, psf.peak_x, psf.peak_y, width_, height_);
+  cache.insert(key, s);
+  return s;
+}
+
+std::size_t GpuImageState::finite_pixels() {
+  if (!n_finite_) {
+    unsigned long long n = 0;
+    download_to(stream_, &n, counts_.data(), 1);
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));
+    n_finite_ = static_cast<std::size_t>(n);
+  }
+  return *n_finite_;
 }
 
 Peak GpuImageState::peak() {
@@ -96,15 +157,10 @@ Peak GpuImageState::peak() {
 double GpuImageState::threshold(double* sigma) {
   *sigma = 0.0;
   double t = settings_.threshold;
-  if (settings_.auto_threshold > 0.0 && n_finite_ > 0) {
-    // 1.4826 x MAD over the finite pixels, as clean::robust_sigma, with the selection library.
-    const std::size_t mid = (n_finite_ - 1) / 2;
-    finite_copy(stream_, residual_.data(), scratch_.data(), size());
-    float median = 0.0f, mad = 0.0f;
-    selector_->order_statistics(stream_, scratch_.data(), size(), {mid}, workspace_, &median);
-    abs_deviation(stream_, scratch_.data(), size(), median);
-    selector_->order_statistics(stream_, scratch_.data(), size(), {mid}, workspace_, &mad);
-    *sigma = 1.4826 * static_cast<double>(mad);
+  if (settings_.auto_threshold > 0.0 && finite_pixels() > 0) {
+    // 1.4826 x MAD over the finite pixels, as clean::robust_sigma: one selection-library call.
+    const select::RobustStats r = selector_->robust_statistics(stream_, residual_.data(), size(), workspace_);
+    *sigma = 1.4826 * static_cast<double>(r.mad);
     t = std::max(t, settings_.auto_threshold * *sigma);
     sample_memory();
   }
@@ -135,26 +191,34 @@ void GpuImageState::reserve_components(std::size_t used, std::size_t more) {
 }
 
 void GpuImageState::finish(const CleanProblem& problem, CleanResult& result) {
-  download(result, result.iterations);
+  const auto t0 = Clock::now();
+  // CLEAN is done: the side stream may read its results while the main stream restores.
+  cuda::Event cleaned;
+  cleaned.record(stream_);
+  cleaned.wait_on(resources_.side_stream());
+  if (problem.restoring_beam) enqueue_restore(*problem.restoring_beam);
+  const auto t_download = Clock::now();
+  download(resources_.side_stream(), result, result.iterations);
+  const double download_seconds = since(t_download);
   if (problem.restoring_beam) {
-    const auto t0 = std::chrono::steady_clock::now();
-    restore(problem, result);
-    result.seconds.restore = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    finish_restore(problem, result);
+    // What the restoration added to the run: its own work, not the downloads it overlapped.
+    result.seconds.restore = std::max(0.0, since(t0) - download_seconds);
   }
   result.peak_gpu_bytes = peak_memory();
 }
 
-void GpuImageState::download(CleanResult& result, std::size_t iterations) {
+void GpuImageState::download(cudaStream_t stream, CleanResult& result, std::size_t iterations) {
   const std::size_t n = size();
+  cuda::PinnedStaging& staging = resources_.staging();
   result.residual = HostImage(width_, height_);
   result.model = HostImage(width_, height_);
-  download_to(stream_, result.residual.pixels.data(), residual_.data(), n);
-  download_to(stream_, result.model.pixels.data(), model_.data(), n);
+  cuda::download(staging, stream, result.residual.pixels.data(), residual_.data(), n);
+  cuda::download(staging, stream, result.model.pixels.data(), model_.data(), n);
   std::vector<std::uint32_t> pixels(iterations);
   std::vector<float> fluxes(iterations);
-  download_to(stream_, pixels.data(), comp_pixels_.data(), iterations);
-  download_to(stream_, fluxes.data(), comp_fluxes_.data(), iterations);
-  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));
+  cuda::download(staging, stream, pixels.data(), comp_pixels_.data(), iterations);
+  cuda::download(staging, stream, fluxes.data(), comp_fluxes_.data(), iterations);
   result.components.resize(iterations);
   for (std::size_t i = 0; i < iterations; ++i) {
     result.components[i] = {static_cast<std::uint32_t>(pixels[i] % width_),
@@ -162,23 +226,41 @@ void GpuImageState::download(CleanResult& result, std::size_t iterations) {
   }
 }
 
-void GpuImageState::restore(const CleanProblem& problem, CleanResult& result) {
-  const HostImage kernel = gaussian_kernel(*problem.restoring_beam, 2 * width_ - 1, 2 * height_ - 1);
-  cuda::DeviceBuffer<float> d_kernel(kernel.size(), stream_);
-  upload(stream_, d_kernel.data(), kernel.pixels.data(), kernel.size());
-  FftConvolverGpu conv(resources_.plans(), stream_, d_kernel.data(), kernel.width, kernel.height, kernel.width / 2, kernel.height / 2,
-                       width_, height_);
+void GpuImageState::enqueue_restore(const PixelGaussian& beam) {
+  const KernelHalfSize half = gaussian_kernel_half_size(beam, 2 * width_ - 1, 2 * height_ - 1);
+  SpectrumKey key;
+  key.content = {bits_of(beam.cxx), bits_of(beam.cxy), bits_of(beam.cyy)};
+  key.kernel_width = 2 * half.half_width + 1;
+  key.kernel_height = 2 * half.half_height + 1;
+  key.cx = half.half_width;
+  key.cy = half.half_height;
+  key.width = width_;
+  key.height = height_;
+  SpectrumCache& cache = resources_.beam_spectra();
+  std::shared_ptr<const Spectrum> spectrum = cache.find(key);
+  if (!spectrum) {
+    cache.make_room();
+    spectrum = gaussian_spectrum(resources_.plans(), stream_, beam, width_, height_);
+    cache.insert(key, spectrum);
+  }
+  // Its buffer is freed in stream order when it goes out of scope, after the work below.
+  FftConvolverGpu conv(resources_.plans(), stream_, spectrum);
   // The masked buffer is free once CLEAN is done: the restored image goes there.
   conv.convolve(model_.data());
   conv.add_to(residual_.data(), masked_.data());
   sample_memory();
+}
+
+void GpuImageState::finish_restore(const CleanProblem& problem, CleanResult& result) {
+  const std::size_t n = size();
+  if (!problem.restored_quantiles.empty()) count_valid(stream_, masked_.data(), n, false, counts_.data() + 1);
   result.restored = HostImage(width_, height_);
-  download_to(stream_, result.restored.pixels.data(), masked_.data(), size());
-  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));
+  cuda::download(resources_.staging(), stream_, result.restored.pixels.data(), masked_.data(), n);
   if (!problem.restored_quantiles.empty()) {
-    std::size_t n_valid = 0;
-    for (float v : result.restored.pixels) n_valid += !std::isnan(v);
-    const auto ranks = quantile_ranks(problem.restored_quantiles, n_valid);
+    unsigned long long n_valid = 0;
+    download_to(stream_, &n_valid, counts_.data() + 1, 1);
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));
+    const auto ranks = quantile_ranks(problem.restored_quantiles, static_cast<std::size_t>(n_valid));
     if (!ranks.empty()) {
       result.restored_quantile_values.resize(ranks.size());
       selector_->order_statistics(stream_, masked_.data(), size(), ranks, workspace_,
@@ -192,16 +274,26 @@ void GpuImageState::sample_memory() {
   if (free_at_start_ > free_now) peak_used_ = std::max(peak_used_, free_at_start_ - free_now);
 }
 
-std::size_t gpu_bytes_needed(std::size_t width, std::size_t height, std::size_t psf_width, std::size_t psf_height,
-                             const CleanSettings& settings) {
+namespace {
+
+// The parts of a run's device memory, by what they depend on.
+struct RunBytes {
+  std::size_t fixed = 0;         // images, selection, Clark's active set, components, slack
+  std::size_t psf = 0;           // the PSF as uploaded (until its transform has read it)
+  std::size_t psf_spectrum = 0;  // one spectrum (or working buffer) in the major cycles' layout
+  std::size_t psf_work = 0;      // cuFFT's work area for that layout
+  std::size_t beam_spectrum = 0, beam_work = 0;  // the same for the restoration
+};
+
+RunBytes run_bytes(std::size_t width, std::size_t height, std::size_t psf_width, std::size_t psf_height,
+                   const CleanSettings& settings, const PixelGaussian* beam) {
   const std::size_t n = width * height;
   const std::size_t k = std::min(settings.select_k, n);
-  std::size_t images = n * (4 * sizeof(float) + 1);  // residual, masked, model, scratch, mask
-  std::size_t psf = psf_width * psf_height * sizeof(float);
-  std::size_t conv = FftConvolverGpu::bytes_needed(psf_width, psf_height, psf_width / 2, psf_height / 2, width, height);
-  std::size_t select = 0;
+  RunBytes b;
+  const std::size_t images = n * (4 * sizeof(float) + 1);  // residual, masked, model, scratch, mask
   auto sel = make_selector(settings.select_backend);
-  select = std::max(sel->top_k_workspace_bytes(n, k), sel->order_statistics_workspace_bytes(n, 1));
+  const std::size_t select = std::max({sel->top_k_workspace_bytes(n, k), sel->order_statistics_workspace_bytes(n, 1),
+                                       sel->robust_statistics_workspace_bytes(n)});
   // Clark: the active set and its pixel-sorted copy, their sort, and the minor-cycle engine.
   std::size_t clark = 0;
   if (settings.algorithm == Algorithm::kClark) {
@@ -209,14 +301,50 @@ std::size_t gpu_bytes_needed(std::size_t width, std::size_t height, std::size_t 
             MinorCycleEngine::bytes_needed(width, height, static_cast<int>(settings.beam_patch), k,
                                            std::min<std::size_t>(settings.niter, 1u << 22));
   }
-  std::size_t comps = std::min<std::size_t>(settings.niter, 1u << 20) * 8 * 2;
+  const std::size_t comps = std::min<std::size_t>(settings.niter, 1u << 20) * 8 * 2;
   const std::size_t slack = 64u << 20;  // CUDA context allocations, cuFFT plans, alignment
-  return images + psf + conv + select + clark + comps + slack;
+  b.fixed = images + select + clark + comps + slack;
+  b.psf = psf_width * psf_height * sizeof(float);
+  const std::size_t cx = psf_width / 2, cy = psf_height / 2;
+  b.psf_spectrum = FftConvolverGpu::spectrum_bytes(psf_width, psf_height, cx, cy, width, height);
+  b.psf_work = FftConvolverGpu::work_bytes(psf_width, psf_height, cx, cy, width, height);
+  if (beam) {
+    const KernelHalfSize h = gaussian_kernel_half_size(*beam, 2 * width - 1, 2 * height - 1);
+    const std::size_t kw = 2 * h.half_width + 1, kh = 2 * h.half_height + 1;
+    b.beam_spectrum = FftConvolverGpu::spectrum_bytes(kw, kh, h.half_width, h.half_height, width, height);
+    b.beam_work = FftConvolverGpu::work_bytes(kw, kh, h.half_width, h.half_height, width, height);
+  } else {
+    b.beam_spectrum = b.psf_spectrum;
+    b.beam_work = b.psf_work;
+  }
+  return b;
+}
+
+}  // namespace
+
+std::size_t gpu_bytes_needed(std::size_t width, std::size_t height, std::size_t psf_width, std::size_t psf_height,
+                             const CleanSettings& settings, const PixelGaussian* beam) {
+  const RunBytes b = run_bytes(width, height, psf_width, psf_height, settings, beam);
+  // Through the run: the PSF's new spectrum and the plans of both streams for its layout. During
+  // the major cycles: the uploaded PSF and the convolver's working buffer; during the
+  // restoration: the beam's new spectrum, its working buffer and its plans.
+  const std::size_t major = b.psf + b.psf_spectrum;
+  const std::size_t restore = 2 * b.beam_spectrum + b.beam_work;
+  return b.fixed + b.psf_spectrum + 2 * b.psf_work + std::max(major, restore);
+}
+
+std::size_t gpu_bytes_per_worker(std::size_t width, std::size_t height, std::size_t psf_width,
+                                 std::size_t psf_height, const CleanSettings& settings, const PixelGaussian* beam) {
+  const RunBytes b = run_bytes(width, height, psf_width, psf_height, settings, beam);
+  // The caches' other entries and the restoration's plans stay between runs.
+  return gpu_bytes_needed(width, height, psf_width, psf_height, settings, beam) +
+         (GpuResources::kPsfSpectra - 1) * b.psf_spectrum + GpuResources::kBeamSpectra * b.beam_spectrum +
+         b.beam_work;
 }
 
 void check_gpu_memory(std::size_t width, std::size_t height, std::size_t psf_width, std::size_t psf_height,
-                      const CleanSettings& settings) {
-  const std::size_t need = gpu_bytes_needed(width, height, psf_width, psf_height, settings);
+                      const CleanSettings& settings, const PixelGaussian* beam) {
+  const std::size_t need = gpu_bytes_needed(width, height, psf_width, psf_height, settings, beam);
   const std::size_t free_bytes = cuda::device_memory().free_bytes;
   if (need > free_bytes) {
     throw InsufficientGpuMemory("a " + std::to_string(width) + "x" + std::to_string(height) + " image needs " +

@@ -1,12 +1,15 @@
 #pragma once
 // What GPU Högbom and GPU Clark share: the images on the device for the whole run, the
 // statistics that drive the stopping rules (computed on the device; a few scalars come back),
-// the component list, the restoration, and the bookkeeping of GPU memory.
+// the PSF's spectrum (from GpuResources' cache when an earlier run had the same PSF), the
+// component list, the restoration, and the bookkeeping of GPU memory. Large transfers go
+// through GpuResources' pinned staging; none waits on the whole device.
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,11 +22,29 @@
 
 namespace gpuclean::clean::gpu {
 
+/// What the run needs of the PSF on the device besides what it uploads itself.
+enum class PsfOnDevice {
+  kNone,
+  kSpectrum,  ///< its transform for the major cycles (Clark)
+};
+
 class GpuImageState {
  public:
   /// Uploads the dirty image (as the residual) and the mask. `selector` is the backend name for
   /// the robust noise estimate (and Clark's active sets); an unknown one throws InvalidSettings.
-  GpuImageState(GpuResources& resources, const CleanProblem& problem, const CleanSettings& settings);
+  /// With PsfOnDevice::kSpectrum the PSF goes first, on the side stream, where it is hashed and,
+  /// unless its spectrum is cached, transformed while the images upload.
+  GpuImageState(GpuResources& resources, const CleanProblem& problem, const CleanSettings& settings,
+                PsfOnDevice psf = PsfOnDevice::kNone);
+  GpuImageState(const GpuImageState&) = delete;
+  GpuImageState& operator=(const GpuImageState&) = delete;
+
+  /// The PSF's spectrum (PsfOnDevice::kSpectrum), perhaps still being computed on the side
+  /// stream: FftConvolverGpu waits for it on the main stream.
+  const std::shared_ptr<const Spectrum>& psf_spectrum() const { return psf_spectrum_; }
+  /// With PsfOnDevice::kSpectrum: the largest |PSF| outside the beam patch (--beam-patch), found
+  /// on the device (clean::largest_exterior_sidelobe).
+  float exterior_sidelobe() const { return exterior_sidelobe_; }
 
   cudaStream_t stream() const { return stream_; }
   std::size_t width() const { return width_; }
@@ -52,7 +73,8 @@ class GpuImageState {
 
   /// The end of a run: residual, model and the first result.iterations components to the host,
   /// the restoration on the GPU when the problem asks for it (timed, with the quantiles of the
-  /// restored image it asks for), the peak memory.
+  /// restored image it asks for), the peak memory. The restoration runs on the main stream while
+  /// the residual and the model come back on the side stream.
   void finish(const CleanProblem& problem, CleanResult& result);
 
   /// Notes the device memory in use now; the largest is reported as the peak.
@@ -60,8 +82,11 @@ class GpuImageState {
   std::size_t peak_memory() const { return peak_used_; }
 
  private:
-  void download(CleanResult& result, std::size_t iterations);
-  void restore(const CleanProblem& problem, CleanResult& result);
+  std::shared_ptr<const Spectrum> fetch_psf_spectrum(const PreparedPsf& psf);
+  void download(cudaStream_t stream, CleanResult& result, std::size_t iterations);
+  void enqueue_restore(const PixelGaussian& beam);
+  void finish_restore(const CleanProblem& problem, CleanResult& result);
+  std::size_t finite_pixels();
 
   GpuResources& resources_;
   cudaStream_t stream_;
@@ -71,22 +96,33 @@ class GpuImageState {
   cuda::DeviceBuffer<std::uint8_t> mask_;
   cuda::DeviceBuffer<unsigned long long> scalars_;
   cuda::DeviceBuffer<double> sums_;
+  cuda::DeviceBuffer<unsigned long long> counts_;  // finite dirty pixels; restored pixels not NaN
   cuda::DeviceBuffer<std::uint32_t> comp_pixels_;
   cuda::DeviceBuffer<float> comp_fluxes_;
   std::unique_ptr<select::Selector> selector_;
   select::Workspace workspace_;
-  std::size_t n_finite_ = 0;
+  std::optional<std::size_t> n_finite_;  // read back when first needed
+  std::shared_ptr<const Spectrum> psf_spectrum_;
+  float exterior_sidelobe_ = 0.0f;
   std::size_t free_at_start_ = 0, peak_used_ = 0;
 };
 
 /// Device bytes a GPU run of this problem needs at its peak (conservative), for the check
-/// before any work.
+/// before any work: what the run allocates, the new PSF and beam spectra it may add to the
+/// caches included. Without `beam`, the restoration is assumed no larger than the major cycles'
+/// convolution (true unless the beam is wider than about half the image).
 std::size_t gpu_bytes_needed(std::size_t width, std::size_t height, std::size_t psf_width, std::size_t psf_height,
-                             const CleanSettings& settings);
+                             const CleanSettings& settings, const PixelGaussian* beam = nullptr);
+
+/// What one clean worker holds on its device in a batch of such runs: gpu_bytes_needed() and
+/// the spectra and plans that its caches keep between runs.
+std::size_t gpu_bytes_per_worker(std::size_t width, std::size_t height, std::size_t psf_width,
+                                 std::size_t psf_height, const CleanSettings& settings,
+                                 const PixelGaussian* beam = nullptr);
 
 /// Throws InsufficientGpuMemory (with the sizes, and what to do) when the run does not fit in
 /// the free memory of the current device.
 void check_gpu_memory(std::size_t width, std::size_t height, std::size_t psf_width, std::size_t psf_height,
-                      const CleanSettings& settings);
+                      const CleanSettings& settings, const PixelGaussian* beam = nullptr);
 
 }  // namespace gpuclean::clean::gpu

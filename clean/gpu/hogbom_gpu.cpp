@@ -35,7 +35,7 @@ CleanResult HogbomGpu::run(const CleanProblem& problem, const CleanSettings& set
   const bool neg = settings.allow_negative;
   const HostImage& psf = problem.psf.image;
   cuda::DeviceBuffer<float> d_psf(psf.size(), s);
-  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_psf.data(), psf.pixels.data(), psf.size() * 4, cudaMemcpyHostToDevice, s));
+  cuda::upload(resources_->staging(), s, d_psf.data(), psf.pixels.data(), psf.size());
   cuda::DeviceBuffer<unsigned long long> slots(3, s);
   cuda::DeviceBuffer<std::uint32_t> flags(2, s);  // stopped, made
   st.sample_memory();

@@ -174,8 +174,9 @@ std::uint32_t MinorCycleEngine::run(const MinorCycleRequest& r) {
   sum_per_pixel(stream_, px_sorted_.data(), rank_sorted_.data(), made, r.comp_fluxes, r.delta, r.model);
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double teams = static_cast<double>(c.n_big) + (static_cast<double>(c.n_small) + 31.0) / 32.0;
-  const double busy = std::min(1.0, teams / static_cast<double>(team_blocks()));
+  // Block b of the team kernel gets work when b < n_big (a large cluster) or b < n_small (small
+  // clusters go to blocks round-robin).
+  const double busy = std::min(1.0, static_cast<double>(std::max(c.n_big, c.n_small)) / team_blocks());
   weighted_busy_ += busy * seconds;
   weighted_seconds_ += seconds;
   ++stats_.cycles;

@@ -8,6 +8,7 @@
 #include "clean/gpu/minor_kernels.hpp"
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
+#include "select/cuda/per_device.hpp"
 
 namespace gpuclean::clean::gpu {
 namespace {
@@ -79,12 +80,7 @@ __global__ void __launch_bounds__(kStepThreads) hogbom_step_kernel(HogbomStepArg
 }
 
 int step_blocks(std::size_t n) {
-  static const int max_blocks = [] {
-    int device = 0, sms = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    return std::max(sms, 1) * 8;
-  }();
+  const int max_blocks = std::max(cuda::sm_count(), 1) * 8;
   return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>((n + kStepThreads - 1) / kStepThreads,
                                                                          static_cast<std::size_t>(max_blocks))));
 }

@@ -17,7 +17,7 @@
 namespace gpuclean::clean::gpu {
 
 /// Backends compared: `sort` (the baseline) first, then every other exact GPU backend in the
-/// registry's order, then `cpu` when asked.
+/// registry's order except `auto` (a dispatcher over them), then `cpu` when asked.
 std::vector<std::string> compared_backends(bool with_cpu);
 
 class SelectComparison {

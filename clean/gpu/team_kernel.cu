@@ -7,6 +7,7 @@
 #include "clean/gpu/team_kernel.hpp"
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
+#include "select/cuda/per_device.hpp"
 
 namespace gpuclean::clean::gpu {
 namespace {
@@ -22,8 +23,9 @@ __device__ __forceinline__ float subtract_rn(float v, float flux, float psf) {
 
 // Members are packed by slot (their position in the cluster, which is pixel order), so that the
 // largest packed value is the brightest member with the lowest pixel, as in the CPU reference.
+// A NaN (only an overflowing, non-converging run makes one) is never the best, as on the CPU.
 __device__ __forceinline__ unsigned long long pack_slot(float v, std::uint32_t slot, bool abs_key) {
-  return pack_peak(abs_key ? fabsf(v) : v, slot, v < 0.0f);
+  return v != v ? 0ull : pack_peak(abs_key ? fabsf(v) : v, slot, v < 0.0f);
 }
 
 __device__ __forceinline__ std::uint32_t slot_of(unsigned long long packed) {
@@ -250,10 +252,14 @@ __global__ void __launch_bounds__(kTeamBlock, 1) teams_kernel(const TeamArgs a) 
     if (r.y - r.x <= a.shared_members) block_team<true>(a, r, smem, sh);
     else block_team<false>(a, r, smem, sh);
   }
-  const std::uint32_t lane = threadIdx.x & 31;
+  // Small clusters: first one per warp, spread over the blocks (cluster j to block j mod grid)
+  // so that each SM runs as few chains as possible; then whatever is left, from a queue.
+  const std::uint32_t lane = threadIdx.x & 31, warps = gridDim.x * (kTeamBlock / 32);
+  const std::uint32_t first = (threadIdx.x >> 5) * gridDim.x + blockIdx.x;
+  if (first < n_small) warp_team(a, a.small[first], lane);
   while (true) {
     unsigned int j = 0;
-    if (lane == 0) j = atomicAdd(&a.counters->next_small, 1u);
+    if (lane == 0) j = warps + atomicAdd(&a.counters->next_small, 1u);
     j = __shfl_sync(kFull, j, 0);
     if (j >= n_small) break;
     warp_team(a, a.small[j], lane);
@@ -264,26 +270,17 @@ __global__ void __launch_bounds__(kTeamBlock, 1) teams_kernel(const TeamArgs a) 
 
 std::uint32_t team_shared_members() { return kSharedBytes / 8; }
 
-int team_blocks() {
-  static const int blocks = [] {
-    int device = 0, sms = 0;
-    GPUCLEAN_CUDA_TRY(cudaGetDevice(&device));
-    GPUCLEAN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return std::max(sms, 1);
-  }();
-  return blocks;
-}
+int team_blocks() { return std::max(cuda::sm_count(), 1); }
 
 void launch_teams(cudaStream_t s, const TeamArgs& a) {
-  static const bool configured = [] {
+  static cuda::PerDeviceOnce configured;
+  cuda::once_per_device(configured, [] {
     GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(kSharedBytes)));
     // Prefer the split that gives the block its shared memory and leaves the rest to L1, where
     // the beam patch lives.
     GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 45));
-    return true;
-  }();
-  (void)configured;
+  });
   teams_kernel<<<team_blocks(), kTeamBlock, kSharedBytes, s>>>(a);
   GPUCLEAN_CHECK_LAUNCH();
 }

@@ -7,18 +7,29 @@
 //     A key repeated among the splitters gets an equality bucket [v, v+1) of its own, so that
 //     runs of equal elements terminate (paper, section 4.3).
 //  2. Count pass: a search over the splitters, kept in shared memory, gives each element its
-//     bucket; a shared histogram counts the buckets (warp-aggregated when a warp agrees).
+//     bucket; a shared histogram counts the buckets (warp-aggregated when a warp agrees). The
+//     splitters are an Eytzinger-ordered tree (eytzinger_tree.hpp) and each lane walks the four
+//     keys of its float4 together: a fixed number of branch-free steps with four independent
+//     shared-memory loads in flight, where a binary search per key waits on one load at a time.
 //     For order statistics the count pass also memoizes each element's bucket (an "oracle",
 //     16 bits since there are up to 8191 buckets), which n-sized scratch order statistics may
 //     use; top-k keeps O(k + sqrt n) scratch and searches again instead.
 //  3. The bucket(s) holding the target rank(s) follow from the counts' prefix sums.
 //  4. Filter pass: elements of the target bucket(s) are appended to a small buffer (and, for
 //     top-k, the elements of all better buckets, which are all selected).
-//  5. The reduced buffer (about 4 sqrt(n) elements per target) is sorted: by the paper's
+//  5. The reduced buffer (about n / buckets elements per target) is sorted: by the paper's
 //     recursion base, a one-block bitonic sort in shared memory, up to 4096 elements (n up to
-//     about 2^20); by a radix sort beyond, instead of a second level of recursion, which would
-//     add a sample, a count and a filter launch (each with a host round trip) to save sorting
-//     at most 65536 keys at n = 2^28.
+//     about 2^20); by a radix sort beyond. Top-k and a single order statistic keep one target
+//     bucket (at most 65536 keys at n = 2^28), for which a second level of recursion would add a
+//     sample, a count and a filter (two more host round trips) to save little.
+//  6. Many order statistics (the 101 percentiles keep 101 target buckets, 6.6 M keys at 2^28)
+//     take the second level on the reduced buffer R: since the target buckets are disjoint key
+//     ranges, sorted R is their sorted keys one after the other, so rank r of target bucket t is
+//     position saved_before(t) + r - below(t) of sorted R, and finding a few positions of R is
+//     SampleSelect again: a sample of R, splitters with equality buckets, a count of R's keys in
+//     shared memory, a filter of the sub-buckets that hold the positions, and a sort of those
+//     alone (about 3 K keys each at 2^28, instead of 65 K). SampleTuning::second_level_min
+//     says from which size of R.
 // An equality bucket needs no filtering: its key is the answer (order statistics), or its
 // lowest-index elements are taken in index order (top-k).
 //
@@ -38,7 +49,10 @@
 #include <vector>
 
 #include "select/backends/backends.hpp"
+#include "select/backends/bucketed_select.hpp"
+#include "select/backends/eytzinger_tree.hpp"
 #include "select/cuda/cuda_check.hpp"
+#include "select/detail/bitonic_sort.hpp"
 #include "select/detail/engine.hpp"
 
 namespace gpuclean::select {
@@ -57,6 +71,203 @@ std::size_t bucket_count(std::size_t n) {
 }
 
 std::size_t sample_count(std::size_t n) { return std::min(n, bucket_count(n) * kOversampling); }
+
+// The second level's buckets: about 1 K keys each, at most 2048 so that its splitters (with
+// equality buckets, up to 4095 bounds), histogram and regions fit in 48 KB of shared memory.
+constexpr std::size_t kSecondMaxBuckets = 2048;
+constexpr std::size_t kSecondMaxSamples = kSecondMaxBuckets * kOversampling;
+
+std::size_t second_level_buckets(std::size_t total) {
+  std::size_t b = 256;
+  while (b < kSecondMaxBuckets && b * 1024 < total) b *= 2;
+  return b;
+}
+
+// ---- Kernels of the second level: they read the reduced buffer's composites, not the input.
+
+constexpr int kThreads = 256;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+__device__ __forceinline__ std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+__global__ void sample_reduced_kernel(const std::uint64_t* r, std::size_t total, std::uint64_t seed,
+                                      std::uint32_t* out, std::size_t count) {
+  for (std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < count;
+       j += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    out[j] = composite_key(r[mix64(seed + 0x9E3779B97F4A7C15ull * (j + 1)) % total]);
+}
+
+// The number of bounds <= key (bounds strictly increasing, in shared memory).
+__device__ __forceinline__ int bound_segment(const std::uint32_t* s_bounds, int n_bounds, std::uint32_t key) {
+  int lo = 0, hi = n_bounds;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (s_bounds[mid] <= key) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// Counts R's keys per segment. The loop steps whole warps (padding lanes inactive), so the
+// warp votes see all 32 lanes; a warp whose keys share a segment adds once.
+__global__ void __launch_bounds__(kThreads) reduced_count_kernel(const std::uint64_t* r, std::size_t total,
+                                                                 const std::uint32_t* bounds, int n_bounds,
+                                                                 unsigned long long* counts) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  auto* s_bounds = reinterpret_cast<std::uint32_t*>(smem);
+  auto* s_hist = reinterpret_cast<unsigned*>(s_bounds + n_bounds);
+  for (int i = threadIdx.x; i < n_bounds; i += blockDim.x) s_bounds[i] = bounds[i];
+  for (int i = threadIdx.x; i <= n_bounds; i += blockDim.x) s_hist[i] = 0;
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::size_t n_warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+  for (std::size_t base = warp * 32; base < total; base += n_warps * 32) {
+    const std::size_t i = base + static_cast<std::size_t>(lane);
+    const bool ok = i < total;
+    const int seg = ok ? bound_segment(s_bounds, n_bounds, composite_key(r[i])) : 0;
+    const int first = __shfl_sync(kFullMask, seg, 0);
+    if (__all_sync(kFullMask, ok && seg == first)) {
+      if (lane == 0) atomicAdd(&s_hist[seg], 32u);
+    } else if (ok) {
+      atomicAdd(&s_hist[seg], 1u);
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i <= n_bounds; i += blockDim.x)
+    if (s_hist[i]) atomicAdd(&counts[i], static_cast<unsigned long long>(s_hist[i]));
+}
+
+// Appends the composites of R whose segment maps to region B to `out` (one atomic per warp).
+__global__ void __launch_bounds__(kThreads) reduced_filter_kernel(const std::uint64_t* r, std::size_t total,
+                                                                  const std::uint32_t* bounds, int n_bounds,
+                                                                  const std::uint8_t* regions, std::uint64_t* out,
+                                                                  unsigned long long cap, unsigned long long* fill) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  auto* s_bounds = reinterpret_cast<std::uint32_t*>(smem);
+  auto* s_regions = reinterpret_cast<std::uint8_t*>(s_bounds + n_bounds);
+  for (int i = threadIdx.x; i < n_bounds; i += blockDim.x) s_bounds[i] = bounds[i];
+  for (int i = threadIdx.x; i <= n_bounds; i += blockDim.x) s_regions[i] = regions[i];
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::size_t n_warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+  for (std::size_t base = warp * 32; base < total; base += n_warps * 32) {
+    const std::size_t i = base + static_cast<std::size_t>(lane);
+    const std::uint64_t c = i < total ? r[i] : 0;
+    const bool want = i < total && s_regions[bound_segment(s_bounds, n_bounds, composite_key(c))] == kRegionB;
+    const unsigned mask = __ballot_sync(kFullMask, want);
+    if (mask == 0) continue;  // warp-uniform
+    const int leader = __ffs(mask) - 1;
+    unsigned long long at = 0;
+    if (lane == leader) at = atomicAdd(fill, static_cast<unsigned long long>(__popc(mask)));
+    at = __shfl_sync(kFullMask, at, leader);
+    const unsigned long long pos = at + static_cast<unsigned>(__popc(mask & ((1u << lane) - 1u)));
+    if (want && pos < cap) out[pos] = c;
+  }
+}
+
+// ---- The count pass over the Eytzinger tree (step 2). Counts every element (NaN in its own
+// segment) and, when `oracles` is set, writes each element's segment. The float4 loop steps whole
+// warps, so the votes see all 32 lanes; a lane whose four keys share a segment adds once, and a
+// warp whose 128 keys share one (sorted or equal data) adds once.
+template <KeyMode kMode>
+__global__ void __launch_bounds__(kThreads) tree_count_kernel(const float* in, std::size_t n, const std::uint32_t* nodes,
+                                                              int levels, int real_bounds, bool invalid_bound, int n_seg,
+                                                              unsigned long long* counts, std::uint16_t* oracles) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  auto* s_nodes = reinterpret_cast<std::uint32_t*>(smem);
+  const int n_nodes = 1 << levels;
+  auto* s_hist = reinterpret_cast<unsigned*>(s_nodes + n_nodes);
+  for (int i = threadIdx.x; i < n_nodes; i += blockDim.x) s_nodes[i] = nodes[i];
+  for (int i = threadIdx.x; i < n_seg; i += blockDim.x) s_hist[i] = 0;
+  __syncthreads();
+
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::size_t n_warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(in) & 15u) == 0;
+  const std::size_t n_vec = aligned ? n / 4 : 0;
+  const uint4* in4 = reinterpret_cast<const uint4*>(in);
+  for (std::size_t base = warp * 32; base < n_vec; base += n_warps * 32) {
+    const std::size_t v = base + static_cast<std::size_t>(lane);
+    const bool ok = v < n_vec;
+    const uint4 q = ok ? __ldcs(in4 + v) : make_uint4(0u, 0u, 0u, 0u);
+    const std::uint32_t k0 = rank_key_bits<kMode>(q.x), k1 = rank_key_bits<kMode>(q.y);
+    const std::uint32_t k2 = rank_key_bits<kMode>(q.z), k3 = rank_key_bits<kMode>(q.w);
+    unsigned i0 = 1, i1 = 1, i2 = 1, i3 = 1;
+    for (int l = 0; l < levels; ++l) {
+      const std::uint32_t a0 = s_nodes[i0], a1 = s_nodes[i1], a2 = s_nodes[i2], a3 = s_nodes[i3];
+      i0 = 2 * i0 + (a0 <= k0 ? 1u : 0u);
+      i1 = 2 * i1 + (a1 <= k1 ? 1u : 0u);
+      i2 = 2 * i2 + (a2 <= k2 ? 1u : 0u);
+      i3 = 2 * i3 + (a3 <= k3 ? 1u : 0u);
+    }
+    const int s0 = eytzinger_segment(i0, k0, levels, real_bounds, invalid_bound);
+    const int s1 = eytzinger_segment(i1, k1, levels, real_bounds, invalid_bound);
+    const int s2 = eytzinger_segment(i2, k2, levels, real_bounds, invalid_bound);
+    const int s3 = eytzinger_segment(i3, k3, levels, real_bounds, invalid_bound);
+    const bool single = s0 == s1 && s1 == s2 && s2 == s3;
+    const int first = __shfl_sync(kFullMask, s0, 0);
+    if (__all_sync(kFullMask, ok && single && s0 == first)) {
+      if (lane == 0) atomicAdd(&s_hist[s0], 128u);
+    } else if (ok) {
+      if (single) {
+        atomicAdd(&s_hist[s0], 4u);
+      } else {
+        atomicAdd(&s_hist[s0], 1u);
+        atomicAdd(&s_hist[s1], 1u);
+        atomicAdd(&s_hist[s2], 1u);
+        atomicAdd(&s_hist[s3], 1u);
+      }
+    }
+    if (oracles && ok)
+      reinterpret_cast<ushort4*>(oracles)[v] =
+          make_ushort4(static_cast<unsigned short>(s0), static_cast<unsigned short>(s1),
+                       static_cast<unsigned short>(s2), static_cast<unsigned short>(s3));
+  }
+  // The rest (under four elements, or all of an unaligned input): no warp votes here.
+  for (std::size_t i = n_vec * 4 + static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::uint32_t key = rank_key_bits<kMode>(__float_as_uint(__ldcs(in + i)));
+    const int seg = segment_of(s_nodes, levels, real_bounds, invalid_bound, key);
+    atomicAdd(&s_hist[seg], 1u);
+    if (oracles) oracles[i] = static_cast<std::uint16_t>(seg);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < n_seg; i += blockDim.x)
+    if (s_hist[i]) atomicAdd(&counts[i], static_cast<unsigned long long>(s_hist[i]));
+}
+
+template <KeyMode kMode>
+void launch_tree_count(cudaStream_t stream, const float* in, std::size_t n, const EytzingerTree& t,
+                       const std::uint32_t* nodes, int n_seg, unsigned long long* counts, std::uint16_t* oracles) {
+  const std::size_t smem = t.nodes.size() * 4 + static_cast<std::size_t>(n_seg) * 4;  // at most 64 KiB
+  // Past the default 48 KiB only with equality buckets; set per call, so that it holds on every device.
+  if (smem > 48 * 1024)
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(tree_count_kernel<kMode>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem)));
+  // One wave of as many blocks as fit (a second, partial wave would double the time of a
+  // grid-stride pass), and no more than one block per 16 K elements: each block loads the tree
+  // and flushes its histogram, which small inputs should not pay for a thousand times.
+  int device = 0, sms = 0, per_sm = 0;
+  GPUCLEAN_CUDA_TRY(cudaGetDevice(&device));
+  GPUCLEAN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  GPUCLEAN_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tree_count_kernel<kMode>, kThreads, smem));
+  const std::size_t wave = static_cast<std::size_t>(sms) * static_cast<std::size_t>(std::max(per_sm, 1));
+  const auto grid = static_cast<unsigned>(std::clamp<std::size_t>((n + 16383) / 16384, 1, wave));
+  tree_count_kernel<kMode><<<grid, kThreads, smem, stream>>>(in, n, nodes, t.levels, t.real_bounds, t.invalid_bound,
+                                                             n_seg, counts, oracles);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+int reduced_grid(std::size_t count) {
+  return static_cast<int>(std::max<std::size_t>(
+      1, std::min<std::size_t>((count + kThreads - 1) / kThreads, static_cast<std::size_t>(streaming_blocks()))));
+}
 
 // Bounds from the sorted sample: splitters, equality buckets for repeated splitters, and a last
 // bound that puts NaN keys in a segment of their own. Strictly increasing.
@@ -116,6 +327,9 @@ Buckets make_buckets(const std::vector<std::uint32_t>& sample, std::size_t bucke
 
 struct Plan {
   std::uint32_t *samples, *sorted, *bounds;
+  std::uint32_t *samples2, *sorted2;  // the second level's sample (order statistics, sample only)
+  void* sort_temp2;
+  std::size_t sort_temp2_bytes;
   std::uint8_t* regions;
   unsigned long long *counts, *fill;
   std::uint16_t* oracles;
@@ -131,7 +345,8 @@ enum class Scheme { kSplitters, kProjection };
 
 class BucketedSelector final : public Selector {
  public:
-  BucketedSelector(Scheme scheme, bool approximate) : scheme_(scheme), approximate_(approximate) {}
+  BucketedSelector(Scheme scheme, bool approximate, const SampleTuning& tuning = {})
+      : scheme_(scheme), approximate_(approximate), tuning_(tuning) {}
   std::string_view name() const override {
     return scheme_ == Scheme::kProjection ? "bucket" : approximate_ ? "sample-approx" : "sample";
   }
@@ -275,7 +490,7 @@ class BucketedSelector final : public Selector {
                     p.fill + 1);
       ++stats.passes;
     }
-    sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, total, 32);
+    // Each wanted rank's position in sorted R (the target buckets' keys, bucket after bucket).
     std::vector<unsigned long long> pos;
     std::vector<std::size_t> which;
     for (std::size_t i = 0; i < ranks.size(); ++i) {
@@ -283,12 +498,85 @@ class BucketedSelector final : public Selector {
       pos.push_back(saved_before[target[i]] + (ranks[i] - below[target[i]]));
       which.push_back(i);
     }
-    const std::vector<std::uint32_t> keys = gather_positions(stream, p, p.sorted_b, pos);
+    std::vector<std::uint32_t> keys;
+    if (p.samples2 && total >= tuning_.second_level_min && total > kBitonicMax) {
+      keys = second_level(stream, p, total, pos);
+    } else {
+      sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, total, 32);
+      keys = gather_positions(stream, p, p.sorted_b, pos);
+    }
     for (std::size_t q = 0; q < which.size(); ++q) h_out[which[q]] = from_ascending_bits(keys[q]);
     return stats;
   }
 
  private:
+  // The keys at positions `pos` of sorted R = p.buf_b[0, total), by one more SampleSelect level
+  // over R (step 6 above). R's keys are all valid and the counts exact, so nothing overflows:
+  // the sub-buckets kept are a subset of R and fit where R did. R is not needed after the filter,
+  // so the kept keys are sorted into its place.
+  std::vector<std::uint32_t> second_level(cudaStream_t stream, const Plan& p, std::size_t total,
+                                          const std::vector<unsigned long long>& pos) const {
+    const std::size_t buckets = second_level_buckets(total);
+    const std::size_t m = buckets * kOversampling;
+    sample_reduced_kernel<<<reduced_grid(m), kThreads, 0, stream>>>(p.buf_b, total, 0x5EC0DD1Eull, p.samples2, m);
+    GPUCLEAN_CHECK_LAUNCH();
+    sort_u32(stream, p.sort_temp2, p.sort_temp2_bytes, p.samples2, p.sorted2, m);
+    std::vector<std::uint32_t> sample(m);
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(sample.data(), p.sorted2, m * 4, cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    const Buckets b = make_buckets(sample, buckets);
+    const int nb = static_cast<int>(b.bounds.size());
+    const std::size_t segments = b.bounds.size() + 1;
+
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.bounds, b.bounds.data(), b.bounds.size() * 4, cudaMemcpyHostToDevice, stream));
+    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.counts, 0, segments * sizeof(unsigned long long), stream));
+    reduced_count_kernel<<<reduced_grid(total), kThreads, b.bounds.size() * 4 + segments * 4, stream>>>(
+        p.buf_b, total, p.bounds, nb, p.counts);
+    GPUCLEAN_CHECK_LAUNCH();
+    std::vector<unsigned long long> counts(segments);
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(counts.data(), p.counts, segments * 8, cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    std::vector<unsigned long long> below(segments);
+    for (std::size_t s = 1; s < segments; ++s) below[s] = below[s - 1] + counts[s - 1];
+
+    // A position in an equality sub-bucket is answered by its key; the others mark their
+    // sub-bucket for the filter.
+    std::vector<std::uint32_t> keys(pos.size());
+    std::vector<std::uint8_t> regions(segments, kRegionNone);
+    std::vector<std::size_t> seg(pos.size());
+    for (std::size_t q = 0; q < pos.size(); ++q) {
+      seg[q] = static_cast<std::size_t>(std::upper_bound(below.begin(), below.end(), pos[q]) - below.begin() - 1);
+      if (b.equality[seg[q]]) {
+        keys[q] = b.bounds[seg[q] - 1];
+      } else {
+        regions[seg[q]] = kRegionB;
+      }
+    }
+    std::vector<unsigned long long> kept_before(segments);
+    unsigned long long kept = 0;
+    for (std::size_t s = 0; s < segments; ++s) {
+      kept_before[s] = kept;
+      if (regions[s] == kRegionB) kept += counts[s];
+    }
+    if (kept == 0) return keys;
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions.data(), segments, cudaMemcpyHostToDevice, stream));
+    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.fill + 1, 0, sizeof(unsigned long long), stream));
+    reduced_filter_kernel<<<reduced_grid(total), kThreads, b.bounds.size() * 4 + segments, stream>>>(
+        p.buf_b, total, p.bounds, nb, p.regions, p.sorted_b, p.cap_b, p.fill + 1);
+    GPUCLEAN_CHECK_LAUNCH();
+    sort_u64(stream, p.b_temp, p.b_temp_bytes, p.sorted_b, p.buf_b, kept, 32);
+    std::vector<unsigned long long> kept_pos;
+    std::vector<std::size_t> which;
+    for (std::size_t q = 0; q < pos.size(); ++q) {
+      if (regions[seg[q]] != kRegionB) continue;
+      kept_pos.push_back(kept_before[seg[q]] + (pos[q] - below[seg[q]]));
+      which.push_back(q);
+    }
+    const std::vector<std::uint32_t> found = gather_positions(stream, p, p.buf_b, kept_pos);
+    for (std::size_t j = 0; j < which.size(); ++j) keys[which[j]] = found[j];
+    return keys;
+  }
+
   // Keys at a few positions of a sorted device buffer, through the fallback scratch.
   static std::vector<std::uint32_t> gather_positions(cudaStream_t stream, const Plan& p, const std::uint64_t* sorted,
                                                      const std::vector<unsigned long long>& pos) {
@@ -330,6 +618,12 @@ class BucketedSelector final : public Selector {
     p.final_temp = a.take<std::byte>(p.final_temp_bytes);
     p.fallback_bytes = radix_threshold_bytes() + (k ? extract_bytes(n) : 0) + 12 * n_ranks + 512;
     p.fallback = a.take<std::byte>(p.fallback_bytes);
+    if (oracles && p.cap_b > kBitonicMax) {  // the second level may run: its sample and sort
+      p.samples2 = a.take<std::uint32_t>(kSecondMaxSamples);
+      p.sorted2 = a.take<std::uint32_t>(kSecondMaxSamples);
+      p.sort_temp2_bytes = sort_temp_bytes_u32(kSecondMaxSamples);
+      p.sort_temp2 = a.take<std::byte>(p.sort_temp2_bytes);
+    }
     return p;
   }
 
@@ -352,7 +646,31 @@ class BucketedSelector final : public Selector {
                                              const Plan& p, const Buckets& b, SelectStats* stats,
                                              std::uint16_t* oracles) const {
     if (b.projected) return projected_pass(stream, d_in, n, mode, p, b, {}, 0, stats);
+    if (tuning_.tree_count) {
+      const EytzingerTree t = make_eytzinger_tree(b.bounds);
+      if (t.nodes.size() <= static_cast<std::size_t>(kMaxBounds)) return tree_count(stream, d_in, n, mode, p, b, t, stats, oracles);
+    }
     return pass(stream, d_in, n, mode, p, b.bounds, {}, 0, stats, oracles);
+  }
+
+  std::vector<unsigned long long> tree_count(cudaStream_t stream, const float* d_in, std::size_t n, KeyMode mode,
+                                             const Plan& p, const Buckets& b, const EytzingerTree& t,
+                                             SelectStats* stats, std::uint16_t* oracles) const {
+    const int n_seg = static_cast<int>(b.bounds.size()) + 1;
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.bounds, t.nodes.data(), t.nodes.size() * 4, cudaMemcpyHostToDevice, stream));
+    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.counts, 0, sizeof(unsigned long long) * n_seg, stream));
+    if (n > 0) {
+      switch (mode) {
+        case KeyMode::kLargest: launch_tree_count<KeyMode::kLargest>(stream, d_in, n, t, p.bounds, n_seg, p.counts, oracles); break;
+        case KeyMode::kSmallest: launch_tree_count<KeyMode::kSmallest>(stream, d_in, n, t, p.bounds, n_seg, p.counts, oracles); break;
+        case KeyMode::kLargestAbs: launch_tree_count<KeyMode::kLargestAbs>(stream, d_in, n, t, p.bounds, n_seg, p.counts, oracles); break;
+      }
+    }
+    ++stats->passes;
+    std::vector<unsigned long long> c(static_cast<std::size_t>(n_seg));
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(c.data(), p.counts, c.size() * 8, cudaMemcpyDeviceToHost, stream));
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    return c;
   }
 
   // A pass whose segments are the projection's buckets; `regions` (one per bucket) routes them.
@@ -429,12 +747,16 @@ class BucketedSelector final : public Selector {
 
   Scheme scheme_;
   bool approximate_;
+  SampleTuning tuning_;
 };
 
 }  // namespace
 
 std::unique_ptr<Selector> make_sample_selector() {
   return std::make_unique<BucketedSelector>(Scheme::kSplitters, false);
+}
+std::unique_ptr<Selector> make_sample_selector(const SampleTuning& tuning) {
+  return std::make_unique<BucketedSelector>(Scheme::kSplitters, false, tuning);
 }
 std::unique_ptr<Selector> make_sample_approx_selector() {
   return std::make_unique<BucketedSelector>(Scheme::kSplitters, true);

@@ -81,6 +81,16 @@ MemoryInfo device_memory() {
   return info;
 }
 
+int multiprocessor_count() {
+  int dev = 0, sms = 0;
+  if (device_count() < 1 || cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return sms;
+}
+
 void keep_pool_memory() {
   int dev = 0;
   cudaMemPool_t pool = nullptr;

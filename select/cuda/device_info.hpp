@@ -26,6 +26,9 @@ struct MemoryInfo {
 };
 MemoryInfo device_memory();
 
+/// Streaming multiprocessors of the current device; 0 when there is none.
+int multiprocessor_count();
+
 /// Tells the current device's stream-ordered pool to keep freed memory for the next allocation
 /// instead of returning it to the driver (batch runs allocate the same sizes again and again).
 void keep_pool_memory();

@@ -11,6 +11,7 @@ int device_count() { return 0; }
 bool has_usable_device() { return false; }
 std::string describe_device() { return "CPU-only build (compiled without CUDA)"; }
 MemoryInfo device_memory() { return {}; }
+int multiprocessor_count() { return 0; }
 void keep_pool_memory() {}
 void set_device(int device) {
   throw std::runtime_error("cannot use CUDA device " + std::to_string(device) + ": this build has no CUDA");

@@ -7,10 +7,13 @@
 #include <cub/block/block_scan.cuh>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 
 #include "select/cuda/cuda_check.hpp"
+#include "select/cuda/per_device.hpp"
 #include "select/detail/engine.hpp"
 #include "select/detail/window_logic.hpp"
 #include "select/detail/window_select.hpp"
@@ -776,17 +779,19 @@ void launch_pivot(cudaStream_t stream, int samples, const PivotParams& pp) {
 }
 
 // One wave of the pass: every block resident at once, so that no SM idles through a partial
-// second wave of a grid-stride loop whose shares are equal.
+// second wave of a grid-stride loop whose shares are equal. Per device (batch workers).
 template <WindowKey K, bool kCountInvalid>
 int pass_grid() {
-  static const int grid = [] {
-    int dev = 0, sms = 0, per_sm = 0;
-    GPUCLEAN_CUDA_TRY(cudaGetDevice(&dev));
-    GPUCLEAN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  static std::array<std::atomic<int>, cuda::kMaxDevices> cache{};
+  const auto d = static_cast<std::size_t>(cuda::current_device());
+  int grid = cache[d].load(std::memory_order_relaxed);
+  if (grid == 0) {
+    int per_sm = 0;
     GPUCLEAN_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, window_pass_kernel<K, kCountInvalid>,
                                                                     kPassThreads, 0));
-    return std::max(1, sms * std::max(1, per_sm));
-  }();
+    grid = cuda::sm_count() * std::max(1, per_sm);
+    cache[d].store(grid, std::memory_order_relaxed);  // every thread stores the same
+  }
   return grid;
 }
 
@@ -816,15 +821,7 @@ void launch_pass_and_finish(cudaStream_t stream, const WindowChain& c, const Piv
 std::size_t window_tiles(std::size_t n) { return (n / 4 + 127) / 128 + 1; }
 std::size_t window_chunks(std::size_t n) { return (window_tiles(n) + kChunkTiles - 1) / kChunkTiles; }
 
-int window_grid() {
-  static const int grid = [] {
-    int dev = 0, sms = 0;
-    GPUCLEAN_CUDA_TRY(cudaGetDevice(&dev));
-    GPUCLEAN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    return std::max(1, std::min(sms, kChainThreads));
-  }();
-  return grid;
-}
+int window_grid() { return std::max(1, std::min(cuda::sm_count(), kChainThreads)); }
 
 void run_window_chain(cudaStream_t stream, const WindowChain& c) {
   if (c.n < 2 || c.n > (std::size_t{1} << 32)) throw std::logic_error("window chain: n out of range");

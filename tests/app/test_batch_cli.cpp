@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -163,6 +164,25 @@ TEST_F(Batch, BadManifestStopsBeforeAnyWork) {
   EXPECT_FALSE(fs::exists(tmp_.file("a.fits")));
 }
 
+TEST_F(Batch, StreamsPerGpuIsCheckedBeforeAnyWork) {
+  const fs::path d = make_folder("in", 1);
+  for (const char* bad : {"-1", "33", "many", "1.5"}) {
+    const Result r = run(tmp_, gpuclean_cmd("batch " + d.string() + " --streams-per-gpu " + bad));
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--streams-per-gpu"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(d / "obs0-image.fits")) << bad;
+    EXPECT_FALSE(fs::exists(d / "gpuclean-batch.json")) << bad;
+  }
+  // On the CPU there is one worker, whatever the option says; the report says so.
+  const Result r = run(tmp_, gpuclean_cmd("batch " + d.string() + " -q --device cpu --streams-per-gpu 4"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json rep = report(d / "gpuclean-batch.json");
+  EXPECT_EQ(rep["totals"]["workers"], json::array({"cpu"}));
+  EXPECT_EQ(rep["totals"]["streams_per_gpu"], 0);
+  EXPECT_GE(rep["totals"]["io_threads"].get<int>(), 1);
+}
+
 TEST_F(Batch, ShardFlagAndSlurmArraySplitTheSet) {
   const fs::path d = make_folder("in", 5);
   std::set<std::string> all;
@@ -279,6 +299,7 @@ TEST_F(BatchGpu, CompareSelectChecksEveryBackendAndLeavesCleanUnchanged) {
     for (const auto& cycle : c["cycles"]) EXPECT_GT(cycle["seconds"][backend].get<double>(), 0.0) << backend;
   }
   EXPECT_FALSE(c["total_seconds"].contains("sample-approx"));  // not exact: nothing to compare
+  EXPECT_FALSE(c["total_seconds"].contains("auto"));  // a dispatcher: it would time another backend twice
   const auto png = gpuclean::io::decode_png_grey_alpha(tmp_.file("b-select.png"));
   EXPECT_EQ(png.width, 960u);
   EXPECT_NE(slurp(tmp_.file("b-select.csv")).find("cycle,n,k,count,backend,seconds,speedup_over_sort"), std::string::npos);
@@ -298,5 +319,44 @@ TEST_F(BatchGpu, BatchOnTheGpuWithComparisonAndQuicklook) {
     EXPECT_TRUE(fs::exists(d / (n + "-image.png")));
     EXPECT_TRUE(fs::exists(d / (n + "-image-select.png")));
     EXPECT_TRUE(fs::exists(d / (n + "-image-select.csv")));
+  }
+}
+
+// Several observations at once on one GPU give exactly what one at a time gives.
+TEST_F(BatchGpu, StreamsPerGpuDoNotChangeAnyResult) {
+  const fs::path one = make_folder("one", 6), three = make_folder("three", 6), automatic = make_folder("auto", 6);
+  const Result r1 = run(tmp_, gpuclean_cmd("batch " + one.string() + " -q --device gpu --max-gpus 1 --streams-per-gpu 1"));
+  ASSERT_EQ(r1.code, 0) << r1.err;
+  const Result r3 = run(tmp_, gpuclean_cmd("batch " + three.string() + " -q --device gpu --max-gpus 1 --streams-per-gpu 3"));
+  ASSERT_EQ(r3.code, 0) << r3.err;
+  const Result ra = run(tmp_, gpuclean_cmd("batch " + automatic.string() + " -v --device gpu --max-gpus 1"));
+  ASSERT_EQ(ra.code, 0) << ra.err;
+  EXPECT_NE(ra.out.find("streams per GPU"), std::string::npos) << ra.out;
+
+  const json rep1 = report(one / "gpuclean-batch.json"), rep3 = report(three / "gpuclean-batch.json"),
+             repa = report(automatic / "gpuclean-batch.json");
+  EXPECT_EQ(rep1["totals"]["streams_per_gpu"], 1);
+  EXPECT_EQ(rep3["totals"]["streams_per_gpu"], 3);
+  EXPECT_EQ(rep3["totals"]["workers"].size(), 3u);
+  EXPECT_EQ(rep3["totals"]["done"], 6);
+  const int automatic_streams = repa["totals"]["streams_per_gpu"].get<int>();
+  EXPECT_GE(automatic_streams, 1);
+  EXPECT_LE(automatic_streams, 8);
+  EXPECT_EQ(repa["totals"]["workers"].size(), static_cast<std::size_t>(automatic_streams));
+
+  const auto bytes_of = [](const fs::path& p) {
+    const auto img = gpuclean::io::read_fits_image(p.string());
+    std::string b(img.pixels.size() * sizeof(float), '\0');
+    if (!img.pixels.empty()) std::memcpy(b.data(), img.pixels.data(), b.size());
+    return b;
+  };
+  for (int i = 0; i < 6; ++i) {
+    for (const char* kind : {"image", "model", "residual"}) {
+      const std::string f = "obs" + std::to_string(i) + "-" + kind + ".fits";
+      const std::string want = bytes_of(one / f);
+      EXPECT_GT(want.size(), 0u) << f;
+      EXPECT_TRUE(bytes_of(three / f) == want) << f << " differs with --streams-per-gpu 3";
+      EXPECT_TRUE(bytes_of(automatic / f) == want) << f << " differs with the automatic number";
+    }
   }
 }

@@ -161,7 +161,7 @@ TEST_F(RandomizedPaths, EqualityWindowsAreExactAndStayOnTheChain) {
     return h;
   };
   for (std::size_t n : {kMi + 7, 4 * kMi, 16 * kMi}) {
-    for (const std::string name : {"all_equal", "few_distinct", "same_leading_bits", "many_inf", "many_nan"}) {
+    for (const std::string name : {"all_equal", "few_distinct", "narrow", "many_inf", "many_nan"}) {
       const auto h = name == "many_nan" ? many_nan(n) : distribution(name, n, 0xE0 + n);
       auto d = upload(h);
       gs::Workspace ws;
@@ -339,7 +339,7 @@ TEST_F(RandomizedPaths, CleanSizedCallsAt2To24) {
   const auto sel = gs::make_randomized_selector(gs::RandomizedTuning{});
   const std::size_t n = 16 * kMi;
   int off_chain = 0;
-  for (const std::string name : {"noise_plus_point_sources", "normal", "same_leading_bits"}) {
+  for (const std::string name : {"noise_plus_point_sources", "normal", "narrow"}) {
     const auto h = distribution(name, n, 84);
     auto d = upload(h);
     gs::Workspace ws;

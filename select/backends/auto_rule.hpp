@@ -1,0 +1,113 @@
+#pragma once
+// The `auto` backend's decision rule, as data (RAFT's select_k does the same with a tree trained
+// on benchmark runs). Host-only: it is unit-tested on the CPU, and `gpuclean bench select
+// --auto-table` prints what is needed to re-derive it (select/PERFORMANCE.md, "The auto backend").
+//
+// A call is described by its operation, n, k (or the number of ranks) and, for large n only, a
+// data class read off a small sample of the keys: `repeated` when equal keys are common (runs of
+// equal keys overflow the randomized window and send it to a second pass; SampleSelect's equality
+// buckets answer them at once), `continuous` otherwise.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace gpuclean::select {
+
+enum class AutoOperation { kTopK, kOrderStatistic, kOrderStatistics, kRobustStatistics };
+enum class DataClass { kContinuous, kRepeated };
+
+inline std::string_view to_string(AutoOperation op) {
+  switch (op) {
+    case AutoOperation::kTopK: return "top-k";
+    case AutoOperation::kOrderStatistic: return "median";
+    case AutoOperation::kOrderStatistics: return "percentiles";
+    case AutoOperation::kRobustStatistics: return "robust";
+  }
+  return "?";
+}
+inline std::string_view to_string(DataClass c) { return c == DataClass::kRepeated ? "repeated" : "continuous"; }
+
+struct AutoRule {
+  AutoOperation operation;
+  int max_log2_n;        ///< the row holds for n <= 2^max_log2_n
+  std::size_t max_k;     ///< top-k: k <= max_k; otherwise ignored
+  std::string_view continuous, repeated;
+};
+
+inline constexpr std::size_t kAnyK = ~std::size_t{0};
+inline constexpr int kAnyN = 64;
+
+/// First matching row wins; every operation ends with a catch-all row. Initial figures: H200
+/// runs in select/PERFORMANCE.md (2^24 and 2^28) and the H100 table.
+inline constexpr AutoRule kAutoRules[] = {
+    // Top-k. On continuous data the randomized backend's single fused pass is the fastest at every
+    // size measured (2^24: 0.14-0.31 ms, 2^28: 0.53-0.66 ms; next best 1.5 ms). On repeated keys
+    // at 2^28 it overflows its window: sample 1.67 (all_equal), 2.47 (narrow), 2.78 ms
+    // (few_distinct) against randomized 2.5, 3.0, 3.6 ms. Below 2^26 no sample is taken.
+    {AutoOperation::kTopK, 25, kAnyK, "randomized", "randomized"},
+    {AutoOperation::kTopK, kAnyN, 65536, "randomized", "sample"},
+    {AutoOperation::kTopK, kAnyN, kAnyK, "randomized", "randomized"},
+    // One order statistic (the median), n = 2^28: randomized 1.6-1.96 ms on continuous data,
+    // the best (0.67-1.02 ms) where equality buckets apply.
+    {AutoOperation::kOrderStatistic, 25, kAnyK, "randomized", "randomized"},
+    {AutoOperation::kOrderStatistic, kAnyN, kAnyK, "randomized", "sample"},
+    // Many order statistics (101 percentiles), n = 2^28: the CUB sort backend on continuous data
+    // (6.0 ms), sample where equality buckets apply (0.94-4.1 ms). Re-derive after SampleSelect's
+    // second level (PERFORMANCE.md).
+    {AutoOperation::kOrderStatistics, kAnyN, kAnyK, "sort", "sample"},
+    // robust_statistics is two medians of n values: the median's rule.
+    {AutoOperation::kRobustStatistics, 25, kAnyK, "randomized", "randomized"},
+    {AutoOperation::kRobustStatistics, kAnyN, kAnyK, "randomized", "sample"},
+};
+
+/// The look at the data costs a launch, a 2 KiB copy and a host synchronization (about 20 us):
+/// taken only from this size on, and only when the row's two choices differ.
+inline constexpr int kLookMinLog2N = 26;
+/// Keys sampled (with replacement) for the look.
+inline constexpr std::size_t kLookSamples = 512;
+/// `repeated` when at least this fraction of the valid sampled keys equal their predecessor in
+/// sorted order. m samples of D equally frequent values repeat about m^2 / 2D times, so the line
+/// lies near D = 16 K values (runs of 16 K equal keys at 2^28, the randomized window's size).
+/// Expected on the sample: continuous data about 0, narrow (840 values) about 1 in 4, few_distinct
+/// and all_equal about 1, many_inf (60% infinite) about 3 in 5.
+inline constexpr double kRepeatedFraction = 1.0 / 64.0;
+
+inline const AutoRule& auto_rule(AutoOperation op, std::size_t n, std::size_t k) {
+  int log2_n = 0;
+  while (log2_n < 63 && (std::size_t{1} << log2_n) < n) ++log2_n;  // ceil(log2 n)
+  for (const AutoRule& r : kAutoRules)
+    if (r.operation == op && log2_n <= r.max_log2_n && (op != AutoOperation::kTopK || k <= r.max_k)) return r;
+  return kAutoRules[0];  // unreachable: each operation ends with a catch-all row
+}
+
+/// Whether the rule needs the data class for this call.
+inline bool auto_needs_look(AutoOperation op, std::size_t n, std::size_t k) {
+  const AutoRule& r = auto_rule(op, n, k);
+  return n >= (std::size_t{1} << kLookMinLog2N) && r.continuous != r.repeated;
+}
+
+/// The backend for a call; `data` matters only when auto_needs_look.
+inline std::string_view auto_choice(AutoOperation op, std::size_t n, std::size_t k, DataClass data) {
+  const AutoRule& r = auto_rule(op, n, k);
+  return auto_needs_look(op, n, k) && data == DataClass::kRepeated ? r.repeated : r.continuous;
+}
+
+/// The class of sampled ranking keys (any order; `invalid_key` marks NaN, which is left out).
+inline DataClass classify_sample(std::span<const std::uint32_t> keys, std::uint32_t invalid_key = 0xFFFFFFFFu) {
+  std::vector<std::uint32_t> k;
+  k.reserve(keys.size());
+  for (std::uint32_t v : keys)
+    if (v != invalid_key) k.push_back(v);
+  if (k.size() < 2) return DataClass::kContinuous;
+  std::sort(k.begin(), k.end());
+  std::size_t repeats = 0;
+  for (std::size_t i = 1; i < k.size(); ++i) repeats += k[i] == k[i - 1];
+  return static_cast<double>(repeats) >= kRepeatedFraction * static_cast<double>(k.size()) ? DataClass::kRepeated
+                                                                                            : DataClass::kContinuous;
+}
+
+}  // namespace gpuclean::select

@@ -1,0 +1,31 @@
+// `gpuclean bench select --auto-table`: every result checked, auto timed with its choice, and the
+// table the auto rule is derived from.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "select/cuda/device_info.hpp"
+#include "tests/support/run_command.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using gpuclean::test::TempDir;
+
+TEST(BenchSelectCli, AutoTableNamesTheFastestBackendAndAutosChoice) {
+  if (!gpuclean::cuda::has_usable_device()) GTEST_SKIP() << "no usable CUDA device";
+  TempDir tmp;
+  const auto r = gpuclean::test::run_gpuclean(
+      tmp, "bench select --sizes 15,17 --distributions normal,narrow --ks 1,1024 --repeats 1 --auto-table "
+           "--format csv --output " + tmp.file("b.csv"));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("auto table"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("auto>randomized"), std::string::npos) << r.out;  // below the look size
+  for (const char* op : {"top-k", "median", "percentiles", "robust"}) EXPECT_NE(r.out.find(op), std::string::npos) << op;
+  const std::string csv = gpuclean::test::slurp(tmp.file("b.csv"));
+  EXPECT_EQ(csv.rfind("n,distribution,backend,operation,k,median_ms,min_ms,gb_per_s,retries,passes,scratch_bytes,check,"
+                      "data_class,choice\n", 0), 0u) << csv.substr(0, 200);
+  EXPECT_EQ(csv.find("MISMATCH"), std::string::npos);
+  EXPECT_NE(csv.find(",narrow,auto,top-k,1024,"), std::string::npos);
+  EXPECT_NE(csv.find(",repeated,"), std::string::npos);    // narrow
+  EXPECT_NE(csv.find(",continuous,"), std::string::npos);  // normal
+}
