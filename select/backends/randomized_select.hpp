@@ -1,22 +1,27 @@
 #pragma once
-// Two-pivot Las Vegas top-k (Monroe, Wendelberger & Michalak, HPG 2011).
+// Two-pivot Las Vegas top-k (Monroe, Wendelberger & Michalak, HPG 2011), chained on the device.
 //
-//  1. Draw splitters: ~8 sqrt(n) keys at random positions (seeded), and sort them.
+//  1. Draw splitters: S keys at random positions (seeded).
 //  2. Choose two pivots: with p = k/n, the probability that the k-th key lies in splitter
 //     bucket i is Binomial(S, p) at i; take the most likely bucket and widen the range
-//     symmetrically until it holds the k-th key with probability at least p_k. The range's end
-//     splitters are the pivots (computed on the host from n, k and S alone, so no copy back).
-//  3. One pass over the input counts the three bins (below, between and above the pivots) and,
-//     in the same pass, saves the first and middle bins (Monroe's "partition and save", fused
-//     with the count; both fit in O(k + sqrt n) scratch).
-//  4. Check: the k-th key is in the middle bin when count(first) < k <= count(first + middle).
-//     Otherwise shift the pivots by the range's width, as the paper does, and count again (a
-//     retry). The range only moves towards the k-th key, so the loop terminates.
-//  5. Reduced selection: sort the middle bin by (key, index) and take the first k - count(first).
+//     symmetrically until it holds the k-th key with probability at least p_k.
+//  3. One pass over the input counts the bins below, inside and above the window and saves
+//     the first two (Monroe's "partition and save", fused with the count).
+//  4. Check that the k-th key is inside the window, and select inside it.
 //
-// When the middle bin overflows its buffer (a run of equal keys wider than the window: massive
-// duplicates, which the paper does not treat), the call goes to SampleSelect, whose equality
-// buckets handle such runs; that counts as a retry too.
+// The common path runs all of it on the device with one host synchronization at the end
+// (detail/window_select.hpp): one block draws S = sqrt(n) (4096 to 16384) splitters and finds
+// the pivots as order statistics of the sample; the middle bin is selected by digit bins and a
+// one-block selection, not sorted. Runs of equal splitters at the target (all_equal,
+// few_distinct, many_inf, narrow data) get an equality window [v, v + 1): its keys are counted,
+// not saved, and the lowest-index ties are read back from the few 512-element tiles that hold
+// them. When a device check fails (the k-th key outside the window, the middle bin over its
+// capacity), the call runs the host-driven path below, which is exact whatever the sample:
+// shift the window and count again (a retry), and give middle bins of massive duplicates to
+// SampleSelect's equality buckets.
+//
+// Order statistics of one rank, and the median and MAD of robust_statistics (two chains, the
+// second keyed by |x - median| with the median read on the device), take the same chain.
 
 #include <cstdint>
 #include <memory>
@@ -32,6 +37,12 @@ struct RandomizedTuning {
   double capacity_factor = 2.0;           ///< middle-bin buffer / expected middle-bin size
   std::size_t direct_below = 1u << 14;    ///< smaller inputs are sorted whole
   std::uint64_t seed = 0x5EEDC1EA4ull;
+  // The device chain (detail/window_select.hpp).
+  bool device_chain = true;               ///< false: only the host-driven path
+  std::size_t chain_min_samples = 4096;   ///< top-k: S = sqrt(n) rounded up to 4096, 8192 or 16384,
+  std::size_t chain_max_samples = 16384;  ///< within these
+  std::size_t chain_order_samples = 16384;  ///< order statistics and robust statistics
+  double chain_order_capacity_factor = 1.3;  ///< their window buffer / expected window size
 };
 
 std::unique_ptr<Selector> make_randomized_selector(const RandomizedTuning& tuning);
@@ -43,5 +54,19 @@ struct PivotWindow {
   long long last = 0;
 };
 PivotWindow binomial_pivot_window(std::size_t n, std::size_t k, std::size_t splitters, double p_k);
+
+/// The device chain's window for the 1-based rank k among n keys with S samples: the sample
+/// ranks of its ends and centre (the most likely bucket's upper splitter), and its buffer. The
+/// count of keys inside a window of w sample buckets has mean n w / (S + 1) and, near an extreme
+/// of the sample, a long Gamma tail, so the buffer holds factor / 2 x (2 w + 4 sqrt(w) + 8)
+/// buckets plus `extra`. Exposed for tests.
+struct ChainWindow {
+  long long first = -1, centre = 0, last = 0;
+  std::size_t cap_b = 0;
+};
+ChainWindow chain_window(std::size_t n, std::size_t k, std::size_t samples, double p_k, double factor,
+                         std::size_t extra);
+/// S of a top-k chain: sqrt(n) rounded up to 4096, 8192 or 16384, within the tuning's limits.
+std::size_t chain_samples(std::size_t n, const RandomizedTuning& t);
 
 }  // namespace gpuclean::select
