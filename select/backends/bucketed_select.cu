@@ -52,6 +52,7 @@
 #include "select/backends/bucketed_select.hpp"
 #include "select/backends/eytzinger_tree.hpp"
 #include "select/cuda/cuda_check.hpp"
+#include "select/cuda/per_device.hpp"
 #include "select/detail/bitonic_sort.hpp"
 #include "select/detail/engine.hpp"
 
@@ -242,20 +243,25 @@ __global__ void __launch_bounds__(kThreads) tree_count_kernel(const float* in, s
     if (s_hist[i]) atomicAdd(&counts[i], static_cast<unsigned long long>(s_hist[i]));
 }
 
+constexpr std::size_t kTreeCountMaxSmem = 72 * 1024;  // tree nodes and histogram: at most 64 KiB
+
 template <KeyMode kMode>
 void launch_tree_count(cudaStream_t stream, const float* in, std::size_t n, const EytzingerTree& t,
                        const std::uint32_t* nodes, int n_seg, unsigned long long* counts, std::uint16_t* oracles) {
   const std::size_t smem = t.nodes.size() * 4 + static_cast<std::size_t>(n_seg) * 4;  // at most 64 KiB
-  // Past the default 48 KiB only with equality buckets; set per call, so that it holds on every device.
-  if (smem > 48 * 1024)
+  // Past the default 48 KiB only with equality buckets. Raised once per device to the most any
+  // call needs: a per-call setting would race with another thread's launch in batch mode.
+  static cuda::PerDeviceOnce configured;
+  cuda::once_per_device(configured, [] {
     GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(tree_count_kernel<kMode>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(smem)));
+                                           static_cast<int>(kTreeCountMaxSmem)));
+  });
+  if (smem > kTreeCountMaxSmem) throw std::logic_error("tree count: shared memory beyond its limit");
   // One wave of as many blocks as fit (a second, partial wave would double the time of a
   // grid-stride pass), and no more than one block per 16 K elements: each block loads the tree
   // and flushes its histogram, which small inputs should not pay for a thousand times.
-  int device = 0, sms = 0, per_sm = 0;
-  GPUCLEAN_CUDA_TRY(cudaGetDevice(&device));
-  GPUCLEAN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int per_sm = 0;
+  const int sms = cuda::sm_count();
   GPUCLEAN_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tree_count_kernel<kMode>, kThreads, smem));
   const std::size_t wave = static_cast<std::size_t>(sms) * static_cast<std::size_t>(std::max(per_sm, 1));
   const auto grid = static_cast<unsigned>(std::clamp<std::size_t>((n + 16383) / 16384, 1, wave));

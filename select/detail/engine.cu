@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "select/cuda/cuda_check.hpp"
+#include "select/cuda/per_device.hpp"
 #include "select/detail/bitonic_sort.hpp"
 #include "select/detail/engine.hpp"
 
@@ -516,15 +517,7 @@ int small_grid(std::size_t count) {
 
 }  // namespace
 
-int streaming_blocks() {
-  static const int blocks = [] {
-    int dev = 0, sms = 0;
-    GPUCLEAN_CUDA_TRY(cudaGetDevice(&dev));
-    GPUCLEAN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    return sms * 8;
-  }();
-  return blocks;
-}
+int streaming_blocks() { return cuda::sm_count() * 8; }
 
 void sample_keys(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, std::uint64_t seed,
                  std::uint32_t* out, std::size_t count) {
@@ -568,12 +561,11 @@ void launch_segment_pass(cudaStream_t stream, const SegmentPass& p, std::size_t 
   } else if (p.n_bounds <= 3 && !p.projection) {
     segment_pass_kernel<true, kMode><<<streaming_blocks(), kThreads, smem, stream>>>(p);
   } else {
-    static const bool configured = [] {
+    static cuda::PerDeviceOnce configured;  // the attribute is per device
+    cuda::once_per_device(configured, [] {
       GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(segment_pass_kernel<false, kMode>,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
-      return true;
-    }();
-    (void)configured;
+    });
     segment_pass_kernel<false, kMode><<<streaming_blocks(), kThreads, smem, stream>>>(p);
   }
 }
