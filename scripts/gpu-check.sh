@@ -43,10 +43,12 @@ case "${1:-tests}" in
     run memcheck 150 test_clean_gpu 'MinorEngine.*:GpuVsCpu.*Sample*:GpuVsCpu.*Wsclean*' memcheck_clean_gpu
     [ -x "$bin/tests/test_gpu_per_run_costs" ] && run memcheck 120 test_gpu_per_run_costs '*' memcheck_per_run_costs
     run memcheck 120 test_select_gpu '*_n1:*_n33:*_n1000:SampleSecondLevel.*:RobustStatisticsEdges.*' memcheck_select
-    [ -x "$bin/tests/test_randomized_paths" ] && run memcheck 120 test_randomized_paths '*' memcheck_randomized
+    run memcheck 150 test_randomized_paths 'RandomizedPaths.TiesFarIntoTheInputAreFound:RandomizedPaths.KAtAndBeyondTheValidCount:RandomizedPaths.UnalignedInputIsExact:RandomizedPaths.SortedOutputIsOrdered:RandomizedPaths.DeviceCheckFailureFallsBackExactly' memcheck_randomized
+    run racecheck 100 test_randomized_paths 'RandomizedPaths.KAtAndBeyondTheValidCount:RandomizedPaths.TiesFarIntoTheInputAreFound' racecheck_randomized
+    run synccheck 100 test_randomized_paths 'RandomizedPaths.KAtAndBeyondTheValidCount:RandomizedPaths.TiesFarIntoTheInputAreFound' synccheck_randomized
     run racecheck 100 test_clean_gpu 'MinorEngine.SmallScene*' racecheck_engine
     run racecheck 100 test_clean '*PointSource*gpu*:*TwoSources*clark_gpu*' racecheck_clean_analytic
-    run racecheck 100 test_select_gpu '*uniform_n1000:*narrow_n1000' racecheck_select
+    run racecheck 100 test_select_gpu 'SampleSecondLevel.*' racecheck_select
     exit 0 ;;
   bench)
     $bin/gpuclean bench select --sizes 20,22,24,26,28 --repeats 5 --format csv --output "$out/bench_select.csv" \
