@@ -55,6 +55,8 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
                   {"clean", r.seconds.clean},
                   {"restore", r.seconds.restore},
                   {"write", r.seconds.write},
+                  {"setup", result.seconds.setup},
+                  {"download", result.seconds.download},
                   {"select", result.seconds.select},
                   {"minor", result.seconds.minor},
                   {"convolve", result.seconds.convolve},

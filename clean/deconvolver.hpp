@@ -71,6 +71,8 @@ struct SelectCycleComparison {
 };
 
 struct StageSeconds {
+  double setup = 0.0;     ///< GPU: from the call to the first major cycle (uploads, PSF transform, workspaces)
+  double download = 0.0;  ///< GPU: residual, model and components to the host
   double select = 0.0;    ///< candidate selection (Clark)
   double minor = 0.0;     ///< minor cycles / Högbom iterations
   double convolve = 0.0;  ///< major-cycle PSF convolutions

@@ -116,6 +116,24 @@ case "${1:-tests}" in
       --output "$out/bench_select.csv" >"$out/bench_select.txt" 2>"$out/bench_select.err"
     echo "bench exit $?"; tail -3 "$out/bench_select.err"; tail -60 "$out/bench_select.txt"
     exit $status ;;
+  profile)
+    echo "== bench clean 16384^2: where the set-up goes (then with glibc's huge-page tunable)"
+    "$bin/gpuclean" bench clean --sizes 16384 --niters 100000 --paths gpu-clark --cli-size 0 2>/dev/null | tail -2
+    GLIBC_TUNABLES=glibc.malloc.hugetlb=1 "$bin/gpuclean" bench clean --sizes 16384 --niters 100000 --paths gpu-clark \
+      --cli-size 0 2>/dev/null | tail -1
+    echo "== bench batch, 64 x 2048^2"
+    timeout 200 "$bin/gpuclean" bench batch --size 2048 --counts 64 --distinct 8 --dir /tmp/bench-batch 2>&1 | tail -6
+    echo "== ncu: randomized top-k at 2^24 (k 20050) and 2^28 (k 65536), the median and robust statistics at 2^28"
+    for c in "24 noise_plus_point_sources 20050 --no-order-statistics" "28 few_distinct 65536 --no-order-statistics" \
+             "28 normal 1"; do
+      set -- $c
+      timeout 150 ncu --clock-control none --print-summary per-kernel --section SpeedOfLight --section LaunchStats \
+        "$bin/gpuclean" bench select --sizes "$1" --distributions "$2" --backends randomized --ks "$3" $4 --repeats 1 \
+        --no-cpu-check >"$out/ncu_$1_$2.txt" 2>&1
+      echo "ncu $c: exit $?"
+      grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|Grid Size|Block Size" "$out/ncu_$1_$2.txt" | head -60
+    done
+    exit 0 ;;
   engine)
     status=0
     echo "== test_clean_gpu (minor-cycle engine against the CPU; GPU = CPU on real fields)"

@@ -32,7 +32,7 @@ struct Row {
   std::string path;
   std::size_t components = 0, cycles = 0;
   std::string stop;
-  double clean = 0, select = 0, minor = 0, convolve = 0, restore = 0;
+  double clean = 0, setup = 0, download = 0, select = 0, minor = 0, convolve = 0, restore = 0;
   double gbps = 0;  // traffic of the dominant passes (see header of the table)
   double sm_busy = 0;        // GPU Clark: SMs given minor-cycle work (launch configuration)
   std::size_t clusters = 0;  // GPU Clark: independent clusters over the run
@@ -78,6 +78,8 @@ Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t n
   row.components = r.iterations;
   row.cycles = r.major_cycles;
   row.stop = std::string(clean::to_string(r.reason));
+  row.setup = r.seconds.setup;
+  row.download = r.seconds.download;
   row.select = r.seconds.select;
   row.minor = r.seconds.minor;
   row.convolve = r.seconds.convolve;
@@ -92,13 +94,13 @@ Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t n
 }
 
 void print_table(const std::vector<Row>& rows) {
-  std::printf("%-6s %-7s %-10s %8s %6s %-9s %9s %8s %8s %8s %8s %11s %9s %8s %8s %8s %8s %8s %8s\n", "size",
-              "niter", "path", "comps", "cycles", "stop", "clean s", "select", "minor", "convolve", "restore",
+  std::printf("%-6s %-7s %-10s %8s %6s %-9s %9s %8s %8s %8s %8s %8s %8s %11s %9s %8s %8s %8s %8s %8s %8s\n", "size",
+              "niter", "path", "comps", "cycles", "stop", "clean s", "setup", "download", "select", "minor", "convolve", "restore",
               "comps/s", "us/comp", "SMs busy", "clusters", "chain", "GB/s", "GPU MiB", "speed-up");
   for (const Row& r : rows) {
     const bool clark_gpu = r.path == "gpu-clark";
-    std::printf("%-6zu %-7zu %-10s %8zu %6zu %-9s %9.3f %8.3f %8.3f %8.3f %8.3f %11.0f %9.3f %8s %8s %8s %8.0f %8zu %8s\n",
-                r.size, r.niter, r.path.c_str(), r.components, r.cycles, r.stop.c_str(), r.clean, r.select, r.minor,
+    std::printf("%-6zu %-7zu %-10s %8zu %6zu %-9s %9.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %11.0f %9.3f %8s %8s %8s %8.0f %8zu %8s\n",
+                r.size, r.niter, r.path.c_str(), r.components, r.cycles, r.stop.c_str(), r.clean, r.setup, r.download, r.select, r.minor,
                 r.convolve, r.restore, r.clean > 0 ? static_cast<double>(r.components) / r.clean : 0.0,
                 r.components ? 1e6 * r.minor / static_cast<double>(r.components) : 0.0,
                 clark_gpu ? (std::to_string(static_cast<int>(100 * r.sm_busy + 0.5)) + "%").c_str() : "-",
@@ -196,18 +198,18 @@ int run_bench_clean(const BenchCleanOptions& o) {
       nlohmann::json j = nlohmann::json::array();
       for (const Row& r : rows)
         j.push_back({{"size", r.size}, {"niter", r.niter}, {"path", r.path}, {"components", r.components},
-                     {"cycles", r.cycles}, {"stop", r.stop}, {"clean_s", r.clean}, {"select_s", r.select},
+                     {"cycles", r.cycles}, {"stop", r.stop}, {"clean_s", r.clean}, {"setup_s", r.setup}, {"download_s", r.download}, {"select_s", r.select},
                      {"minor_s", r.minor}, {"convolve_s", r.convolve}, {"restore_s", r.restore},
                      {"gbps", r.gbps}, {"peak_gpu_mib", r.peak_gpu_mib}, {"speedup_vs_cpu", r.speedup},
                      {"sm_busy_fraction", r.sm_busy}, {"clusters", r.clusters}, {"longest_chain", r.chain},
                      {"minor_us_per_component", r.components ? 1e6 * r.minor / static_cast<double>(r.components) : 0.0}});
       f << j.dump(2) << "\n";
     } else {
-      f << "size,niter,path,components,cycles,stop,clean_s,select_s,minor_s,convolve_s,restore_s,gbps,peak_gpu_mib,"
+      f << "size,niter,path,components,cycles,stop,clean_s,setup_s,download_s,select_s,minor_s,convolve_s,restore_s,gbps,peak_gpu_mib,"
            "speedup_vs_cpu,sm_busy_fraction,clusters,longest_chain\n";
       for (const Row& r : rows)
         f << r.size << ',' << r.niter << ',' << r.path << ',' << r.components << ',' << r.cycles << ',' << r.stop
-          << ',' << r.clean << ',' << r.select << ',' << r.minor << ',' << r.convolve << ',' << r.restore << ','
+          << ',' << r.clean << ',' << r.setup << ',' << r.download << ',' << r.select << ',' << r.minor << ',' << r.convolve << ',' << r.restore << ','
           << r.gbps << ',' << r.peak_gpu_mib << ',' << r.speedup << ',' << r.sm_busy << ',' << r.clusters << ','
           << r.chain << '\n';
     }

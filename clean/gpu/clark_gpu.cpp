@@ -48,6 +48,7 @@ ClarkGpu::ClarkGpu() = default;
 ClarkGpu::~ClarkGpu() = default;
 
 CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& settings, const CycleCallback& on_cycle) {
+  const auto t_start = Clock::now();
   if (!resources_) resources_ = std::make_unique<gpu::GpuResources>();
   const gpu::GpuResources& stream = *resources_;
   const cudaStream_t s = stream.stream();
@@ -78,6 +79,7 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   if (settings.compare_select) compare.emplace(s, settings, k_max);
 
   CleanResult result;
+  result.seconds.setup = since(t_start);
   MajorCycleGate gate(settings, on_cycle);
   std::size_t last_candidates = 0;
   while (true) {

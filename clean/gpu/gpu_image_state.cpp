@@ -200,6 +200,7 @@ void GpuImageState::finish(const CleanProblem& problem, CleanResult& result) {
   const auto t_download = Clock::now();
   download(resources_.side_stream(), result, result.iterations);
   const double download_seconds = since(t_download);
+  result.seconds.download = download_seconds;
   if (problem.restoring_beam) {
     finish_restore(problem, result);
     // What the restoration added to the run: its own work, not the downloads it overlapped.

@@ -44,24 +44,27 @@ inline constexpr int kAnyN = 64;
 /// First matching row wins; every operation ends with a catch-all row. Initial figures: H200
 /// runs in select/PERFORMANCE.md (2^24 and 2^28) and the H100 table.
 inline constexpr AutoRule kAutoRules[] = {
-    // Top-k. On continuous data the randomized backend's single fused pass is the fastest at every
-    // size measured (2^24: 0.14-0.31 ms, 2^28: 0.53-0.66 ms; next best 1.5 ms). On repeated keys
-    // at 2^28 it overflows its window: sample 1.67 (all_equal), 2.47 (narrow), 2.78 ms
-    // (few_distinct) against randomized 2.5, 3.0, 3.6 ms. Below 2^26 no sample is taken.
-    {AutoOperation::kTopK, 25, kAnyK, "randomized", "randomized"},
-    {AutoOperation::kTopK, kAnyN, 65536, "randomized", "sample"},
+    // Measured on an H100 (bench select, 2^20 - 2^28, medians of 5, summed over each class's
+    // distributions; select/PERFORMANCE.md "The auto backend").
+    // Top-k: the randomized chain is the fastest at every size on both classes (2^24, k = 20050:
+    // 0.08 - 0.14 ms against sample's 0.29 - 0.40; 2^28, k = 65536: 0.44 - 0.99 ms against 1.8 - 2.5).
     {AutoOperation::kTopK, kAnyN, kAnyK, "randomized", "randomized"},
-    // One order statistic (the median), n = 2^28: randomized 1.6-1.96 ms on continuous data,
-    // the best (0.67-1.02 ms) where equality buckets apply.
+    // One order statistic (the median): randomized on continuous data (2^28: 14.8 ms summed over 9
+    // distributions against sample's 19.5); sample's equality buckets on repeated keys from
+    // 2^26 (2^28: 5.5 against 6.8), where a look is cheap next to the call.
     {AutoOperation::kOrderStatistic, 25, kAnyK, "randomized", "randomized"},
     {AutoOperation::kOrderStatistic, kAnyN, kAnyK, "randomized", "sample"},
-    // Many order statistics (101 percentiles), n = 2^28: the CUB sort backend on continuous data
-    // (6.0 ms), sample where equality buckets apply (0.94-4.1 ms). Re-derive after SampleSelect's
-    // second level (PERFORMANCE.md).
-    {AutoOperation::kOrderStatistics, kAnyN, kAnyK, "sort", "sample"},
-    // robust_statistics is two medians of n values: the median's rule.
-    {AutoOperation::kRobustStatistics, 25, kAnyK, "randomized", "randomized"},
-    {AutoOperation::kRobustStatistics, kAnyN, kAnyK, "randomized", "sample"},
+    // Many order statistics (the 101 percentiles): CUB's sort on continuous data up to 2^26
+    // (15.2 against sample's 18.5), SampleSelect with its second level at 2^28 (49.1 against 57.1);
+    // sample on repeated keys everywhere.
+    {AutoOperation::kOrderStatistics, 26, kAnyK, "sort", "sample"},
+    {AutoOperation::kOrderStatistics, kAnyN, kAnyK, "sample", "sample"},
+    // robust_statistics: randomized's chained pair up to 2^26 (2^26: 6.5 against 16.5). At 2^28
+    // its MAD window misses on 5 of the 9 continuous distributions, noise + point sources among
+    // them (9.0 ms against sample's 5.9), so sample there; randomized on repeated keys (16.5
+    // against 18.2).
+    {AutoOperation::kRobustStatistics, 26, kAnyK, "randomized", "randomized"},
+    {AutoOperation::kRobustStatistics, kAnyN, kAnyK, "sample", "randomized"},
 };
 
 /// The look at the data costs a launch, a 2 KiB copy and a host synchronization (about 20 us):

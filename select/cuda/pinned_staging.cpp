@@ -5,6 +5,28 @@
 #include <stdexcept>
 
 namespace gpuclean::cuda {
+namespace {
+
+// The host side of a chunk: one thread copies pageable memory at about 6-10 GB/s, below what
+// the DMA engine takes, and touches fresh pages (a new result image) one fault at a time. Large
+// chunks are copied by up to 8 threads.
+void chunk_copy(void* dst, const void* src, std::size_t len) {
+  const int parts = static_cast<int>(std::clamp<std::size_t>(len >> 20, 1, 8));
+  if (parts == 1) {
+    std::memcpy(dst, src, len);
+    return;
+  }
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+#pragma omp parallel for num_threads(parts) schedule(static)
+  for (int p = 0; p < parts; ++p) {
+    const std::size_t a = len * static_cast<std::size_t>(p) / static_cast<std::size_t>(parts);
+    const std::size_t b = len * static_cast<std::size_t>(p + 1) / static_cast<std::size_t>(parts);
+    std::memcpy(d + a, s + a, b - a);
+  }
+}
+
+}  // namespace
 
 PinnedStaging::PinnedStaging(std::size_t chunk_bytes) : chunk_(chunk_bytes) {
   if (chunk_ == 0) throw std::invalid_argument("PinnedStaging: the chunk size must be positive");
@@ -33,7 +55,7 @@ void PinnedStaging::upload(cudaStream_t stream, void* dst, const void* src, std:
     const std::size_t len = std::min(chunk_, bytes - offset);
     Slot& s = slot(i);
     s.done.synchronize();  // its previous DMA has read it (or, after a download, written it)
-    std::memcpy(s.host, h + offset, len);
+    chunk_copy(s.host, h + offset, len);
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d + offset, s.host, len, cudaMemcpyHostToDevice, stream));
     s.done.record(stream);
   }
@@ -57,7 +79,7 @@ void PinnedStaging::download(cudaStream_t stream, void* dst, const void* src, st
     const std::size_t offset = i * chunk_, len = std::min(chunk_, bytes - offset);
     Slot& s = slot(i);
     s.done.synchronize();
-    std::memcpy(h + offset, s.host, len);
+    chunk_copy(h + offset, s.host, len);
     if (i + 2 < chunks) issue(i + 2);
   }
   first_ += chunks;
