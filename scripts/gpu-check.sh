@@ -60,9 +60,14 @@ case "${1:-tests}" in
       --backends sort,randomized,sample,bucket,cutting-plane --repeats 3 --no-order-statistics --no-cpu-check \
       2>&1 | tee "$out/bench32.txt" | tail -32 ;;
   clean)
-    $bin/gpuclean bench clean --cpu-max-size 4096 --hogbom-max-size 4096 --format csv \
-      --output "$out/bench_clean.csv" >"$out/bench_clean.txt" 2>"$out/bench_clean.err"
-    echo "bench exit $?"; cat "$out/bench_clean.txt" ;;
+    "$bin/gpuclean" bench clean --sizes 2048,4096,16384 --niters 100000 --paths gpu-clark,cpu-clark \
+      --cpu-max-size 4096 --cli-size 4096 --format csv --output "$out/bench_clean.csv" >"$out/bench_clean.txt" \
+      2>"$out/bench_clean.err"
+    echo "bench clean exit $?"; cut -c1-260 "$out/bench_clean.txt"
+    echo "== bench batch"
+    timeout 240 "$bin/gpuclean" bench batch --size 2048 --counts 64,256 --distinct 8 --dir /tmp/bench-batch \
+      >"$out/bench_batch.txt" 2>&1
+    echo "bench batch exit $?"; tail -9 "$out/bench_batch.txt" ;;
   batch)
     status=0
     for t in test_batch_units test_batch_cli test_clean_gpu test_cli; do
