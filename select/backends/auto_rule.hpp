@@ -49,10 +49,13 @@ inline constexpr AutoRule kAutoRules[] = {
     // Top-k: the randomized chain is the fastest at every size on both classes (2^24, k = 20050:
     // 0.08 - 0.14 ms against sample's 0.29 - 0.40; 2^28, k = 65536: 0.44 - 0.99 ms against 1.8 - 2.5).
     {AutoOperation::kTopK, kAnyN, kAnyK, "randomized", "randomized"},
-    // One order statistic (the median): randomized on continuous data (2^28: 14.8 ms summed over 9
-    // distributions against sample's 19.5); sample's equality buckets on repeated keys from
-    // 2^26 (2^28: 5.5 against 6.8), where a look is cheap next to the call.
-    {AutoOperation::kOrderStatistic, 25, kAnyK, "randomized", "randomized"},
+    // One order statistic (the median): CUB's sort up to 2^22 (2^20: 0.12 - 0.16 ms against
+    // randomized's 0.29 - 0.33), SampleSelect up to 2^25 (2^24: 0.30 - 0.37 ms, and 0.16 - 0.31 on
+    // repeated keys), randomized on continuous data beyond (2^28: 14.8 ms summed over 9
+    // distributions against sample's 19.5) with sample's equality buckets on repeated keys (5.5
+    // against 6.8), where a look is cheap next to the call.
+    {AutoOperation::kOrderStatistic, 22, kAnyK, "sort", "sort"},
+    {AutoOperation::kOrderStatistic, 25, kAnyK, "sample", "sample"},
     {AutoOperation::kOrderStatistic, kAnyN, kAnyK, "randomized", "sample"},
     // Many order statistics (the 101 percentiles): CUB's sort on continuous data up to 2^26
     // (15.2 against sample's 18.5), SampleSelect with its second level at 2^28 (49.1 against 57.1);
