@@ -133,7 +133,7 @@ case "${1:-tests}" in
              "28 normal 1"; do
       set -- $c
       timeout 150 ncu --clock-control none --print-summary per-kernel --section SpeedOfLight --section LaunchStats \
-        "$bin/gpuclean" bench select --sizes "$1" --distributions "$2" --backends randomized --ks "$3" $4 --repeats 1 \
+        "$bin/gpuclean" bench select --sizes "$1" --distributions "$2" --backends randomized --ks "$3" ${4:-} --repeats 1 \
         --no-cpu-check >"$out/ncu_$1_$2.txt" 2>&1
       echo "ncu $c: exit $?"
       grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|Grid Size|Block Size" "$out/ncu_$1_$2.txt" | head -60
