@@ -10,11 +10,7 @@
 
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define GPUCLEAN_HD __host__ __device__ __forceinline__
-#else
-#define GPUCLEAN_HD inline
-#endif
+#include "select/cuda/host_device.hpp"
 
 namespace gpuclean::clean {
 

@@ -5,14 +5,13 @@
 #   scripts/gpu-check.sh sanitize   compute-sanitizer memcheck and racecheck on the GPU tests small enough for them
 #   scripts/gpu-check.sh bench      bench select over 2^20..2^28, all distributions, CSV/JSON to $OUT
 #   scripts/gpu-check.sh bench32    top-k on 2^32 floats (16 GiB): the memory-sparing backends
-#   scripts/gpu-check.sh clean      bench clean: GPU Clark, GPU Hogbom and the CPU path, 2048^2 to 16384^2
+#   scripts/gpu-check.sh clean      bench clean (GPU Clark and the CPU path, 2048^2 to 16384^2) and bench batch
+#   scripts/gpu-check.sh profile    where a 16384^2 run's set-up goes; bench batch at 64; ncu on the randomized chain
 #   scripts/gpu-check.sh batch      batch and --compare-select tests, memcheck of a comparison run
 #   scripts/gpu-check.sh batch-bench  --compare-select on the WSClean pair and a 4096^2 field; bench batch
 #                                   (64 and 256 x 2048^2)
 #   scripts/gpu-check.sh select     test_select_gpu (timed), sanitizers on the small selection cases, bench select
 #                                   at 2^24 and 2^28 with the auto table
-#   scripts/gpu-check.sh engine     GPU Clark's minor-cycle engine: its tests, GPU = CPU, compute-sanitizer,
-#                                   and bench clean at 4096^2 and 16384^2 with 1e5 components
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -139,24 +138,4 @@ case "${1:-tests}" in
       grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|Grid Size|Block Size" "$out/ncu_$1_$2.txt" | head -60
     done
     exit 0 ;;
-  engine)
-    status=0
-    echo "== test_clean_gpu (minor-cycle engine against the CPU; GPU = CPU on real fields)"
-    "$bin/tests/test_clean_gpu" --gtest_brief=0 >"$out/test_clean_gpu.log" 2>&1 || status=1
-    grep -E "^\s+(clark|hogbom) |OK \]|FAILED|PASSED" "$out/test_clean_gpu.log" | cut -c1-400
-    echo "== test_clean, GPU variants"
-    "$bin/tests/test_clean" --gtest_brief=1 --gtest_filter='*gpu*' >"$out/test_clean_gpu_variants.log" 2>&1 || status=1
-    grep -E "PASSED|FAILED" "$out/test_clean_gpu_variants.log" | tail -4
-    echo "== compute-sanitizer memcheck and racecheck on the engine tests"
-    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
-      --gtest_filter='MinorEngine.*' >"$out/memcheck_engine.log" 2>&1
-    echo "memcheck exit $?"; grep -E "ERROR SUMMARY|FAILED" "$out/memcheck_engine.log" | tail -3
-    timeout 200 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
-      --gtest_filter='MinorEngine.ManySmall*:MinorEngine.OneCluster*:MinorEngine.PatchCovers*' >"$out/racecheck_engine.log" 2>&1
-    echo "racecheck exit $?"; grep -E "RACECHECK SUMMARY|FAILED" "$out/racecheck_engine.log" | tail -3
-    echo "== bench clean"
-    "$bin/gpuclean" bench clean --sizes 4096,16384 --niters 100000 --paths gpu-clark,cpu-clark --cpu-max-size 4096 \
-      --cli-size 0 --format csv --output "$out/bench_clean.csv" >"$out/bench_clean.txt" 2>"$out/bench_clean.err"
-    echo "bench exit $?"; cat "$out/bench_clean.txt"
-    exit $status ;;
 esac

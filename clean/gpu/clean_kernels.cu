@@ -11,6 +11,7 @@
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/per_device.hpp"
+#include "select/detail/warp_util.cuh"
 
 namespace gpuclean::clean::gpu {
 namespace {
@@ -23,15 +24,34 @@ int grid_for(std::size_t n) {
   return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(need, static_cast<std::size_t>(max_blocks))));
 }
 
-__device__ __forceinline__ unsigned long long warp_max(unsigned long long v) {
-  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
+using select::detail::warp_max64;
 
 template <class T>
 __device__ __forceinline__ T warp_sum(T v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
+}
+
+// Sums a pair of values over a kThreads block, then adds the block's pair to out[0], out[1]
+// with one atomic each (thread 0). Every thread calls.
+template <class T>
+__device__ __forceinline__ void block_sum_pair_to(T a, T b, T* out) {
+  __shared__ T s_a[kThreads / 32], s_b[kThreads / 32];
+  a = warp_sum(a);
+  b = warp_sum(b);
+  if ((threadIdx.x & 31) == 0) {
+    s_a[threadIdx.x >> 5] = a;
+    s_b[threadIdx.x >> 5] = b;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < kThreads / 32; ++w) {
+      a += s_a[w];
+      b += s_b[w];
+    }
+    atomicAdd(&out[0], a);
+    atomicAdd(&out[1], b);
+  }
 }
 
 __global__ void apply_mask_kernel(const float* residual, const std::uint8_t* mask, float* masked, std::size_t n) {
@@ -48,12 +68,12 @@ __global__ void find_peak_kernel(const float* masked, std::size_t n, bool abs_ke
     const float v = masked[i];
     if (!isnan(v)) best = max(best, pack_peak(abs_key ? fabsf(v) : v, static_cast<std::uint32_t>(i), v < 0.0f));
   }
-  best = warp_max(best);
+  best = warp_max64(best);
   if ((threadIdx.x & 31) == 0) s_warp[threadIdx.x >> 5] = best;
   __syncthreads();
   if (threadIdx.x < 32) {
     best = threadIdx.x < kThreads / 32 ? s_warp[threadIdx.x] : 0ull;
-    best = warp_max(best);
+    best = warp_max64(best);
     if (threadIdx.x == 0 && best) atomicMax(peak, best);
   }
 }
@@ -76,7 +96,6 @@ __global__ void count_above_kernel(const float* masked, std::size_t n, bool abs_
 }
 
 __global__ void finite_sums_kernel(const float* in, std::size_t n, double* sums) {
-  __shared__ double s_sum[kThreads / 32], s_sq[kThreads / 32];
   double sum = 0.0, sq = 0.0;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
@@ -86,21 +105,7 @@ __global__ void finite_sums_kernel(const float* in, std::size_t n, double* sums)
       sq += v * v;
     }
   }
-  sum = warp_sum(sum);
-  sq = warp_sum(sq);
-  if ((threadIdx.x & 31) == 0) {
-    s_sum[threadIdx.x >> 5] = sum;
-    s_sq[threadIdx.x >> 5] = sq;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < kThreads / 32; ++w) {
-      sum += s_sum[w];
-      sq += s_sq[w];
-    }
-    atomicAdd(&sums[0], sum);
-    atomicAdd(&sums[1], sq);
-  }
+  block_sum_pair_to(sum, sq, sums);
 }
 
 __global__ void pad_image_kernel(const float* image, PaddedLayout l, float* padded) {
@@ -198,7 +203,6 @@ __global__ void abs_max_outside_kernel(const float* image, std::size_t width, st
 }
 
 __global__ void content_hash_kernel(const std::uint32_t* words, std::size_t n, unsigned long long* hash) {
-  __shared__ unsigned long long s_a[kThreads / 32], s_b[kThreads / 32];
   unsigned long long a = 0, b = 0;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
@@ -206,21 +210,7 @@ __global__ void content_hash_kernel(const std::uint32_t* words, std::size_t n, u
     a += mix_a(key);
     b += mix_b(key ^ 0x9e3779b97f4a7c15ull);
   }
-  a = warp_sum(a);
-  b = warp_sum(b);
-  if ((threadIdx.x & 31) == 0) {
-    s_a[threadIdx.x >> 5] = a;
-    s_b[threadIdx.x >> 5] = b;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < kThreads / 32; ++w) {
-      a += s_a[w];
-      b += s_b[w];
-    }
-    atomicAdd(&hash[0], a);
-    atomicAdd(&hash[1], b);
-  }
+  block_sum_pair_to(a, b, hash);
 }
 
 __global__ void place_gaussian_kernel(GaussianPlacement g, PaddedLayout l, float* padded) {
@@ -308,10 +298,8 @@ void sort_by_pixel(cudaStream_t s, void* temp, std::size_t temp_bytes, const std
                    std::uint32_t* pixels_out, const float* values_in, float* values_out, std::size_t count,
                    std::size_t n) {
   if (count == 0) return;
-  int bits = 1;
-  while (bits < 32 && (std::size_t{1} << bits) < n) ++bits;
   GPUCLEAN_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, pixels_in, pixels_out, values_in, values_out,
-                                                    count, 0, bits, s));
+                                                    count, 0, key_bits(n), s));
 }
 
 void add_convolved(cudaStream_t s, const float* padded, const PaddedLayout& l, const float* add, float* out) {

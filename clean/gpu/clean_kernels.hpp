@@ -55,6 +55,14 @@ void multiply_spectra(cudaStream_t s, cufftComplex* a, const cufftComplex* b, st
 void subtract_convolved(cudaStream_t s, const float* padded, const PaddedLayout& l, float* residual,
                         const std::uint8_t* mask, float* masked);
 
+/// The bits an index below n needs (at least 1, at most 32): radix sorts of pixel indices or
+/// cluster labels sort on those alone.
+inline int key_bits(std::size_t n) {
+  int bits = 1;
+  while (bits < 32 && (std::size_t{1} << bits) < n) ++bits;
+  return bits;
+}
+
 /// The active set in pixel order (Clark's minor cycle finds patch rows by binary search): CUB
 /// radix sort of (pixel, value) pairs on the bits that pixel indices below n use.
 std::size_t sort_by_pixel_temp_bytes(std::size_t count);

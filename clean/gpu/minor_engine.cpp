@@ -4,18 +4,13 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/team_kernel.hpp"
 #include "clean/interaction_clusters.hpp"
 #include "select/cuda/cuda_check.hpp"
 
 namespace gpuclean::clean::gpu {
 namespace {
-
-int bits_for(std::size_t n) {
-  int b = 1;
-  while (b < 32 && (std::size_t{1} << b) < n) ++b;
-  return b;
-}
 
 CellGrid cell_grid(int half_width, std::size_t width, std::size_t height) {
   const InteractionGrid g = interaction_grid(static_cast<std::size_t>(half_width), width, height);
@@ -51,8 +46,6 @@ MinorCycleEngine::MinorCycleEngine(cudaStream_t stream, std::size_t width, std::
       max_budget_(std::max<std::size_t>(max_budget, 1)),
       options_(options),
       grid_(cell_grid(half_width, width, height)) {
-  pixel_bits_ = bits_for(width * height);
-  cell_bits_ = bits_for(grid_.cells());
   const std::size_t k = max_members_;
   box_ = cuda::DeviceBuffer<uint4>(grid_.cells(), stream_);
   parent_ = cuda::DeviceBuffer<std::uint32_t>(grid_.cells(), stream_);
@@ -106,7 +99,7 @@ void MinorCycleEngine::group(const MinorCycleRequest& r, bool clustered) {
   label_clusters(stream_, r.pixels, r.count, width_, grid_, half_width_, box_.data(), parent_.data(),
                  member_cell_.data(), labels_.data(), idx_.data());
   sort_pairs_u32(stream_, temp_.data(), temp_bytes_, labels_.data(), labels_sorted_.data(), idx_.data(),
-                 idx_sorted_.data(), r.count, cell_bits_);
+                 idx_sorted_.data(), r.count, key_bits(grid_.cells()));
   group_clusters(stream_, labels_sorted_.data(), idx_sorted_.data(), r.count, r.values, r.pixels, width_,
                  grouped_values_.data(), grouped_xy_.data(), end_by_cell_.data(), big_.data(), small_.data(),
                  counters_.data());
@@ -170,7 +163,7 @@ std::uint32_t MinorCycleEngine::run(const MinorCycleRequest& r) {
   emit_components(stream_, order, made, rec_pixel_.data(), rec_flux_.data(), r.comp_pixels, r.comp_fluxes, px_.data(),
                   rank_.data());
   sort_pairs_u32(stream_, temp_.data(), temp_bytes_, px_.data(), px_sorted_.data(), rank_.data(), rank_sorted_.data(),
-                 made, pixel_bits_);
+                 made, key_bits(static_cast<std::size_t>(width_) * height_));
   sum_per_pixel(stream_, px_sorted_.data(), rank_sorted_.data(), made, r.comp_fluxes, r.delta, r.model);
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

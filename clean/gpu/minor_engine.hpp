@@ -64,7 +64,6 @@ class MinorCycleEngine {
   std::size_t max_members_, max_budget_;
   MinorEngineOptions options_;
   CellGrid grid_;
-  int pixel_bits_ = 1, cell_bits_ = 1;
   std::size_t pool_ = 0, pool_max_ = 0;
 
   // Cells and members.

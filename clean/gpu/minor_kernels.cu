@@ -1,37 +1,29 @@
-// The Högbom step. Rounding follows the CPU reference:
-// value - flux * psf with the product rounded first (__fmul_rn keeps nvcc from fusing it).
+// The Högbom step. It subtracts with subtract_rn, the CPU reference's rounding.
 
 #include <math_constants.h>
 
 #include <algorithm>
 
 #include "clean/gpu/minor_kernels.hpp"
+#include "clean/gpu/subtract_rn.cuh"
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/per_device.hpp"
+#include "select/detail/warp_util.cuh"
 
 namespace gpuclean::clean::gpu {
 namespace {
 
 constexpr int kStepThreads = 256;
 
-__device__ __forceinline__ unsigned long long warp_max(unsigned long long v) {
-  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-
-__device__ __forceinline__ float subtract_rn(float v, float flux, float psf) {
-  return __fsub_rn(v, __fmul_rn(flux, psf));
-}
-
 __device__ __forceinline__ unsigned long long block_max_once(unsigned long long v) {
   __shared__ unsigned long long s_warp[kStepThreads / 32];
-  v = warp_max(v);
+  v = select::detail::warp_max64(v);
   if ((threadIdx.x & 31) == 0) s_warp[threadIdx.x >> 5] = v;
   __syncthreads();
   if (threadIdx.x < 32) {
     v = threadIdx.x < kStepThreads / 32 ? s_warp[threadIdx.x] : 0ull;
-    v = warp_max(v);
+    v = select::detail::warp_max64(v);
   }
   return v;  // valid in thread 0
 }

@@ -1,28 +1,26 @@
-// Clark's minor cycle on every SM: see team_kernel.hpp and interaction_clusters.hpp. Rounding
-// follows the CPU reference: value - flux * psf with the product rounded first (__fmul_rn keeps
-// nvcc from fusing it), so that every team reproduces MinorCycleCpu bit for bit.
+// Clark's minor cycle on every SM: see team_kernel.hpp and interaction_clusters.hpp. Every team
+// subtracts with subtract_rn, so that it reproduces MinorCycleCpu bit for bit.
 
 #include <algorithm>
 
+#include "clean/gpu/subtract_rn.cuh"
 #include "clean/gpu/team_kernel.hpp"
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/per_device.hpp"
+#include "select/detail/warp_util.cuh"
 
 namespace gpuclean::clean::gpu {
 namespace {
 
-constexpr unsigned kFull = 0xffffffffu;
+using select::detail::kFullMask;
+using select::detail::warp_max64;
 // 162 KB: a cluster of the default active set (20050 members, 8 bytes each) fits, and the
 // 164 KB shared-memory configuration leaves 92 KB of L1 for the beam patch (40 KB at hw 50).
 constexpr std::uint32_t kSharedBytes = 162 * 1024;
 constexpr int kCarveoutPercent = 72;  // 164 of the SM's 228 KB
 constexpr std::uint32_t kPerLane = kWarpTeamMax / 32;
 static_assert(kPerLane * 32 == kWarpTeamMax, "warp teams hold whole rows of 32 members");
-
-__device__ __forceinline__ float subtract_rn(float v, float flux, float psf) {
-  return __fsub_rn(v, __fmul_rn(flux, psf));
-}
 
 // Members are packed by slot (their position in the cluster, which is pixel order), so that the
 // largest packed value is the brightest member with the lowest pixel, as in the CPU reference.
@@ -35,15 +33,6 @@ __device__ __forceinline__ std::uint32_t slot_of(unsigned long long packed) {
   return ~static_cast<std::uint32_t>(packed >> 1) & 0x7FFFFFFFu;
 }
 
-// Max over the warp of 64-bit values with two 32-bit reductions: the high words, then the low
-// words of the lanes holding the largest high word.
-__device__ __forceinline__ unsigned long long warp_max64(unsigned long long v) {
-  const auto hi = static_cast<std::uint32_t>(v >> 32);
-  const std::uint32_t top = __reduce_max_sync(kFull, hi);
-  const std::uint32_t lo = __reduce_max_sync(kFull, hi == top ? static_cast<std::uint32_t>(v) : 0u);
-  return (static_cast<unsigned long long>(top) << 32) | lo;
-}
-
 // First position in xy[0, m) holding a value >= key (xy ascending), by a 32-way search: each
 // round the lanes probe the ends of 32 segments and a ballot keeps the one that straddles key.
 // All lanes of the warp call it and get the same answer.
@@ -54,13 +43,13 @@ __device__ __forceinline__ std::uint32_t warp_lower_bound(const std::uint32_t* x
     const std::uint32_t step = (end - lo + 31) >> 5;
     const std::uint32_t p = lo + (lane + 1) * step - 1;
     const bool below = p < end && xy[p] < key;
-    const std::uint32_t whole = __popc(__ballot_sync(kFull, below));
+    const std::uint32_t whole = __popc(__ballot_sync(kFullMask, below));
     const std::uint32_t next = lo + whole * step;
     end = min(end, next + step);
     lo = min(next, end);
   }
   const bool below = lo + lane < end && xy[lo + lane] < key;
-  return lo + __popc(__ballot_sync(kFull, below));
+  return lo + __popc(__ballot_sync(kFullMask, below));
 }
 
 // Writes a warp's buffered records (lane i holds record i, i < n) to the pool. Warp-uniform
@@ -80,8 +69,8 @@ __device__ bool flush_records(const TeamArgs& a, std::uint32_t n, std::uint32_t 
       }
     }
   }
-  stop = __shfl_sync(kFull, stop, 0);
-  base = __shfl_sync(kFull, base, 0);
+  stop = __shfl_sync(kFullMask, stop, 0);
+  base = __shfl_sync(kFullMask, base, 0);
   if (stop) return false;
   if (lane < n) {
     a.rec_pixel[base + lane] = pixel;
@@ -250,7 +239,7 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
     std::uint32_t mq = 0;
 #pragma unroll
     for (std::uint32_t i = 0; i < kPerLane; ++i) mq = i == row ? q[i] : mq;
-    const std::uint32_t qq = __shfl_sync(kFull, mq, static_cast<int>(slot & 31));
+    const std::uint32_t qq = __shfl_sync(kFullMask, mq, static_cast<int>(slot & 31));
     const float flux = __fmul_rn(a.gain, p.value);
     const int bx = static_cast<int>(qq & 0xFFFFu), by = static_cast<int>(qq >> 16);
     const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
@@ -300,7 +289,7 @@ __global__ void __launch_bounds__(kTeamBlock, 1) teams_kernel(const TeamArgs a) 
   while (true) {
     unsigned int j = 0;
     if (lane == 0) j = warps + atomicAdd(&a.counters->next_small, 1u);
-    j = __shfl_sync(kFull, j, 0);
+    j = __shfl_sync(kFullMask, j, 0);
     if (j >= n_small) break;
     warp_team(a, a.small[j], lane);
   }

@@ -55,6 +55,7 @@
 #include "select/cuda/per_device.hpp"
 #include "select/detail/bitonic_sort.hpp"
 #include "select/detail/engine.hpp"
+#include "select/detail/warp_util.cuh"
 
 namespace gpuclean::select {
 namespace {
@@ -87,14 +88,6 @@ std::size_t second_level_buckets(std::size_t total) {
 // ---- Kernels of the second level: they read the reduced buffer's composites, not the input.
 
 constexpr int kThreads = 256;
-constexpr unsigned kFullMask = 0xffffffffu;
-
-__device__ __forceinline__ std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 __global__ void sample_reduced_kernel(const std::uint64_t* r, std::size_t total, std::uint64_t seed,
                                       std::uint32_t* out, std::size_t count) {
   for (std::size_t j = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < count;
@@ -130,12 +123,7 @@ __global__ void __launch_bounds__(kThreads) reduced_count_kernel(const std::uint
     const std::size_t i = base + static_cast<std::size_t>(lane);
     const bool ok = i < total;
     const int seg = ok ? bound_segment(s_bounds, n_bounds, composite_key(r[i])) : 0;
-    const int first = __shfl_sync(kFullMask, seg, 0);
-    if (__all_sync(kFullMask, ok && seg == first)) {
-      if (lane == 0) atomicAdd(&s_hist[seg], 32u);
-    } else if (ok) {
-      atomicAdd(&s_hist[seg], 1u);
-    }
+    detail::warp_histogram_add(s_hist, seg, ok);
   }
   __syncthreads();
   for (int i = threadIdx.x; i <= n_bounds; i += blockDim.x)
@@ -156,18 +144,12 @@ __global__ void __launch_bounds__(kThreads) reduced_filter_kernel(const std::uin
   const int lane = static_cast<int>(threadIdx.x & 31);
   const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const std::size_t n_warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+  bool room = true;
   for (std::size_t base = warp * 32; base < total; base += n_warps * 32) {
     const std::size_t i = base + static_cast<std::size_t>(lane);
     const std::uint64_t c = i < total ? r[i] : 0;
     const bool want = i < total && s_regions[bound_segment(s_bounds, n_bounds, composite_key(c))] == kRegionB;
-    const unsigned mask = __ballot_sync(kFullMask, want);
-    if (mask == 0) continue;  // warp-uniform
-    const int leader = __ffs(mask) - 1;
-    unsigned long long at = 0;
-    if (lane == leader) at = atomicAdd(fill, static_cast<unsigned long long>(__popc(mask)));
-    at = __shfl_sync(kFullMask, at, leader);
-    const unsigned long long pos = at + static_cast<unsigned>(__popc(mask & ((1u << lane) - 1u)));
-    if (want && pos < cap) out[pos] = c;
+    detail::warp_append(want, c, out, cap, fill, room);
   }
 }
 

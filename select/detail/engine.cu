@@ -11,53 +11,12 @@
 #include "select/cuda/per_device.hpp"
 #include "select/detail/bitonic_sort.hpp"
 #include "select/detail/engine.hpp"
+#include "select/detail/warp_util.cuh"
 
 namespace gpuclean::select::detail {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr unsigned kFullMask = 0xffffffffu;
-
-__device__ __forceinline__ std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-__device__ __forceinline__ int lane_id() { return static_cast<int>(threadIdx.x & 31); }
-
-// Appends `value` for every lane that wants to, with one atomic per warp. All lanes must call.
-// `room` is warp-uniform: once this warp sees the counter pass `cap`, the overflow is on record
-// (the counter exceeds cap) and it stops appending, so data that overflows a buffer (all keys
-// equal) does not serialize every warp on one counter.
-__device__ __forceinline__ void warp_append(bool want, std::uint64_t value, std::uint64_t* buf,
-                                            unsigned long long cap, unsigned long long* counter, bool& room) {
-  const unsigned mask = __ballot_sync(kFullMask, want);
-  if (mask == 0 || !room) return;
-  const int lane = lane_id();
-  const int leader = __ffs(mask) - 1;
-  const unsigned count = __popc(mask);
-  unsigned long long base = 0;
-  if (lane == leader) base = atomicAdd(counter, static_cast<unsigned long long>(count));
-  base = __shfl_sync(kFullMask, base, leader);
-  room = base + count <= cap;
-  if (want) {
-    const unsigned long long pos = base + static_cast<unsigned>(__popc(mask & ((1u << lane) - 1u)));
-    if (pos < cap) buf[pos] = value;
-  }
-}
-
-// Adds one to hist[bin] for every valid lane; a warp whose lanes all hit one bin adds once.
-// All lanes must call.
-__device__ __forceinline__ void warp_histogram_add(unsigned* hist, int bin, bool valid) {
-  const int first = __shfl_sync(kFullMask, bin, 0);
-  if (__all_sync(kFullMask, valid && bin == first)) {
-    if (lane_id() == 0) atomicAdd(&hist[bin], 32u);
-  } else if (valid) {
-    atomicAdd(&hist[bin], 1u);
-  }
-}
-
 // Calls f(x, index, valid) for every element, in warp-uniform steps (padding lanes get
 // valid = false), so that f may use warp collectives. Each lane issues kUnroll 16-byte loads
 // before it uses the first, to keep enough bytes in flight to stream at full bandwidth.

@@ -9,11 +9,7 @@
 
 #include "select/select_types.hpp"
 
-#ifdef __CUDACC__
-#define GPUCLEAN_HD __host__ __device__ __forceinline__
-#else
-#define GPUCLEAN_HD inline
-#endif
+#include "select/cuda/host_device.hpp"
 
 namespace gpuclean::select::detail {
 

@@ -17,11 +17,11 @@
 #include "select/detail/engine.hpp"
 #include "select/detail/window_logic.hpp"
 #include "select/detail/window_select.hpp"
+#include "select/detail/warp_util.cuh"
 
 namespace gpuclean::select::detail {
 namespace {
 
-constexpr unsigned kFull = 0xffffffffu;
 constexpr int kPivotThreads = 1024;
 constexpr int kPassThreads = 256;
 constexpr int kPassWarps = kPassThreads / 32;
@@ -34,17 +34,10 @@ constexpr std::size_t kChunkTiles = 64;          // tie offsets are scanned per 
 constexpr int kBinsPerThread = kWindowBins / kChainThreads;
 static_assert(kWindowBins == kBinsPerThread * kChainThreads, "the last block scans whole bins per thread");
 
-__device__ __forceinline__ int lane_id() { return static_cast<int>(threadIdx.x & 31); }
 __device__ __forceinline__ unsigned lanemask_lt() {
   unsigned m;
   asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
   return m;
-}
-
-__device__ __forceinline__ std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
 }
 
 // ---- block-wide helpers (every thread calls; results in every thread) ----
@@ -58,26 +51,26 @@ __device__ __forceinline__ void block_sum(unsigned (&v)[kN], unsigned (*s)[32][8
   const int w = static_cast<int>(threadIdx.x >> 5), ln = lane_id(), nw = static_cast<int>(blockDim.x >> 5);
 #pragma unroll
   for (int j = 0; j < kN; ++j) {
-    const unsigned t = __reduce_add_sync(kFull, v[j]);
+    const unsigned t = __reduce_add_sync(kFullMask, v[j]);
     if (ln == 0) s[parity][w][j] = t;
   }
   __syncthreads();
 #pragma unroll
-  for (int j = 0; j < kN; ++j) v[j] = __reduce_add_sync(kFull, ln < nw ? s[parity][ln][j] : 0u);
+  for (int j = 0; j < kN; ++j) v[j] = __reduce_add_sync(kFullMask, ln < nw ? s[parity][ln][j] : 0u);
   parity ^= 1;
 }
 
 __device__ __forceinline__ void block_min_max(unsigned& mn, unsigned& mx, unsigned (*s)[32][8], int& parity) {
   const int w = static_cast<int>(threadIdx.x >> 5), ln = lane_id(), nw = static_cast<int>(blockDim.x >> 5);
-  mn = __reduce_min_sync(kFull, mn);
-  mx = __reduce_max_sync(kFull, mx);
+  mn = __reduce_min_sync(kFullMask, mn);
+  mx = __reduce_max_sync(kFullMask, mx);
   if (ln == 0) {
     s[parity][w][0] = mn;
     s[parity][w][1] = mx;
   }
   __syncthreads();
-  mn = __reduce_min_sync(kFull, ln < nw ? s[parity][ln][0] : 0xFFFFFFFFu);
-  mx = __reduce_max_sync(kFull, ln < nw ? s[parity][ln][1] : 0u);
+  mn = __reduce_min_sync(kFullMask, ln < nw ? s[parity][ln][0] : 0xFFFFFFFFu);
+  mx = __reduce_max_sync(kFullMask, ln < nw ? s[parity][ln][1] : 0u);
   parity ^= 1;
 }
 
@@ -85,8 +78,8 @@ __device__ __forceinline__ void block_min_max64(std::uint64_t& mn, std::uint64_t
                                                 int& parity) {
   const int w = static_cast<int>(threadIdx.x >> 5), ln = lane_id(), nw = static_cast<int>(blockDim.x >> 5);
   for (int o = 16; o > 0; o >>= 1) {
-    mn = min(mn, __shfl_xor_sync(kFull, mn, o));
-    mx = max(mx, __shfl_xor_sync(kFull, mx, o));
+    mn = min(mn, __shfl_xor_sync(kFullMask, mn, o));
+    mx = max(mx, __shfl_xor_sync(kFullMask, mx, o));
   }
   if (ln == 0) {
     s[parity][w][0] = mn;
@@ -96,8 +89,8 @@ __device__ __forceinline__ void block_min_max64(std::uint64_t& mn, std::uint64_t
   mn = ln < nw ? s[parity][ln][0] : ~0ull;
   mx = ln < nw ? s[parity][ln][1] : 0ull;
   for (int o = 16; o > 0; o >>= 1) {
-    mn = min(mn, __shfl_xor_sync(kFull, mn, o));
-    mx = max(mx, __shfl_xor_sync(kFull, mx, o));
+    mn = min(mn, __shfl_xor_sync(kFullMask, mn, o));
+    mx = max(mx, __shfl_xor_sync(kFullMask, mx, o));
   }
   parity ^= 1;
 }
@@ -115,12 +108,12 @@ __device__ __forceinline__ bool last_block(unsigned* ticket, int& s_last) {
 
 // Reserves one slot per wanting lane on `counter`, one atomic per warp. All lanes call.
 __device__ __forceinline__ unsigned long long warp_reserve(bool want, unsigned long long* counter) {
-  const unsigned m = __ballot_sync(kFull, want);
+  const unsigned m = __ballot_sync(kFullMask, want);
   if (m == 0) return 0;
   const int leader = __ffs(m) - 1;
   unsigned long long base = 0;
   if (lane_id() == leader) base = atomicAdd(counter, static_cast<unsigned long long>(__popc(m)));
-  base = __shfl_sync(kFull, base, leader);
+  base = __shfl_sync(kFullMask, base, leader);
   return base + static_cast<unsigned>(__popc(m & lanemask_lt()));
 }
 
@@ -250,7 +243,7 @@ __device__ __forceinline__ void drain(const std::uint64_t* row, unsigned count, 
                                       unsigned long long cap, unsigned long long* fill, bool& room) {
   unsigned long long base = 0;
   if (lane_id() == 0 && room) base = atomicAdd(fill, static_cast<unsigned long long>(count));
-  base = __shfl_sync(kFull, base, 0);
+  base = __shfl_sync(kFullMask, base, 0);
   if (!room) return;
   for (unsigned i = static_cast<unsigned>(lane_id()); i < count; i += 32) {
     const unsigned long long pos = base + i;
@@ -279,8 +272,8 @@ struct Stager {
   }
   // All lanes call, with kRegionNone when they append nothing.
   __device__ __forceinline__ void push(unsigned region, std::uint64_t c) {
-    const unsigned ma = __ballot_sync(kFull, region == kRegionA);
-    const unsigned mb = __ballot_sync(kFull, region == kRegionB);
+    const unsigned ma = __ballot_sync(kFullMask, region == kRegionA);
+    const unsigned mb = __ballot_sync(kFullMask, region == kRegionB);
     if ((ma | mb) == 0) return;
     const unsigned lt = lanemask_lt();
     if (region == kRegionA) row[na + __popc(ma & lt)] = c;
@@ -328,7 +321,7 @@ __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassPar
       c2 += sg == 2;
       c3 += sg == 3;
     }
-    if (ties_out) ties += __popc(__ballot_sync(kFull, inside && sg == 2));
+    if (ties_out) ties += __popc(__ballot_sync(kFullMask, inside && sg == 2));
     const unsigned region = inside ? (regions >> (2 * sg)) & 3u : static_cast<unsigned>(kRegionNone);
     if (region == kRegionB) {
       b_min_inv = max(b_min_inv, ~key);
@@ -359,7 +352,7 @@ __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassPar
       const std::uint32_t k0 = window_key<K>(q[u].x, centre), k1 = window_key<K>(q[u].y, centre);
       const std::uint32_t k2 = window_key<K>(q[u].z, centre), k3 = window_key<K>(q[u].w, centre);
       const bool i0 = fast(k0, ok), i1 = fast(k1, ok), i2 = fast(k2, ok), i3 = fast(k3, ok);
-      if (__any_sync(kFull, i0 | i1 | i2 | i3)) {
+      if (__any_sync(kFullMask, i0 | i1 | i2 | i3)) {
         slow(k0, i0, 4 * v, ties);
         slow(k1, i1, 4 * v + 1, ties);
         slow(k2, i2, 4 * v + 2, ties);
@@ -375,7 +368,7 @@ __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassPar
     const std::uint32_t key = window_key<K>(ok ? __float_as_uint(__ldcs(p.in + i)) : 0u, centre);
     const bool inside = fast(key, ok);
     unsigned ties = 0;
-    if (__any_sync(kFull, inside)) slow(key, inside, i, ties);
+    if (__any_sync(kFullMask, inside)) slow(key, inside, i, ties);
     if (ties_out && ln == 0 && ties) atomicAdd(&ties_out[p.n_tiles - 1], ties);
   }
   st.flush();
@@ -383,11 +376,11 @@ __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassPar
   const unsigned part[5] = {c0 + below, c1, c2, c3, invalid};
 #pragma unroll
   for (int j = 0; j < 5; ++j) {
-    const unsigned t = __reduce_add_sync(kFull, part[j]);
+    const unsigned t = __reduce_add_sync(kFullMask, part[j]);
     if (ln == 0 && t) atomicAdd(&s_cnt[j], static_cast<unsigned long long>(t));
   }
-  b_min_inv = __reduce_max_sync(kFull, b_min_inv);
-  b_max = __reduce_max_sync(kFull, b_max);
+  b_min_inv = __reduce_max_sync(kFullMask, b_min_inv);
+  b_max = __reduce_max_sync(kFullMask, b_max);
   if (ln == 0 && (b_min_inv | b_max)) {
     atomicMax(&s_range[0], b_min_inv);
     atomicMax(&s_range[1], b_max);
@@ -504,7 +497,7 @@ __global__ void __launch_bounds__(kChainThreads) resolve_kernel(const ChainParam
          c += warps) {
       const std::size_t t = c * kChunkTiles + 2 * static_cast<std::size_t>(ln);
       const unsigned s = (t < a.n_tiles ? a.tile_ties[t] : 0u) + (t + 1 < a.n_tiles ? a.tile_ties[t + 1] : 0u);
-      const unsigned total = __reduce_add_sync(kFull, s);
+      const unsigned total = __reduce_add_sync(kFullMask, s);
       if (ln == 0) a.chunk_ties[c] = total;
     }
   }
@@ -606,7 +599,7 @@ __device__ void extract_tile(const ChainParams& a, std::size_t e0, std::size_t e
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       const bool tie = key[r] == v;
-      const unsigned m = __ballot_sync(kFull, tie);
+      const unsigned m = __ballot_sync(kFullMask, tie);
       if (tie) {
         const unsigned long long rank = o + static_cast<unsigned>(__popc(m & lt));
         if (rank < need) emit(a, out + rank, composite(v, static_cast<std::uint32_t>(base + r * 32 + ln)));
@@ -633,7 +626,7 @@ __device__ void extract_ties(const ChainParams& a, const WindowResolve& r, std::
       const unsigned c0 = t < a.n_tiles ? a.tile_ties[t] : 0u, c1 = t + 1 < a.n_tiles ? a.tile_ties[t + 1] : 0u;
       unsigned incl = c0 + c1;
       for (int o = 1; o < 32; o <<= 1) {
-        const unsigned y = __shfl_up_sync(kFull, incl, o);
+        const unsigned y = __shfl_up_sync(kFullMask, incl, o);
         if (ln >= o) incl += y;
       }
       const unsigned long long excl = chunk_off + (incl - c0 - c1);

@@ -9,21 +9,11 @@
 #include <set>
 
 #include "clean/interaction_clusters.hpp"
+#include "tests/support/random_psf.hpp"
 
 namespace gc = gpuclean::clean;
 
 namespace {
-
-gc::PreparedPsf random_psf(std::size_t size, std::mt19937& rng) {
-  gc::PreparedPsf p;
-  p.image = gc::HostImage(size, size);
-  std::uniform_real_distribution<float> u(-0.25f, 0.6f);
-  for (float& v : p.image.pixels) v = u(rng);
-  p.peak_x = size / 2;
-  p.peak_y = size / 2;
-  p.image.at(p.peak_x, p.peak_y) = 1.0f;
-  return p;
-}
 
 // Clumps of members around random centres, a few isolated ones, some repeated values (ties).
 std::vector<gc::ActiveMember> random_active(std::size_t w, std::size_t h, std::mt19937& rng, int clumps) {
@@ -69,7 +59,7 @@ TEST(InteractionClusters, ClusteredMinorCycleEqualsTheSequentialOne) {
       for (bool negative : {true, false}) {
         for (std::size_t budget : {5u, 60u, 100000u}) {
           const std::size_t w = 160, h = 120;
-          const gc::PreparedPsf psf = random_psf(2 * hw + 9, rng);
+          const gc::PreparedPsf psf = gpuclean::test::uniform_random_psf(2 * hw + 9, -0.25f, 0.6f, rng);
           const std::vector<gc::ActiveMember> active = random_active(w, h, rng, clumps);
           const double limit = 0.4;
           std::vector<gc::ActiveMember> seq_members = active;

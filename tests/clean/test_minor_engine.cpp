@@ -16,6 +16,7 @@
 #include "clean/minor_cycle_cpu.hpp"
 #include "select/cuda/device_buffer.hpp"
 #include "tests/support/gpu_test.hpp"
+#include "tests/support/random_psf.hpp"
 
 namespace gc = gpuclean::clean;
 namespace gg = gpuclean::clean::gpu;
@@ -44,19 +45,6 @@ gc::PreparedPsf realistic_psf(std::size_t size, std::mt19937& rng) {
       for (const auto& w : waves) v += w[2] * std::cos(2 * M_PI * (w[0] * dx + w[1] * dy));
       p.image.at(x, y) = static_cast<float>(v / total * std::exp(-(dx * dx + dy * dy) / (2 * taper * taper)));
     }
-  p.peak_x = size / 2;
-  p.peak_y = size / 2;
-  p.image.at(p.peak_x, p.peak_y) = 1.0f;
-  return p;
-}
-
-// Sidelobes up to 0.55: members grow without bound and reach Inf and NaN; the engine must still
-// follow the CPU (which never picks a NaN), component for component.
-gc::PreparedPsf wild_psf(std::size_t size, std::mt19937& rng) {
-  gc::PreparedPsf p;
-  p.image = gc::HostImage(size, size);
-  std::uniform_real_distribution<float> u(-0.2f, 0.55f);
-  for (float& v : p.image.pixels) v = u(rng);
   p.peak_x = size / 2;
   p.peak_y = size / 2;
   p.image.at(p.peak_x, p.peak_y) = 1.0f;
@@ -297,7 +285,9 @@ TEST_F(MinorEngine, PatchCoversTheWholeSetOfATinyImage) {
 
 TEST_F(MinorEngine, DivergingValuesReachNaNAndStillMatch) {
   std::mt19937 rng(6);
-  const auto psf = wild_psf(31, rng);
+  // Sidelobes up to 0.55: members grow without bound and reach Inf and NaN; the engine must still
+  // follow the CPU (which never picks a NaN), component for component.
+  const auto psf = gpuclean::test::uniform_random_psf(31, -0.2f, 0.55f, rng);
   const Scene s = random_scene(300, 300, 30, 30, 5, rng);
   for (bool clustered : {true, false}) {
     gg::MinorEngineOptions o;
