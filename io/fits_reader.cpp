@@ -54,9 +54,9 @@ FitsHeader read_header(fitsfile* f, const std::string& path) {
   return header;
 }
 
-}  // namespace
-
-FitsImage read_fits_image(const std::string& path) {
+// Opens `path`, moves to its image HDU and checks the plane's shape into `image` (size, axes,
+// BITPIX); the file stays open for the caller.
+FitsFilePtr open_plane(const std::string& path, FitsImage& image) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     throw FitsError(kInput, "'" + path + "' does not exist. Check the path and the file name.");
@@ -82,7 +82,6 @@ FitsImage read_fits_image(const std::string& path) {
   FitsFilePtr file(raw);
   move_to_image_hdu(file.get(), path);
 
-  FitsImage image;
   int naxis = 0;
   long naxes[16] = {0};
   fits_get_img_param(file.get(), 16, &image.bitpix, &naxis, naxes, &status);
@@ -107,6 +106,22 @@ FitsImage read_fits_image(const std::string& path) {
   }
   image.width = static_cast<std::size_t>(naxes[0]);
   image.height = static_cast<std::size_t>(naxes[1]);
+  return file;
+}
+
+}  // namespace
+
+FitsImage read_fits_shape(const std::string& path) {
+  FitsImage image;
+  open_plane(path, image);
+  return image;
+}
+
+FitsImage read_fits_image(const std::string& path) {
+  FitsImage image;
+  FitsFilePtr file = open_plane(path, image);
+  int status = 0;
+  const int naxis = static_cast<int>(image.axes.size());
   image.header = read_header(file.get(), path);
 
   const std::size_t n = image.width * image.height;

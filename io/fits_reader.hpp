@@ -10,6 +10,10 @@ namespace gpuclean::io {
 /// length 1. Throws FitsError(kInput) with a message that names the file and the fix.
 FitsImage read_fits_image(const std::string& path);
 
+/// The same checks as read_fits_image, and the plane's size (width, height, axes, BITPIX), without
+/// reading the header cards or the pixels: what planning needs (batch's automatic streams).
+FitsImage read_fits_shape(const std::string& path);
+
 }  // namespace gpuclean::io
 
 namespace gpuclean::io {

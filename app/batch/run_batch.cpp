@@ -245,8 +245,8 @@ int choose_streams(const std::vector<int>& gpus, const std::vector<const BatchJo
     if (!job->error.empty()) continue;
     if (tries++ == kTries) break;
     try {
-      const io::FitsImage dirty = io::read_fits_image(job->options.dirty);
-      const io::FitsImage psf = io::read_fits_image(job->options.psf);
+      const io::FitsImage dirty = io::read_fits_shape(job->options.dirty);  // sizes only, no pixels
+      const io::FitsImage psf = io::read_fits_shape(job->options.psf);
       const std::size_t per_stream = clean::gpu::gpu_bytes_per_worker(dirty.width, dirty.height, psf.width,
                                                                       psf.height, job->options.settings);
       int streams = kMaxAutomaticStreams;

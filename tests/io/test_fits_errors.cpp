@@ -54,6 +54,14 @@ TEST(FitsErrors, TextFileNamedFitsIsRefused) {
   std::string msg;
   EXPECT_EQ(kind_of_read(dir.file("fake.fits"), &msg), gio::FitsError::Kind::kInput);
   EXPECT_NE(msg.find("not a readable FITS file"), std::string::npos) << msg;
+  // Reading the shape alone refuses it the same way.
+  try {
+    gio::read_fits_shape(dir.file("fake.fits"));
+    ADD_FAILURE() << "read_fits_shape took a text file";
+  } catch (const gio::FitsError& e) {
+    EXPECT_EQ(e.kind(), gio::FitsError::Kind::kInput);
+    EXPECT_NE(std::string(e.what()).find("not a readable FITS file"), std::string::npos) << e.what();
+  }
 }
 
 TEST(FitsErrors, RefusesToOverwriteUnlessAsked) {

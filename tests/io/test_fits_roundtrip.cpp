@@ -87,6 +87,13 @@ TEST_P(FitsNaxis, RoundTripKeepsShapeAndHeader) {
 
   const gio::FitsImage in = gio::read_fits_image(dir.file("in.fits"));
   EXPECT_EQ(in.axes, spec.axes);
+  // The shape alone (batch planning) says the same, and reads no pixels.
+  const gio::FitsImage shape = gio::read_fits_shape(dir.file("in.fits"));
+  EXPECT_EQ(shape.axes, spec.axes);
+  EXPECT_EQ(shape.width, in.width);
+  EXPECT_EQ(shape.height, in.height);
+  EXPECT_EQ(shape.bitpix, in.bitpix);
+  EXPECT_TRUE(shape.pixels.empty());
   gio::WriteOptions opt;
   opt.bunit = "JY/BEAM";
   opt.beam = gio::BeamKeywords{0.002, 0.001, 45.0};
