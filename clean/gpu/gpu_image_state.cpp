@@ -71,6 +71,9 @@ GpuImageState::GpuImageState(GpuResources& resources, const CleanProblem& proble
   if (problem.mask.size() != size()) throw std::invalid_argument("GpuImageState: the mask is not the image's size");
   free_at_start_ = cuda::device_memory().free_bytes;
   selector_ = make_selector(settings.select_backend);
+  host_residual_ = std::make_unique<HostImagePrefetch>(width_, height_);
+  host_model_ = std::make_unique<HostImagePrefetch>(width_, height_);
+  if (problem.restoring_beam) host_restored_ = std::make_unique<HostImagePrefetch>(width_, height_);
   // The PSF first: its transform (on the side stream) then overlaps the uploads below.
   if (psf == PsfOnDevice::kSpectrum) psf_spectrum_ = fetch_psf_spectrum(problem.psf);
   const std::size_t n = size();
@@ -212,8 +215,8 @@ void GpuImageState::finish(const CleanProblem& problem, CleanResult& result) {
 void GpuImageState::download(cudaStream_t stream, CleanResult& result, std::size_t iterations) {
   const std::size_t n = size();
   cuda::PinnedStaging& staging = resources_.staging();
-  result.residual = HostImage(width_, height_);
-  result.model = HostImage(width_, height_);
+  result.residual = host_residual_->take();
+  result.model = host_model_->take();
   cuda::download(staging, stream, result.residual.pixels.data(), residual_.data(), n);
   cuda::download(staging, stream, result.model.pixels.data(), model_.data(), n);
   std::vector<std::uint32_t> pixels(iterations);
@@ -255,7 +258,7 @@ void GpuImageState::enqueue_restore(const PixelGaussian& beam) {
 void GpuImageState::finish_restore(const CleanProblem& problem, CleanResult& result) {
   const std::size_t n = size();
   if (!problem.restored_quantiles.empty()) count_valid(stream_, masked_.data(), n, false, counts_.data() + 1);
-  result.restored = HostImage(width_, height_);
+  result.restored = host_restored_->take();
   cuda::download(resources_.staging(), stream_, result.restored.pixels.data(), masked_.data(), n);
   if (!problem.restored_quantiles.empty()) {
     unsigned long long n_valid = 0;

@@ -16,6 +16,7 @@
 #include "clean/beam.hpp"
 #include "clean/deconvolver.hpp"
 #include "clean/gpu/gpu_resources.hpp"
+#include "clean/gpu/host_image_prefetch.hpp"
 #include "clean/image_stats.hpp"
 #include "select/cuda/device_buffer.hpp"
 #include "select/selector.hpp"
@@ -105,6 +106,8 @@ class GpuImageState {
   std::shared_ptr<const Spectrum> psf_spectrum_;
   float exterior_sidelobe_ = 0.0f;
   std::size_t free_at_start_ = 0, peak_used_ = 0;
+  // The host images the results come back into, made while the GPU works.
+  std::unique_ptr<HostImagePrefetch> host_residual_, host_model_, host_restored_;
 };
 
 /// Device bytes a GPU run of this problem needs at its peak (conservative), for the check
