@@ -1,6 +1,7 @@
 #include "app/cli.hpp"
 
 #include "app/batch/streams.hpp"
+#include "app/multiscale_options.hpp"
 #include "app/version.hpp"
 #include "data/arrays.hpp"
 
@@ -18,6 +19,10 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
       ->group(loop)->capture_default_str();
   app.add_option("--auto-threshold", s.auto_threshold,
                  "Stop at SIGMA x robust noise (1.4826 x MAD of the residual); 0 turns it off")
+      ->group(loop)->capture_default_str();
+  app.add_option("--auto-mask", s.auto_mask,
+                 "Clean unmasked to SIGMA x robust noise, then on only where components went (per scale, their "
+                 "footprints) down to the final threshold; 0 turns it off (WSClean's -auto-mask)")
       ->group(loop)->capture_default_str();
 
   const std::string algo = "Algorithm";
@@ -81,6 +86,8 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
          "Beam fit: wsclean (every pixel in a box 10 x the FWHM) or casa (main-lobe pixels above 0.35)")
       ->check(CLI::IsMember({"casa", "wsclean"}))->group("Beam")->default_str("wsclean");
 
+  add_multiscale_options(app, s.multiscale);
+
   app.add_flag("-q,--quiet", [&r](std::int64_t) { r.verbosity = Verbosity::kQuiet; }, "Print errors only");
   app.add_flag("-v,--verbose", [&r](std::int64_t) { r.verbosity = Verbosity::kVerbose; }, "Print more detail");
 }
@@ -122,12 +129,18 @@ void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
 void add_bench_clean_options(CLI::App& sub, BenchCleanOptions& o) {
   sub.add_option("--sizes", o.sizes, "image sizes N (N x N)")->delimiter(',')->capture_default_str();
   sub.add_option("--niters", o.niters, "component limits")->delimiter(',')->capture_default_str();
-  sub.add_option("--paths", o.paths, "gpu-clark, gpu-hogbom, cpu-clark")->delimiter(',')
-      ->check(CLI::IsMember({"gpu-clark", "gpu-hogbom", "cpu-clark"}))->capture_default_str();
+  sub.add_option("--paths", o.paths, "gpu-clark, gpu-hogbom, cpu-clark, gpu-multiscale, cpu-multiscale")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"gpu-clark", "gpu-hogbom", "cpu-clark", "gpu-multiscale", "cpu-multiscale"}))
+      ->capture_default_str();
   sub.add_option("--cpu-max-size", o.cpu_max_size, "leave the CPU path out above this size")->capture_default_str();
   sub.add_option("--hogbom-max-size", o.hogbom_max_size, "leave GPU Hogbom out above this size")->capture_default_str();
   sub.add_option("--threshold", o.threshold, "fixed stopping threshold [Jy/beam]")->capture_default_str();
   sub.add_option("--sources", o.sources, "point sources per simulated field")->capture_default_str();
+  sub.add_option("--gaussians", o.gaussians, "extended (Gaussian) sources per field (0: sources / 100)")
+      ->capture_default_str();
+  sub.add_option("--max-scales", o.max_scales, "multiscale paths: automatic scales, 0 included")
+      ->check(CLI::Range(1, 16))->capture_default_str();
   sub.add_option("--cli-size", o.cli_size, "size of the whole-command-line run (0: skip)")->capture_default_str();
   sub.add_option("--format", o.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();

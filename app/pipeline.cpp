@@ -126,7 +126,7 @@ LoadedObservation load_observation(const RunOptions& o, const Log& log) {
   report.dirty = o.dirty;
   report.psf = o.psf;
   report.output = o.output;
-  report.algorithm = std::string(clean::to_string(s.algorithm));
+  report.algorithm = s.multiscale.enabled ? "multiscale" : std::string(clean::to_string(s.algorithm));
 
   const auto t = Clock::now();
   io::FitsImage dirty_file = io::read_fits_image(o.dirty);
@@ -250,10 +250,24 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
       {"GCMGAIN", s.mgain, "major-cycle gain"},
       {"GCTHRESH", s.threshold, "absolute threshold"},
       {"GCATHRES", s.auto_threshold, "auto-threshold [sigma]"},
+      {"GCAMASK", s.auto_mask, "auto-mask [sigma], 0 = off"},
       {"GCFTHRES", result.threshold, "threshold in force at the end"},
       {"GCNEGCM", s.allow_negative, "negative components allowed"},
       {"GCSTOP", std::string(clean::to_string(result.reason)), "why CLEAN stopped"},
   };
+  if (s.multiscale.enabled) {
+    std::string sizes;
+    for (const clean::ScaleSummary& sc : result.scales) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%s%.4g", sizes.empty() ? "" : ",", sc.size);
+      sizes += buf;
+    }
+    w.keywords.push_back({"GCMSCALE", true, "multiscale CLEAN"});
+    w.keywords.push_back({"GCSCALES", sizes, "scales [pixels]"});
+    w.keywords.push_back({"GCSSHAPE", std::string(clean::to_string(s.multiscale.shape)), "scale kernel shape"});
+    w.keywords.push_back({"GCSBIAS", s.multiscale.scale_bias, "multiscale scale bias"});
+    w.keywords.push_back({"GCSGAIN", s.multiscale.gain, "multiscale gain (sub-minor loop)"});
+  }
   w.history = history_lines(o.command_line);
   char line[96];
   std::snprintf(line, sizeof line, "gpuclean %s: %s on %s, %zu components, stop %s", kVersion,
@@ -276,7 +290,7 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
     model_opt.bunit = "JY/PIXEL";
     io::write_fits_image(o.model, result.model.pixels.data(), width, height, obs.header, obs.axes, model_opt);
   }
-  if (!o.components.empty()) io::write_text_file(o.components, components_csv(result, obs.wcs), o.overwrite);
+  if (!o.components.empty()) io::write_text_file(o.components, components_csv(result, obs.wcs, s.multiscale.enabled), o.overwrite);
   if (!o.quicklook.empty()) {
     if (result.restored_quantile_values.size() != 2)
       throw std::logic_error("the deconvolver did not report the quick-look percentiles");

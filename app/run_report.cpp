@@ -45,6 +45,7 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
                    {"mgain", s.mgain},
                    {"threshold", s.threshold},
                    {"auto_threshold", s.auto_threshold},
+                   {"auto_mask", s.auto_mask},
                    {"allow_negative", s.allow_negative},
                    {"clean_border_percent", s.clean_border_percent},
                    {"select_k", s.select_k},
@@ -57,6 +58,7 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
                   {"write", r.seconds.write},
                   {"setup", result.seconds.setup},
                   {"download", result.seconds.download},
+                  {"scale_images", result.seconds.scales},
                   {"select", result.seconds.select},
                   {"minor", result.seconds.minor},
                   {"convolve", result.seconds.convolve},
@@ -70,27 +72,50 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
                              {"pool_reruns", m.reruns},
                              {"one_cluster_cycles", m.sequential}};
   }
+  if (s.auto_mask > 0.0) {
+    j["auto_mask"] = {{"sigma", s.auto_mask}, {"cycle", result.auto_mask_cycle}, {"pixels", result.auto_mask_pixels}};
+  }
+  if (s.multiscale.enabled) {
+    nlohmann::json scales = nlohmann::json::array();
+    for (const clean::ScaleSummary& sc : result.scales) {
+      scales.push_back({{"size_pixels", sc.size}, {"bias", sc.bias}, {"components", sc.components}, {"flux", sc.flux}});
+    }
+    j["multiscale"] = {{"shape", std::string(clean::to_string(s.multiscale.shape))},
+                       {"scale_bias", s.multiscale.scale_bias},
+                       {"gain", s.multiscale.gain},
+                       {"scales", scales}};
+  }
   return j;
 }
 
-std::string components_csv(const clean::CleanResult& result, const std::optional<io::CelestialWcs>& wcs) {
-  std::vector<std::pair<std::uint64_t, double>> rows;
+std::string components_csv(const clean::CleanResult& result, const std::optional<io::CelestialWcs>& wcs,
+                           bool multiscale) {
+  // One row per pixel (and scale), in the order they were first cleaned.
+  struct Row {
+    std::uint32_t x, y, scale;
+    double flux;
+  };
+  std::vector<Row> rows;
   std::unordered_map<std::uint64_t, std::size_t> row_of;
   for (const auto& c : result.components) {
-    const std::uint64_t key = (static_cast<std::uint64_t>(c.y) << 32) | c.x;
+    const std::uint64_t key = (static_cast<std::uint64_t>(c.scale) << 48) | (static_cast<std::uint64_t>(c.y) << 24) | c.x;
     auto [it, inserted] = row_of.try_emplace(key, rows.size());
-    if (inserted) rows.push_back({key, 0.0});
-    rows[it->second].second += c.flux;
+    if (inserted) rows.push_back({c.x, c.y, c.scale, 0.0});
+    rows[it->second].flux += c.flux;
   }
   std::ostringstream out;
-  out << "x,y,ra_deg,dec_deg,flux_jy\n";
-  char line[160];
-  for (const auto& [key, flux] : rows) {
-    const auto x = static_cast<std::uint32_t>(key & 0xffffffffu), y = static_cast<std::uint32_t>(key >> 32);
+  out << (multiscale ? "x,y,ra_deg,dec_deg,flux_jy,scale_pixels\n" : "x,y,ra_deg,dec_deg,flux_jy\n");
+  char line[192];
+  for (const Row& r : rows) {
     double ra = std::numeric_limits<double>::quiet_NaN(), dec = ra;
-    if (wcs) wcs->pixel_to_world(x, y, &ra, &dec);
-    std::snprintf(line, sizeof line, "%u,%u,%.9f,%.9f,%.9g\n", x, y, ra, dec, flux);
-    out << line;
+    if (wcs) wcs->pixel_to_world(r.x, r.y, &ra, &dec);
+    const int len = std::snprintf(line, sizeof line, "%u,%u,%.9f,%.9f,%.9g", r.x, r.y, ra, dec, r.flux);
+    out.write(line, len);
+    if (multiscale) {
+      std::snprintf(line, sizeof line, ",%.6g", result.scales.at(r.scale).size);
+      out << line;
+    }
+    out << '\n';
   }
   return out.str();
 }

@@ -32,6 +32,9 @@ nlohmann::json make_summary_json(const RunReport& report, const clean::CleanResu
 
 /// One row per model pixel (components at the same pixel summed), in the order first cleaned:
 /// x, y (0-based pixels), RA and Dec [deg], flux [Jy].
-std::string components_csv(const clean::CleanResult& result, const std::optional<io::CelestialWcs>& wcs);
+/// The component list as CSV, one row per pixel (and scale, with a scale_pixels column when
+/// `multiscale`), fluxes summed.
+std::string components_csv(const clean::CleanResult& result, const std::optional<io::CelestialWcs>& wcs,
+                           bool multiscale);
 
 }  // namespace gpuclean::app

@@ -4,11 +4,16 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <optional>
 
+#include "clean/auto_mask.hpp"
 #include "clean/fft_convolver_cpu.hpp"
 #include "clean/image_stats.hpp"
 #include "clean/minor_cycle_cpu.hpp"
 #include "clean/restore.hpp"
+#include "clean/scale_images_cpu.hpp"
+#include "clean/scale_set.hpp"
 #include "clean/stop_rules.hpp"
 #include "select/cpu_reference.hpp"
 
@@ -20,56 +25,74 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 
 }  // namespace
 
-float largest_exterior_sidelobe(const PreparedPsf& psf, std::size_t half_width) {
-  const auto hw = static_cast<std::ptrdiff_t>(half_width);
-  float worst = 0.0f;
-  for (std::size_t y = 0; y < psf.image.height; ++y) {
-    const auto dy = static_cast<std::ptrdiff_t>(y) - static_cast<std::ptrdiff_t>(psf.peak_y);
-    for (std::size_t x = 0; x < psf.image.width; ++x) {
-      const auto dx = static_cast<std::ptrdiff_t>(x) - static_cast<std::ptrdiff_t>(psf.peak_x);
-      if (std::abs(dx) <= hw && std::abs(dy) <= hw) continue;
-      worst = std::max(worst, std::abs(psf.image.at(x, y)));
-    }
-  }
-  return worst;
-}
-
 CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& settings,
                           const CycleCallback& on_cycle) {
   const HostImage& dirty = problem.dirty;
-  const std::size_t n = dirty.size();
+  const std::size_t n = dirty.size(), width = dirty.width, height = dirty.height;
   CleanResult result;
   result.residual = dirty;
-  result.model = HostImage(dirty.width, dirty.height);
+  result.model = HostImage(width, height);
   const bool neg = settings.allow_negative;
   const auto order = neg ? select::Order::kLargestAbs : select::Order::kLargest;
+  const bool multiscale = settings.multiscale.enabled;
 
-  const float sidelobe = std::min(largest_exterior_sidelobe(problem.psf, settings.beam_patch), 1.0f);
-  FftConvolverCpu psf_conv(problem.psf.image, problem.psf.peak_x, problem.psf.peak_y, dirty.width,
-                           dirty.height, settings.threads);
-  MinorCycleCpu minor(problem.psf, settings.beam_patch, dirty.width, dirty.size());
-  std::vector<float> masked(n);
-  std::vector<float> delta(n, 0.0f);
+  const std::vector<CleanScale> scales = prepare_scales(
+      problem.psf, settings, multiscale ? beam_fwhm_pixels(problem) : 0.0, width, height, settings.threads);
+  FftConvolverCpu psf_conv(problem.psf.image, problem.psf.peak_x, problem.psf.peak_y, width, height,
+                           settings.threads);
+  ScaleImagesCpu scale_images(scales, problem.mask, width, height, settings.threads);
+  MinorCycleCpu minor(scales[0].minor_psf, scales[0].patch, width, n);
+  std::vector<float> masked(n), delta(n, 0.0f);
   std::vector<ActiveMember> active;
 
   MajorCycleGate gate(settings, on_cycle);
+  AutoMaskPhase phase(settings);
   std::size_t last_candidates = 0;
   while (true) {
-    const Peak peak = find_peak(result.residual.pixels, problem.mask, neg, settings.threads);
+    auto t_scales = Clock::now();
+    ScaleImagesCpu::Choice choice = scale_images.choose(result.residual.pixels, neg, settings.threads);
+    if (multiscale) result.seconds.scales += since(t_scales);
     double sigma = 0.0;
-    const double threshold = current_threshold(settings, result.residual.pixels, &sigma);
-    if (!gate.open(result, peak.index >= 0, peak.index >= 0 ? (neg ? std::abs(peak.value) : peak.value) : 0.0f,
-                   threshold, sigma, total_flux(result.model.pixels), last_candidates)) {
+    const double final_threshold = current_threshold(settings, result.residual.pixels, &sigma);
+    double threshold = phase.threshold(final_threshold, sigma);
+    if (phase.first_phase() && (choice.scale < 0 || choice.biased <= threshold)) {
+      // --auto-mask: the unmasked phase is done; on inside the components' footprints.
+      phase.switch_to_mask();
+      std::vector<const HostImage*> kernels;
+      for (const CleanScale& sc : scales) kernels.push_back(&sc.kernel);
+      const auto masks = auto_masks(kernels, result.components, problem.mask, width, height);
+      note_auto_mask(result, masks);
+      scale_images.restrict(masks);
+      t_scales = Clock::now();
+      choice = scale_images.choose(result.residual.pixels, neg, settings.threads);
+      if (multiscale) result.seconds.scales += since(t_scales);
+      threshold = final_threshold;
+    }
+    // Multiscale: the divergence rule watches the residual's own peak (stop_rules.hpp).
+    std::optional<float> residual_peak;
+    if (multiscale) {
+      const Peak p = find_peak(result.residual.pixels, problem.mask, neg, settings.threads);
+      residual_peak = p.index < 0 ? 0.0f : (neg ? std::abs(p.value) : p.value);
+    }
+    if (!gate.open(result, choice.scale >= 0, choice.biased, threshold, sigma, total_flux(result.model.pixels),
+                   last_candidates, residual_peak)) {
       break;
     }
+    const auto b = static_cast<std::size_t>(choice.scale);
+    const CleanScale& scale = scales[b];
+    const std::vector<float>& scale_image = scale_images.image(choice, result.residual.pixels);
+    const std::vector<std::uint8_t>& mask = scale_images.mask(b);
+    const double peak = neg ? std::abs(choice.peak.value) : choice.peak.value;
+    // Clark's limit (clark_cpu.hpp), in the scale image's units; bias and gain are 1 without
+    // --multiscale.
+    const double limit =
+        std::max({result.threshold / scale.bias, static_cast<double>(scale.sidelobe) * peak,
+                  (1.0 - settings.mgain) * peak, multiscale ? (1.0 - settings.multiscale.gain) * peak : 0.0});
 
-    const double limit = std::max({result.threshold, static_cast<double>(sidelobe) * result.peak_residual,
-                                   (1.0 - settings.mgain) * result.peak_residual});
-
-    // Active set: the brightest cleanable pixels above the limit.
+    // Active set: the brightest cleanable pixels of the scale's image above the limit.
     const auto t_select = Clock::now();
     for (std::size_t i = 0; i < n; ++i) {
-      masked[i] = problem.mask[i] ? result.residual.pixels[i] : std::numeric_limits<float>::quiet_NaN();
+      masked[i] = mask[i] ? scale_image[i] : std::numeric_limits<float>::quiet_NaN();
     }
     const std::size_t above = select::count_keys_above_cpu(masked, static_cast<float>(limit), order);
     const std::size_t k = std::max<std::size_t>(1, std::min(settings.select_k, above));
@@ -77,14 +100,14 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
     active.clear();
     for (std::size_t j = 0; j < top.indices.size(); ++j) {
       const std::uint32_t i = top.indices[j];
-      active.push_back({static_cast<std::int32_t>(i % dirty.width), static_cast<std::int32_t>(i / dirty.width),
-                        top.values[j]});
+      active.push_back({static_cast<std::int32_t>(i % width), static_cast<std::int32_t>(i / width), top.values[j]});
     }
     last_candidates = active.size();
     result.seconds.select += since(t_select);
 
     const auto t_minor = Clock::now();
     const std::size_t first = result.components.size();
+    minor.set_psf(scale.minor_psf, scale.patch);
     const std::size_t made = minor.run(active, limit, settings.gain, neg, settings.niter - result.iterations,
                                        &result.components);
     result.iterations += made;
@@ -94,19 +117,28 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
       break;
     }
 
-    // Major cycle: subtract this cycle's components through the full PSF.
+    // Major cycle: the components (x) K into the model, and through the full PSF out of the
+    // residual. The per-pixel sums go through the kernel by FFT, as on the GPU.
     const auto t_conv = Clock::now();
     std::fill(delta.begin(), delta.end(), 0.0f);
+    const bool delta_scale = scale_images.is_delta(b);
     for (std::size_t c = first; c < result.components.size(); ++c) {
-      const Component& comp = result.components[c];
-      const std::size_t i = static_cast<std::size_t>(comp.y) * dirty.width + comp.x;
+      Component& comp = result.components[c];
+      comp.scale = static_cast<std::uint32_t>(b);
+      comp.flux /= scale.psf_peak;  // exact for the delta scale's 1
+      const std::size_t i = static_cast<std::size_t>(comp.y) * width + comp.x;
       delta[i] += comp.flux;
-      result.model.pixels[i] += comp.flux;
+      if (delta_scale) result.model.pixels[i] += comp.flux;
+    }
+    if (!delta_scale) {
+      scale_images.convolve(b, delta.data());
+      for (std::size_t i = 0; i < n; ++i) result.model.pixels[i] += delta[i];
     }
     psf_conv.convolve(delta.data(), delta.data());
     for (std::size_t i = 0; i < n; ++i) result.residual.pixels[i] -= delta[i];
     result.seconds.convolve += since(t_conv);
   }
+  result.scales = summarise_scales(scales, result.components);
   restore_if_asked(problem, settings.threads, result);
   return result;
 }

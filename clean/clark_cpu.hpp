@@ -1,20 +1,26 @@
 #pragma once
-// Clark CLEAN (Clark 1980) on the CPU: the reference the GPU Clark is checked against.
+// Clark CLEAN (Clark 1980) on the CPU, over one or several scales: the reference the GPU Clark
+// is checked against. Without --multiscale there is one scale, a delta function, and this is
+// plain Clark; with it, each major cycle cleans the scale whose biased peak is brightest, as
+// WSClean's multiscale CLEAN does (scale_set.hpp says how a scale is cleaned).
 //
-// Once per run:
-//   take a beam patch of half-width --beam-patch around the PSF peak, and the largest |PSF|
-//   outside it (the largest exterior sidelobe, f).
+// Once per run, per scale: its kernel K, the minor cycle's PSF (PSF (x) K (x) K, the PSF itself
+// for the delta scale) within a beam patch of half-width --beam-patch + the kernel's width - 1,
+// and the largest |value| outside that patch relative to the peak (the exterior sidelobe, f).
 // Each major cycle:
-//   1. peak = brightest cleanable residual pixel; threshold = max(--threshold, auto x sigma);
-//      stop on threshold, niter, or a peak that did not fall since the last cycle (divergence).
-//   2. limit = max(threshold, f x peak, (1 - mgain) x peak): components from outside the patch
-//      cannot change a pixel by more than f x peak, so pixels above the limit are safe to clean
-//      with the patch alone.
-//   3. active set = the top-k brightest cleanable pixels above the limit (k <= --select-k),
-//      through the selection library (ties: lowest index).
-//   4. minor cycles: Högbom on the active set with the beam patch only, until the brightest
+//   1. every scale's image (the residual (x) K), its brightest cleanable pixel, and the scale
+//      whose peak x bias is largest; threshold = max(--threshold, auto x sigma of the residual);
+//      stop on threshold (against the biased peak), niter, or a peak that did not fall since the
+//      last cycle (divergence).
+//   2. limit = max(threshold / bias, f x peak, (1 - mgain) x peak, (1 - multiscale gain) x peak
+//      with --multiscale): components from outside the patch cannot change a pixel by more than
+//      f x peak, so pixels above the limit are safe to clean with the patch alone.
+//   3. active set = the top-k brightest cleanable pixels of that scale's image above the limit
+//      (k <= --select-k), through the selection library (ties: lowest index).
+//   4. minor cycles: Högbom on the active set with the scale's patch only, until the brightest
 //      member is at or below the limit, or niter.
-//   5. residual -= (this cycle's components) (x) full PSF, by zero-padded FFT convolution.
+//   5. model += the components (x) K; residual -= that (x) full PSF, by zero-padded FFT
+//      convolution.
 
 #include "clean/deconvolver.hpp"
 
@@ -26,8 +32,5 @@ class ClarkCpu final : public Deconvolver {
   CleanResult run(const CleanProblem& problem, const CleanSettings& settings,
                   const CycleCallback& on_cycle) override;
 };
-
-/// The largest |PSF| outside the square patch of half-width `half_width` around the peak.
-float largest_exterior_sidelobe(const PreparedPsf& psf, std::size_t half_width);
 
 }  // namespace gpuclean::clean

@@ -36,6 +36,13 @@ void validate(const CleanSettings& s) {
       fail("--beam-shape needs BMAJ and BMIN > 0 (arcsec) and a finite BPA (degrees).");
     if (b.bmin_arcsec > b.bmaj_arcsec) fail("--beam-shape: BMIN must not exceed BMAJ.");
   }
+  if (!(s.auto_mask >= 0.0) || !std::isfinite(s.auto_mask))
+    fail("--auto-mask must be a finite number of sigma >= 0 (0 turns it off).");
+  if (s.auto_mask > 0.0 && s.auto_mask <= s.auto_threshold)
+    fail("--auto-mask must exceed --auto-threshold: it is where the first phase stops and the mask is made.");
+  validate(s.multiscale);
+  if (s.multiscale.enabled && s.algorithm != Algorithm::kClark)
+    fail("--multiscale runs on Clark's major/minor cycles; drop --algorithm hogbom.");
 }
 
 }  // namespace gpuclean::clean

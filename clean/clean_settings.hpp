@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "clean/beam.hpp"
+#include "clean/multiscale_settings.hpp"
 
 namespace gpuclean::clean {
 
@@ -31,6 +32,9 @@ struct CleanSettings {
   double mgain = 1.0;             ///< a major cycle stops once the peak fell by this fraction (1 = no limit)
   double threshold = 0.0;         ///< absolute stopping threshold [image units]
   double auto_threshold = 3.0;    ///< stop at this many robust sigma of the residual (0 = off)
+  /// WSClean's -auto-mask: clean to this many sigma unmasked, then on inside the mask built from
+  /// the components so far (auto_mask.hpp); 0 = off.
+  double auto_mask = 0.0;
   bool allow_negative = true;     ///< false: peaks are searched among positive values only
   double clean_border_percent = 0.0;  ///< width of the uncleaned border, per side [% of the size]
   std::size_t select_k = 20050;   ///< Clark: most candidates per major cycle (AIPS MAXPIXEL default)
@@ -43,6 +47,7 @@ struct CleanSettings {
   /// residual and k, check they return the same set, and time them. CLEAN itself is unchanged.
   bool compare_select = false;
   bool compare_select_cpu = false;  ///< ... and the CPU reference too
+  MultiscaleSettings multiscale;    ///< --multiscale and its options (Clark only)
 };
 
 /// Throws InvalidSettings, with a sentence that says what to change, when a setting is out of range.

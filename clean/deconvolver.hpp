@@ -28,7 +28,16 @@ std::string_view to_string(StopReason r);
 struct Component {
   std::uint32_t x = 0;
   std::uint32_t y = 0;
-  float flux = 0.0f;  ///< Jy (model image units)
+  float flux = 0.0f;        ///< Jy (model image units): the integral of its scale's kernel x flux
+  std::uint32_t scale = 0;  ///< index into CleanResult::scales (0 without --multiscale)
+};
+
+/// One scale of a run (one, a delta function, without --multiscale).
+struct ScaleSummary {
+  double size = 0.0;         ///< pixels
+  double bias = 1.0;         ///< the scale-bias factor
+  std::size_t components = 0;
+  double flux = 0.0;         ///< sum of its components' fluxes
 };
 
 /// State after a major cycle, for the per-cycle log line.
@@ -73,6 +82,7 @@ struct SelectCycleComparison {
 struct StageSeconds {
   double setup = 0.0;     ///< GPU: from the call to the first major cycle (uploads, PSF transform, workspaces)
   double download = 0.0;  ///< GPU: residual, model and components to the host
+  double scales = 0.0;    ///< multiscale: the scale images and the choice among them
   double select = 0.0;    ///< candidate selection (Clark)
   double minor = 0.0;     ///< minor cycles / Högbom iterations
   double convolve = 0.0;  ///< major-cycle PSF convolutions
@@ -108,6 +118,11 @@ struct CleanResult {
   std::vector<float> restored_quantile_values;  ///< one per CleanProblem::restored_quantiles
   std::vector<SelectCycleComparison> select_comparison;  ///< --compare-select, one per major cycle
   MinorCycleStats minor_stats;
+  std::vector<ScaleSummary> scales;    ///< the scales cleaned with, smallest first
+  /// --auto-mask: the major cycle that opened with the mask (0: the first phase never ended),
+  /// and the pixels the mask let each scale clean.
+  std::size_t auto_mask_cycle = 0;
+  std::vector<std::size_t> auto_mask_pixels;
 };
 
 class Deconvolver {

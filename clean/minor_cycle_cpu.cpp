@@ -8,7 +8,7 @@
 namespace gpuclean::clean {
 
 MinorCycleCpu::MinorCycleCpu(const PreparedPsf& psf, std::size_t half_width, std::size_t width, std::size_t pixels)
-    : psf_(psf), hw_(static_cast<std::int32_t>(half_width)), width_(width), slot_(pixels, -1) {}
+    : psf_(&psf), hw_(static_cast<std::int32_t>(half_width)), width_(width), slot_(pixels, -1) {}
 
 std::size_t MinorCycleCpu::index_of(const ActiveMember& c) const {
   return static_cast<std::size_t>(c.y) * width_ + static_cast<std::size_t>(c.x);
@@ -17,12 +17,12 @@ std::size_t MinorCycleCpu::index_of(const ActiveMember& c) const {
 void MinorCycleCpu::subtract(ActiveMember& a, const ActiveMember& c, float flux) const {
   const std::int32_t dx = a.x - c.x, dy = a.y - c.y;
   if (dx < -hw_ || dx > hw_ || dy < -hw_ || dy > hw_) return;
-  const std::ptrdiff_t px = static_cast<std::ptrdiff_t>(psf_.peak_x) + dx;
-  const std::ptrdiff_t py = static_cast<std::ptrdiff_t>(psf_.peak_y) + dy;
-  if (px < 0 || py < 0 || px >= static_cast<std::ptrdiff_t>(psf_.image.width) ||
-      py >= static_cast<std::ptrdiff_t>(psf_.image.height))
+  const std::ptrdiff_t px = static_cast<std::ptrdiff_t>(psf_->peak_x) + dx;
+  const std::ptrdiff_t py = static_cast<std::ptrdiff_t>(psf_->peak_y) + dy;
+  if (px < 0 || py < 0 || px >= static_cast<std::ptrdiff_t>(psf_->image.width) ||
+      py >= static_cast<std::ptrdiff_t>(psf_->image.height))
     return;
-  a.value -= flux * psf_.image.at(static_cast<std::size_t>(px), static_cast<std::size_t>(py));
+  a.value -= flux * psf_->image.at(static_cast<std::size_t>(px), static_cast<std::size_t>(py));
 }
 
 std::size_t MinorCycleCpu::run(std::vector<ActiveMember>& active, double limit, double gain, bool allow_negative,

@@ -22,6 +22,13 @@ class MinorCycleCpu {
   /// `pixels` = width x height of the image.
   MinorCycleCpu(const PreparedPsf& psf, std::size_t half_width, std::size_t width, std::size_t pixels);
 
+  /// From the next run() on, subtract `psf` within `half_width` of its peak (a multiscale run
+  /// switches to the chosen scale's PSF each major cycle). `psf` must outlive those runs.
+  void set_psf(const PreparedPsf& psf, std::size_t half_width) {
+    psf_ = &psf;
+    hw_ = static_cast<std::int32_t>(half_width);
+  }
+
   /// Högbom on `active` (members in pixel order; their values are updated) until the best member
   /// is at or below `limit`, or `budget` components were made. The best member is the first
   /// maximum of |x| (or x without negative components) in member order, so ties go to the lowest
@@ -35,7 +42,7 @@ class MinorCycleCpu {
   std::size_t index_of(const ActiveMember& c) const;
   void subtract(ActiveMember& a, const ActiveMember& c, float flux) const;
 
-  const PreparedPsf& psf_;
+  const PreparedPsf* psf_;
   std::int32_t hw_;
   std::size_t width_;
   std::vector<std::int32_t> slot_;  // pixel -> position in the active set, -1 if absent

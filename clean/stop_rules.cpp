@@ -19,7 +19,7 @@ std::string_view to_string(StopReason r) {
 double current_threshold(const CleanSettings& settings, std::span<const float> residual, double* sigma) {
   *sigma = 0.0;
   double threshold = settings.threshold;
-  if (settings.auto_threshold > 0.0) {
+  if (settings.auto_threshold > 0.0 || settings.auto_mask > 0.0) {
     *sigma = robust_sigma(residual);
     threshold = std::max(threshold, settings.auto_threshold * *sigma);
   }
@@ -27,16 +27,17 @@ double current_threshold(const CleanSettings& settings, std::span<const float> r
 }
 
 std::optional<StopReason> check_stop(bool have_peak, float peak, double threshold, std::size_t iterations,
-                                     const CleanSettings& settings, std::optional<float> lowest_peak) {
+                                     const CleanSettings& settings, std::optional<float> lowest_peak,
+                                     std::optional<float> watched, float factor) {
   if (!have_peak) return StopReason::kNoCleanablePixels;
   if (peak <= threshold) return StopReason::kThreshold;
   if (iterations >= settings.niter) return StopReason::kMaxIterations;
-  if (lowest_peak && peak > *lowest_peak * kDivergenceFactor) return StopReason::kDiverged;
+  if (lowest_peak && watched.value_or(peak) > *lowest_peak * factor) return StopReason::kDiverged;
   return std::nullopt;
 }
 
 bool MajorCycleGate::open(CleanResult& result, bool have_peak, float peak, double threshold, double sigma,
-                          double model_flux, std::size_t candidates) {
+                          double model_flux, std::size_t candidates, std::optional<float> divergence_peak) {
   result.peak_residual = have_peak ? peak : 0.0f;
   result.threshold = threshold;
   result.noise_sigma = sigma;
@@ -44,12 +45,15 @@ bool MajorCycleGate::open(CleanResult& result, bool have_peak, float peak, doubl
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     on_cycle_({result.major_cycles, result.iterations, result.peak_residual, model_flux, threshold, candidates, seconds});
   }
-  const auto stop = check_stop(have_peak, result.peak_residual, threshold, result.iterations, settings_, lowest_peak_);
+  const float watched = divergence_peak.value_or(result.peak_residual);
+  const auto stop =
+      check_stop(have_peak, result.peak_residual, threshold, result.iterations, settings_, lowest_peak_, watched,
+                 settings_.multiscale.enabled ? kMultiscaleDivergenceFactor : kDivergenceFactor);
   if (stop) {
     result.reason = *stop;
     return false;
   }
-  lowest_peak_ = lowest_peak_ ? std::min(*lowest_peak_, result.peak_residual) : result.peak_residual;
+  lowest_peak_ = lowest_peak_ ? std::min(*lowest_peak_, watched) : watched;
   ++result.major_cycles;
   return true;
 }

@@ -11,17 +11,23 @@
 namespace gpuclean::clean {
 
 /// The threshold in force: max(--threshold, --auto-threshold x robust sigma of the residual).
-/// `sigma` receives the noise estimate (0 when auto-threshold is off).
+/// `sigma` receives the noise estimate (0 when neither auto-threshold nor auto-mask is on).
 double current_threshold(const CleanSettings& settings, std::span<const float> residual, double* sigma);
 
 /// A run has diverged once a major cycle starts with a peak this much above the lowest peak
 /// seen so far. Near the noise the peak wanders by a few per cent; divergence is a steady rise.
 inline constexpr float kDivergenceFactor = 1.1f;
+/// Multiscale: cleaning a wide scale can leave the residual's peak (watched instead of the
+/// biased peak) 10-20% above its lowest for a cycle or two; divergence still grows past this.
+inline constexpr float kMultiscaleDivergenceFactor = 1.5f;
 
 /// Checked at the start of every major cycle with the peak found there; `lowest_peak` is the
-/// lowest peak seen at an earlier cycle start.
+/// lowest `watched` peak (the peak itself unless the caller watches another) seen at an earlier
+/// cycle start.
 std::optional<StopReason> check_stop(bool have_peak, float peak, double threshold, std::size_t iterations,
-                                     const CleanSettings& settings, std::optional<float> lowest_peak);
+                                     const CleanSettings& settings, std::optional<float> lowest_peak,
+                                     std::optional<float> watched = std::nullopt,
+                                     float factor = kDivergenceFactor);
 
 /// The checks at the start of every major cycle, shared by every CLEAN implementation: the log
 /// line of the cycle that just ended, then the stopping rules. The caller measures the peak and
@@ -33,9 +39,11 @@ class MajorCycleGate {
 
   /// Records peak, threshold and noise in `result`, reports the finished cycle, and returns
   /// true when another major cycle should run (then counted in result.major_cycles). When it
-  /// returns false, result.reason says why the run stopped.
+  /// returns false, result.reason says why the run stopped. `divergence_peak`, when given, is
+  /// what the divergence rule watches instead of `peak`: multiscale's biased peaks belong to
+  /// different scales from one cycle to the next, so it watches the residual's own peak.
   bool open(CleanResult& result, bool have_peak, float peak, double threshold, double sigma,
-            double model_flux, std::size_t candidates);
+            double model_flux, std::size_t candidates, std::optional<float> divergence_peak = std::nullopt);
 
  private:
   const CleanSettings& settings_;

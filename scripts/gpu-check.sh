@@ -10,6 +10,9 @@
 #   scripts/gpu-check.sh batch      batch and --compare-select tests, memcheck of a comparison run
 #   scripts/gpu-check.sh batch-bench  --compare-select on the WSClean pair and a 4096^2 field; bench batch
 #                                   (64 and 256 x 2048^2)
+#   scripts/gpu-check.sh multiscale  multiscale tests (analytic, GPU = CPU), memcheck of the GPU analytic cases,
+#                                   bench clean --paths gpu-multiscale,cpu-multiscale (2048^2, 4096^2) and 16384^2
+#                                   (GPU Clark, GPU multiscale)
 #   scripts/gpu-check.sh select     test_select_gpu (timed), sanitizers on the small selection cases, bench select
 #                                   at 2^24 and 2^28 with the auto table
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
@@ -96,6 +99,34 @@ case "${1:-tests}" in
     rm -f "$out/s4096-image.fits"
     echo "== bench batch"
     "$bin/gpuclean" bench batch --size 2048 --counts 64,256 --distinct 8 --dir /tmp/bench-batch 2>&1 | tee "$out/bench_batch.txt" ;;
+  multiscale)
+    status=0
+    echo "== test_clean: scales and multiscale analytic cases"
+    "$bin/tests/test_clean" --gtest_brief=1 --gtest_filter='*Scale*:*Multiscale*' >"$out/test_multiscale.log" 2>&1 || status=1
+    grep -E "PASSED|FAILED|Failure" "$out/test_multiscale.log" | head -8
+    echo "== GPU = CPU, multiscale"
+    "$bin/tests/test_clean_gpu" --gtest_filter='GpuVsCpu.Multiscale*' >"$out/test_multiscale_gpu_vs_cpu.log" 2>&1 || status=1
+    grep -E "^  multiscale|OK|FAILED|Failure" "$out/test_multiscale_gpu_vs_cpu.log" | cut -c1-400 | head -12
+    echo "== compute-sanitizer memcheck, racecheck: the GPU multiscale analytic cases"
+    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/tests/test_clean" --gtest_brief=1 \
+      --gtest_filter='*Multiscale*gpu' >"$out/memcheck_multiscale.log" 2>&1
+    echo "memcheck exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck_multiscale.log" | tail -1)"
+    timeout 200 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/tests/test_clean" --gtest_brief=1 \
+      --gtest_filter='*Multiscale*PointSource*gpu' >"$out/racecheck_multiscale.log" 2>&1
+    echo "racecheck exit $? $(grep -E 'RACECHECK SUMMARY' "$out/racecheck_multiscale.log" | tail -1)"
+    echo "== bench clean: multiscale, GPU and CPU"
+    timeout ${MS_BENCH_TIMEOUT:-300} "$bin/gpuclean" bench clean --sizes ${MS_SIZES:-2048,4096} --niters 10000 \
+      --paths gpu-multiscale,cpu-multiscale,gpu-clark,cpu-clark --gaussians 300 --cli-size 0 --format csv \
+      --output "$out/bench_multiscale.csv" >"$out/bench_multiscale.txt" 2>"$out/bench_multiscale.err"
+    echo "bench exit $?"; cut -c1-280 "$out/bench_multiscale.txt" | tail -12
+    echo "== bench clean: 16384^2"
+    timeout 200 "$bin/gpuclean" bench clean --sizes 16384 --niters ${BIG_NITERS:-100000} --paths gpu-clark \
+      --cli-size 0 >"$out/bench_16384.txt" 2>"$out/bench_16384.err"
+    echo "bench exit $?"; cut -c1-280 "$out/bench_16384.txt" | tail -3
+    timeout 200 "$bin/gpuclean" bench clean --sizes 16384 --niters 10000 --paths gpu-multiscale --gaussians 300 \
+      --cli-size 0 >"$out/bench_16384_ms.txt" 2>"$out/bench_16384_ms.err"
+    echo "bench exit $?"; cut -c1-280 "$out/bench_16384_ms.txt" | tail -2; tail -3 "$out/bench_16384_ms.err"
+    exit $status ;;
   select)
     status=0
     echo "== test_select_gpu"

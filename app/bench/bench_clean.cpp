@@ -33,6 +33,8 @@ struct Row {
   std::size_t components = 0, cycles = 0;
   std::string stop;
   double clean = 0, setup = 0, download = 0, select = 0, minor = 0, convolve = 0, restore = 0;
+  double scales = 0;         // multiscale: the scale images and the choice among them
+  std::size_t n_scales = 1;
   double gbps = 0;  // traffic of the dominant passes (see header of the table)
   double sm_busy = 0;        // GPU Clark: SMs given minor-cycle work (launch configuration)
   std::size_t clusters = 0;  // GPU Clark: independent clusters over the run
@@ -52,14 +54,19 @@ double dominant_bytes(const Row& r) {
   return static_cast<double>(r.cycles) * (2 * spectrum + 4 * spectrum + 3 * spectrum + n * 17.0);
 }
 
+bool is_cpu(const std::string& path) { return path.rfind("cpu-", 0) == 0; }
+bool is_multiscale(const std::string& path) { return path.find("multiscale") != std::string::npos; }
+
 Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t niter, const std::string& path,
-             double threshold) {
+             const BenchCleanOptions& o) {
   clean::CleanSettings s;
   s.niter = niter;
-  s.threshold = threshold;
+  s.threshold = o.threshold;
   s.auto_threshold = 0.0;
   s.algorithm = path == "gpu-hogbom" ? clean::Algorithm::kHogbom : clean::Algorithm::kClark;
-  s.device = path == "cpu-clark" ? clean::Device::kCpu : clean::Device::kGpu;
+  s.device = is_cpu(path) ? clean::Device::kCpu : clean::Device::kGpu;
+  s.multiscale.enabled = is_multiscale(path);
+  s.multiscale.max_scales = o.max_scales;
   // A warm process, as in batch mode: CUDA, the cuFFT plans, the pooled memory and the cached
   // transforms of this size exist before the timed run (a short run of the same path makes them).
   const auto deconvolver = clean::make_deconvolver(s.algorithm, s.device);
@@ -84,24 +91,28 @@ Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t n
   row.minor = r.seconds.minor;
   row.convolve = r.seconds.convolve;
   row.restore = r.seconds.restore;
+  row.scales = r.seconds.scales;
+  row.n_scales = r.scales.size();
   row.peak_gpu_mib = r.peak_gpu_bytes >> 20;
   row.sm_busy = r.minor_stats.sm_busy_fraction;
   row.clusters = r.minor_stats.clusters;
   row.chain = r.minor_stats.longest_chain;
   const double stage = path == "gpu-hogbom" ? row.minor : row.convolve;
-  if (path != "cpu-clark" && stage > 0) row.gbps = dominant_bytes(row) / stage / 1e9;
+  if (!is_cpu(path) && !is_multiscale(path) && stage > 0) row.gbps = dominant_bytes(row) / stage / 1e9;
   return row;
 }
 
 void print_table(const std::vector<Row>& rows) {
-  std::printf("%-6s %-7s %-10s %8s %6s %-9s %9s %8s %8s %8s %8s %8s %8s %11s %9s %8s %8s %8s %8s %8s %8s\n", "size",
-              "niter", "path", "comps", "cycles", "stop", "clean s", "setup", "download", "select", "minor", "convolve", "restore",
-              "comps/s", "us/comp", "SMs busy", "clusters", "chain", "GB/s", "GPU MiB", "speed-up");
+  std::printf("%-6s %-7s %-14s %6s %8s %6s %-9s %9s %8s %8s %8s %8s %8s %8s %8s %11s %9s %8s %8s %8s %8s %8s %8s\n",
+              "size", "niter", "path", "scales", "comps", "cycles", "stop", "clean s", "setup", "download", "scale im",
+              "select", "minor", "convolve", "restore", "comps/s", "us/comp", "SMs busy", "clusters", "chain", "GB/s",
+              "GPU MiB", "speed-up");
   for (const Row& r : rows) {
-    const bool clark_gpu = r.path == "gpu-clark";
-    std::printf("%-6zu %-7zu %-10s %8zu %6zu %-9s %9.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %11.0f %9.3f %8s %8s %8s %8.0f %8zu %8s\n",
-                r.size, r.niter, r.path.c_str(), r.components, r.cycles, r.stop.c_str(), r.clean, r.setup, r.download, r.select, r.minor,
-                r.convolve, r.restore, r.clean > 0 ? static_cast<double>(r.components) / r.clean : 0.0,
+    const bool clark_gpu = r.path == "gpu-clark" || r.path == "gpu-multiscale";
+    std::printf("%-6zu %-7zu %-14s %6zu %8zu %6zu %-9s %9.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %11.0f %9.3f %8s %8s %8s %8.0f %8zu %8s\n",
+                r.size, r.niter, r.path.c_str(), r.n_scales, r.components, r.cycles, r.stop.c_str(), r.clean, r.setup,
+                r.download, r.scales, r.select, r.minor, r.convolve, r.restore,
+                r.clean > 0 ? static_cast<double>(r.components) / r.clean : 0.0,
                 r.components ? 1e6 * r.minor / static_cast<double>(r.components) : 0.0,
                 clark_gpu ? (std::to_string(static_cast<int>(100 * r.sm_busy + 0.5)) + "%").c_str() : "-",
                 clark_gpu ? std::to_string(r.clusters).c_str() : "-", clark_gpu ? std::to_string(r.chain).c_str() : "-",
@@ -121,6 +132,8 @@ std::string self_path() {
 int run_bench_clean(const BenchCleanOptions& o) {
   std::printf("bench clean on %s; %d CPU threads; threshold %.3g Jy/beam, no auto-threshold\n",
               cuda::describe_device().c_str(), static_cast<int>(std::thread::hardware_concurrency()), o.threshold);
+  std::printf("multiscale paths: up to %zu automatic scales (0 included); 'scale im': the scale images and the "
+              "choice among them; speed-up against the CPU path of the same algorithm\n", o.max_scales);
   std::printf("GB/s: least traffic of the dominant passes (Clark: the cuFFT major cycles; Hogbom: the "
               "subtract-and-find-peak pass) over their time; H100 peak 3080 GB/s\n");
   std::printf("GPU runs are timed in a warm process (a 100-component run of the same path and field first); "
@@ -134,7 +147,7 @@ int run_bench_clean(const BenchCleanOptions& o) {
     data::SimulationSettings sim;
     sim.size = size;
     sim.sources = o.sources;
-    sim.gaussians = o.sources / 100;
+    sim.gaussians = o.gaussians ? o.gaussians : o.sources / 100;
     sim.seed = 2026;
     const auto t_sim = Clock::now();
     const data::Simulation field = data::simulate(sim);
@@ -148,15 +161,16 @@ int run_bench_clean(const BenchCleanOptions& o) {
     const clean::PixelGaussian beam = clean::fit_psf_beam(psf, clean::BeamFit::kWsclean);
     const clean::CleanProblem problem{dirty, psf, mask, &beam};
     for (std::size_t niter : o.niters) {
-      double cpu_seconds = 0;
+      double cpu_clark = 0, cpu_multiscale = 0;
       std::vector<Row> here;
       for (const std::string& path : o.paths) {
-        if (path != "cpu-clark" && !gpu) continue;
-        if (path == "cpu-clark" && size > o.cpu_max_size) continue;
+        if (!is_cpu(path) && !gpu) continue;
+        if (is_cpu(path) && size > o.cpu_max_size) continue;
         if (path == "gpu-hogbom" && size > o.hogbom_max_size) continue;
         try {
-          here.push_back(run_case(problem, size, niter, path, o.threshold));
-          if (path == "cpu-clark") cpu_seconds = here.back().clean;
+          here.push_back(run_case(problem, size, niter, path, o));
+          if (path == "cpu-clark") cpu_clark = here.back().clean;
+          if (path == "cpu-multiscale") cpu_multiscale = here.back().clean;
           std::fprintf(stderr, "%zu %zu %s: %.3f s\n", size, niter, path.c_str(), here.back().clean);
         } catch (const std::exception& e) {
           std::fprintf(stderr, "%zu %zu %s failed: %s\n", size, niter, path.c_str(), e.what());
@@ -164,6 +178,8 @@ int run_bench_clean(const BenchCleanOptions& o) {
         }
       }
       for (Row& r : here) {
+        // Against the CPU path of the same algorithm.
+        const double cpu_seconds = is_multiscale(r.path) ? cpu_multiscale : cpu_clark;
         if (cpu_seconds > 0 && r.clean > 0) r.speedup = cpu_seconds / r.clean;
         rows.push_back(r);
       }
@@ -199,7 +215,7 @@ int run_bench_clean(const BenchCleanOptions& o) {
       for (const Row& r : rows)
         j.push_back({{"size", r.size}, {"niter", r.niter}, {"path", r.path}, {"components", r.components},
                      {"cycles", r.cycles}, {"stop", r.stop}, {"clean_s", r.clean}, {"setup_s", r.setup}, {"download_s", r.download}, {"select_s", r.select},
-                     {"minor_s", r.minor}, {"convolve_s", r.convolve}, {"restore_s", r.restore},
+                     {"minor_s", r.minor}, {"convolve_s", r.convolve}, {"restore_s", r.restore}, {"scale_images_s", r.scales}, {"scales", r.n_scales},
                      {"gbps", r.gbps}, {"peak_gpu_mib", r.peak_gpu_mib}, {"speedup_vs_cpu", r.speedup},
                      {"sm_busy_fraction", r.sm_busy}, {"clusters", r.clusters}, {"longest_chain", r.chain},
                      {"minor_us_per_component", r.components ? 1e6 * r.minor / static_cast<double>(r.components) : 0.0}});

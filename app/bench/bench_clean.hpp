@@ -17,6 +17,8 @@ struct BenchCleanOptions {
   std::size_t hogbom_max_size = 8192;  ///< GPU Högbom is left out above this size
   double threshold = 2e-5;             ///< Jy/beam, fixed (no auto-threshold): niter decides
   std::size_t sources = 3000;
+  std::size_t gaussians = 0;           ///< extended sources per field (0: sources / 100)
+  std::size_t max_scales = 5;          ///< multiscale paths: automatic scales, 0 included
   std::size_t cli_size = 4096;         ///< 0: skip the command-line run
   std::string format = "table";
   std::string output;

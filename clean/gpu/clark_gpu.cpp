@@ -4,11 +4,14 @@
 #include <chrono>
 #include <cmath>
 
-#include "clean/clark_cpu.hpp"
+#include "clean/auto_mask.hpp"
+#include "clean/scale_set.hpp"
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/fft_convolver_gpu.hpp"
 #include "clean/gpu/gpu_image_state.hpp"
 #include "clean/gpu/minor_engine.hpp"
+#include "clean/gpu/scale_images_gpu.hpp"
+#include "clean/gpu/scale_set_gpu.hpp"
 #include "clean/stop_rules.hpp"
 #include "clean/gpu/gpu_resources.hpp"
 #include "clean/gpu/select_comparison.hpp"
@@ -42,6 +45,27 @@ std::vector<float> beam_patch(const PreparedPsf& psf, std::size_t half_width) {
   return patch;
 }
 
+// (first component, scale) of each major cycle.
+using CycleScales = std::vector<std::pair<std::size_t, std::uint32_t>>;
+
+void assign_scales(const CycleScales& cycles, std::vector<Component>& components) {
+  for (std::size_t c = 0; c < cycles.size(); ++c) {
+    const std::size_t end = c + 1 < cycles.size() ? std::min(cycles[c + 1].first, components.size()) : components.size();
+    for (std::size_t i = cycles[c].first; i < end; ++i) components[i].scale = cycles[c].second;
+  }
+}
+
+std::vector<Component> components_so_far(gpu::GpuImageState& st, std::size_t count, const CycleScales& cycles) {
+  const std::vector<std::uint32_t> pixels = st.component_pixels(count);
+  std::vector<Component> out(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    out[i].x = static_cast<std::uint32_t>(pixels[i] % st.width());
+    out[i].y = static_cast<std::uint32_t>(pixels[i] / st.width());
+  }
+  assign_scales(cycles, out);
+  return out;
+}
+
 }  // namespace
 
 ClarkGpu::ClarkGpu() = default;
@@ -56,15 +80,25 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   const std::size_t n = st.size();
   const bool neg = settings.allow_negative;
   const auto order = neg ? select::Order::kLargestAbs : select::Order::kLargest;
-  const float sidelobe = std::min(st.exterior_sidelobe(), 1.0f);
+  const bool multiscale = settings.multiscale.enabled;
+
+  // The scales (one delta function without --multiscale: plain Clark) and their beam patches.
+  const std::vector<CleanScale> scales =
+      gpu::prepare_scales_gpu(*resources_, problem.psf, settings, multiscale ? beam_fwhm_pixels(problem) : 0.0,
+                              st.width(), st.height(), st.exterior_sidelobe());
+  std::vector<cuda::DeviceBuffer<float>> patches;
+  for (const CleanScale& sc : scales) {
+    const std::vector<float> h_patch = beam_patch(sc.minor_psf, sc.patch);
+    patches.emplace_back(h_patch.size(), s);
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(patches.back().data(), h_patch.data(), h_patch.size() * sizeof(float),
+                                      cudaMemcpyHostToDevice, s));
+  }
+  gpu::ScaleImagesGpu scale_images(*resources_, st, scales);
 
   // The full PSF only for its transform (cached across runs); the minor cycles need the patch alone.
   std::optional<gpu::FftConvolverGpu> conv;
   conv.emplace(resources_->plans(), s, st.psf_spectrum());
   st.sample_memory();
-  const std::vector<float> h_patch = beam_patch(problem.psf, settings.beam_patch);
-  cuda::DeviceBuffer<float> patch(h_patch.size(), s);
-  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(patch.data(), h_patch.data(), h_patch.size() * 4, cudaMemcpyHostToDevice, s));
 
   const std::size_t k_max = std::min(settings.select_k, n);
   cuda::DeviceBuffer<float> active_values(k_max, s), sorted_values(k_max, s);
@@ -72,42 +106,74 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   const std::size_t sort_bytes = gpu::sort_by_pixel_temp_bytes(k_max);
   cuda::DeviceBuffer<std::byte> sort_temp(std::max<std::size_t>(sort_bytes, 1), s);
   cuda::DeviceBuffer<unsigned long long> count(1, s);
-  gpu::MinorCycleEngine minor(s, st.width(), st.height(), patch.data(), static_cast<int>(settings.beam_patch), k_max,
+  // Scales are smallest first, so the first patch is the narrowest (set_patch's rule).
+  gpu::MinorCycleEngine minor(s, st.width(), st.height(), patches[0].data(), static_cast<int>(scales[0].patch), k_max,
                               std::min(settings.niter, kMaxCycleComponents));
 
   std::optional<gpu::SelectComparison> compare;
   if (settings.compare_select) compare.emplace(s, settings, k_max);
 
   CleanResult result;
+  CycleScales cycle_scales;
   result.seconds.setup = since(t_start);
   MajorCycleGate gate(settings, on_cycle);
+  AutoMaskPhase phase(settings);
+  std::vector<const HostImage*> kernels;
+  for (const CleanScale& sc : scales) kernels.push_back(&sc.kernel);
   std::size_t last_candidates = 0;
   while (true) {
-    const Peak peak = st.peak();
+    auto t_scales = Clock::now();
+    gpu::ScaleImagesGpu::Choice choice = scale_images.choose();
+    if (multiscale) result.seconds.scales += since(t_scales);
     double sigma = 0.0;
-    const double threshold = st.threshold(&sigma);
-    if (!gate.open(result, peak.index >= 0, peak.index >= 0 ? (neg ? std::abs(peak.value) : peak.value) : 0.0f,
-                   threshold, sigma, st.model_flux(), last_candidates)) {
+    const double final_threshold = st.threshold(&sigma);
+    double threshold = phase.threshold(final_threshold, sigma);
+    if (phase.first_phase() && (choice.scale < 0 || choice.biased <= threshold)) {
+      // --auto-mask: the unmasked phase is done; on inside the components' footprints (made on
+      // the host, as the CPU makes them, from the components so far).
+      phase.switch_to_mask();
+      const auto masks = auto_masks(kernels, components_so_far(st, result.iterations, cycle_scales),
+                                    problem.mask, st.width(), st.height());
+      note_auto_mask(result, masks);
+      scale_images.restrict(masks);
+      t_scales = Clock::now();
+      choice = scale_images.choose();
+      if (multiscale) result.seconds.scales += since(t_scales);
+      threshold = final_threshold;
+    }
+    // Multiscale: the divergence rule watches the residual's own peak (stop_rules.hpp).
+    std::optional<float> residual_peak;
+    if (multiscale) {
+      const Peak p = st.peak();
+      residual_peak = p.index < 0 ? 0.0f : (neg ? std::abs(p.value) : p.value);
+    }
+    if (!gate.open(result, choice.scale >= 0, choice.biased, threshold, sigma, st.model_flux(), last_candidates,
+                   residual_peak)) {
       break;
     }
-    const double limit = std::max({result.threshold, static_cast<double>(sidelobe) * result.peak_residual,
-                                   (1.0 - settings.mgain) * result.peak_residual});
+    const auto b = static_cast<std::size_t>(choice.scale);
+    const CleanScale& scale = scales[b];
+    const float* masked = scale_images.masked(choice);
+    const double peak = neg ? std::abs(choice.peak.value) : choice.peak.value;
+    const double limit =
+        std::max({result.threshold / scale.bias, static_cast<double>(scale.sidelobe) * peak,
+                  (1.0 - settings.mgain) * peak, multiscale ? (1.0 - settings.multiscale.gain) * peak : 0.0});
 
-    // Active set: the brightest cleanable pixels above the limit.
+    // Active set: the brightest cleanable pixels of the scale's image above the limit.
     auto t = Clock::now();
     unsigned long long above = 0;
     GPUCLEAN_CUDA_TRY(cudaMemsetAsync(count.data(), 0, sizeof above, s));
-    gpu::count_above(s, st.masked(), n, neg, static_cast<float>(limit), count.data());
+    gpu::count_above(s, masked, n, neg, static_cast<float>(limit), count.data());
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(&above, count.data(), sizeof above, cudaMemcpyDeviceToHost, s));
     stream.synchronize();
     const std::size_t k = std::max<std::size_t>(1, std::min<std::size_t>(k_max, above));
-    const select::SelectStats sel = st.selector().top_k(s, st.masked(), n, {k, order, false}, st.workspace(),
+    const select::SelectStats sel = st.selector().top_k(s, masked, n, {k, order, false}, st.workspace(),
                                                         active_values.data(), active_pixels.data());
     last_candidates = sel.count;
     if (compare) {
       const auto t_compare = Clock::now();
       result.select_comparison.push_back(
-          compare->run(result.major_cycles, st.masked(), n, {k, order, false}, active_pixels.data(), sel.count));
+          compare->run(result.major_cycles, masked, n, {k, order, false}, active_pixels.data(), sel.count));
       t += Clock::now() - t_compare;  // not part of CLEAN's own selection time
     }
     gpu::sort_by_pixel(s, sort_temp.data(), sort_bytes, active_pixels.data(), sorted_pixels.data(),
@@ -121,6 +187,8 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     const std::size_t budget = std::min(settings.niter - result.iterations, kMaxCycleComponents);
     st.reserve_components(result.iterations, budget);
     GPUCLEAN_CUDA_TRY(cudaMemsetAsync(st.scratch(), 0, n * sizeof(float), s));
+    const bool delta_scale = scale_images.is_delta(b);
+    minor.set_patch(patches[b].data(), static_cast<int>(scale.patch));
     gpu::MinorCycleRequest req;
     req.values = sorted_values.data();
     req.pixels = sorted_pixels.data();
@@ -132,8 +200,10 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     req.comp_pixels = st.comp_pixels() + result.iterations;
     req.comp_fluxes = st.comp_fluxes() + result.iterations;
     req.delta = st.scratch();
-    req.model = st.model();
+    req.model = delta_scale ? st.model() : nullptr;
+    req.flux_divisor = scale.psf_peak;
     const std::uint32_t h_made = minor.run(req);
+    cycle_scales.emplace_back(result.iterations, static_cast<std::uint32_t>(b));
     result.iterations += h_made;
     result.seconds.minor += since(t);
     if (h_made == 0) {  // the peak itself is at the limit: nothing more can be cleaned safely
@@ -141,8 +211,9 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
       break;
     }
 
-    // Major cycle: subtract this cycle's components through the full PSF.
+    // Major cycle: the components (x) K into the model, and through the full PSF out of the residual.
     t = Clock::now();
+    if (!delta_scale) scale_images.spread(b, st.scratch(), st.model());
     conv->convolve(st.scratch());
     conv->subtract_from(st.residual(), st.mask(), st.masked());
     stream.synchronize();
@@ -151,6 +222,8 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   result.minor_stats = minor.stats();
   conv.reset();  // restoration needs the room
   st.finish(problem, result);
+  assign_scales(cycle_scales, result.components);
+  result.scales = summarise_scales(scales, result.components);
   return result;
 }
 

@@ -157,7 +157,26 @@ __global__ void add_convolved_kernel(const float* padded, PaddedLayout l, const 
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     const std::size_t y = i / l.width, x = i - y * l.width;
-    out[i] = padded[y * l.pitch + x] + add[i];
+    out[i] = padded[y * l.pitch + x] + (add ? add[i] : 0.0f);
+  }
+}
+
+__global__ void zero_nan_kernel(const float* in, float* out, std::size_t n) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const float v = in[i];
+    out[i] = isnan(v) ? 0.0f : v;
+  }
+}
+
+__global__ void mask_convolved_kernel(const float* padded, PaddedLayout l, const std::uint8_t* mask,
+                                      std::size_t border, float* masked) {
+  const std::size_t n = l.width * l.height;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t y = i / l.width, x = i - y * l.width;
+    const bool inside = x >= border && x + border < l.width && y >= border && y + border < l.height;
+    masked[i] = inside && mask[i] ? padded[y * l.pitch + x] : CUDART_NAN_F;
   }
 }
 
@@ -304,6 +323,18 @@ void sort_by_pixel(cudaStream_t s, void* temp, std::size_t temp_bytes, const std
 
 void add_convolved(cudaStream_t s, const float* padded, const PaddedLayout& l, const float* add, float* out) {
   add_convolved_kernel<<<grid_for(l.width * l.height), kThreads, 0, s>>>(padded, l, add, out);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+void zero_nan(cudaStream_t s, const float* in, float* out, std::size_t n) {
+  if (n == 0) return;
+  zero_nan_kernel<<<grid_for(n), kThreads, 0, s>>>(in, out, n);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+void mask_convolved(cudaStream_t s, const float* padded, const PaddedLayout& l, const std::uint8_t* mask,
+                    std::size_t border, float* masked) {
+  mask_convolved_kernel<<<grid_for(l.width * l.height), kThreads, 0, s>>>(padded, l, mask, border, masked);
   GPUCLEAN_CHECK_LAUNCH();
 }
 

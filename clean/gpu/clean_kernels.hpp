@@ -71,7 +71,16 @@ void sort_by_pixel(cudaStream_t s, void* temp, std::size_t temp_bytes, const std
                    std::size_t n);
 
 /// out = conv + add (the top-left width x height of the padded result); NaN in `add` stays NaN.
+/// A null `add` copies the convolution out.
 void add_convolved(cudaStream_t s, const float* padded, const PaddedLayout& l, const float* add, float* out);
+
+/// out = in with NaN replaced by 0 (the scale convolutions' input).
+void zero_nan(cudaStream_t s, const float* in, float* out, std::size_t n);
+
+/// masked = the convolution (top-left width x height of the padded result) where mask is set
+/// and the pixel is at least `border` from every edge, NaN elsewhere (a scale's search image).
+void mask_convolved(cudaStream_t s, const float* padded, const PaddedLayout& l, const std::uint8_t* mask,
+                    std::size_t border, float* masked);
 
 /// *count += the number of pixels that are finite (finite_only) or not NaN (+-Inf counted).
 void count_valid(cudaStream_t s, const float* in, std::size_t n, bool finite_only, unsigned long long* count);

@@ -147,13 +147,13 @@ __global__ void iota_kernel(std::uint32_t* out, std::size_t count) {
 }
 
 __global__ void emit_kernel(const std::uint32_t* order, std::uint32_t made, const std::uint32_t* rec_pixel,
-                            const float* rec_flux, std::uint32_t* comp_pixels, float* comp_fluxes,
-                            std::uint32_t* pixel_of_rank, std::uint32_t* rank) {
+                            const float* rec_flux, float flux_divisor, std::uint32_t* comp_pixels,
+                            float* comp_fluxes, std::uint32_t* pixel_of_rank, std::uint32_t* rank) {
   GRID_STRIDE(r, made) {
     const std::uint32_t k = order ? order[r] : static_cast<std::uint32_t>(r);
     const std::uint32_t p = rec_pixel[k];
     comp_pixels[r] = p;
-    comp_fluxes[r] = rec_flux[k];
+    comp_fluxes[r] = rec_flux[k] / flux_divisor;  // exact for the delta scale's 1
     pixel_of_rank[r] = p;
     rank[r] = static_cast<std::uint32_t>(r);
   }
@@ -168,7 +168,7 @@ __global__ void sum_kernel(const std::uint32_t* pixel, const std::uint32_t* rank
     float sum = 0.0f;
     for (std::size_t j = i; j < made && pixel[j] == p; ++j) sum += comp_fluxes[rank[j]];
     delta[p] = sum;
-    model[p] += sum;
+    if (model) model[p] += sum;
   }
 }
 
@@ -216,11 +216,11 @@ void iota(cudaStream_t s, std::uint32_t* out, std::size_t count) {
 }
 
 void emit_components(cudaStream_t s, const std::uint32_t* order, std::uint32_t made, const std::uint32_t* rec_pixel,
-                     const float* rec_flux, std::uint32_t* comp_pixels, float* comp_fluxes,
+                     const float* rec_flux, float flux_divisor, std::uint32_t* comp_pixels, float* comp_fluxes,
                      std::uint32_t* pixel_of_rank, std::uint32_t* rank) {
   if (made == 0) return;
-  emit_kernel<<<blocks_for(made), kThreads, 0, s>>>(order, made, rec_pixel, rec_flux, comp_pixels, comp_fluxes,
-                                                      pixel_of_rank, rank);
+  emit_kernel<<<blocks_for(made), kThreads, 0, s>>>(order, made, rec_pixel, rec_flux, flux_divisor, comp_pixels,
+                                                      comp_fluxes, pixel_of_rank, rank);
   GPUCLEAN_CHECK_LAUNCH();
 }
 

@@ -43,13 +43,15 @@ void group_single(cudaStream_t s, std::uint32_t count, const float* values, cons
 void iota(cudaStream_t s, std::uint32_t* out, std::size_t count);
 
 /// The first `made` records in merged order (order[r], or r itself when order is null) become
-/// components comp_*[r]; pixel_of_rank[r] and rank[r] = r prepare the per-pixel sums.
+/// components comp_*[r], their fluxes divided by `flux_divisor` (a scale's PSF peak; 1 for the
+/// delta scale); pixel_of_rank[r] and rank[r] = r prepare the per-pixel sums.
 void emit_components(cudaStream_t s, const std::uint32_t* order, std::uint32_t made, const std::uint32_t* rec_pixel,
-                     const float* rec_flux, std::uint32_t* comp_pixels, float* comp_fluxes,
+                     const float* rec_flux, float flux_divisor, std::uint32_t* comp_pixels, float* comp_fluxes,
                      std::uint32_t* pixel_of_rank, std::uint32_t* rank);
 
 /// With components sorted by pixel (ranks ascending within a pixel): delta[p] = the sum of the
-/// pixel's fluxes in component order (as the CPU sums them), model[p] += that sum.
+/// pixel's fluxes in component order (as the CPU sums them), model[p] += that sum (model may be
+/// null: a multiscale cycle adds its kernel-shaped components to the model itself).
 void sum_per_pixel(cudaStream_t s, const std::uint32_t* pixel_sorted, const std::uint32_t* rank_sorted,
                    std::uint32_t made, const float* comp_fluxes, float* delta, float* model);
 

@@ -148,4 +148,8 @@ void FftConvolverGpu::add_to(const float* add, float* out) {
   add_convolved(stream_, reinterpret_cast<const float*>(buffer_.data()), layout(), add, out);
 }
 
+void FftConvolverGpu::mask_to(const std::uint8_t* mask, std::size_t border, float* masked) {
+  mask_convolved(stream_, reinterpret_cast<const float*>(buffer_.data()), layout(), mask, border, masked);
+}
+
 }  // namespace gpuclean::clean::gpu

@@ -57,8 +57,10 @@ class FftConvolverGpu {
   void convolve(const float* image);
   /// residual -= result; masked = mask ? residual : NaN.
   void subtract_from(float* residual, const std::uint8_t* mask, float* masked);
-  /// out = result + add.
+  /// out = result + add (add may be null: out = result).
   void add_to(const float* add, float* out);
+  /// masked = result where `mask` is set at least `border` pixels from every edge, NaN elsewhere.
+  void mask_to(const std::uint8_t* mask, std::size_t border, float* masked);
 
   const PaddedLayout& layout() const { return spectrum_->layout(); }
 

@@ -11,6 +11,7 @@
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/fft_convolver_gpu.hpp"
 #include "clean/gpu/minor_engine.hpp"
+#include "clean/gpu/scale_images_gpu.hpp"
 #include "clean/packed_peak.hpp"
 #include "clean/quantiles.hpp"
 #include "select/cuda/cuda_check.hpp"
@@ -142,10 +143,10 @@ std::size_t GpuImageState::finite_pixels() {
   return *n_finite_;
 }
 
-Peak GpuImageState::peak() {
+Peak GpuImageState::peak_of(const float* masked) {
   unsigned long long packed = 0;
   GPUCLEAN_CUDA_TRY(cudaMemsetAsync(scalars_.data(), 0, sizeof(unsigned long long), stream_));
-  find_peak(stream_, masked_.data(), size(), settings_.allow_negative, scalars_.data());
+  find_peak(stream_, masked, size(), settings_.allow_negative, scalars_.data());
   download_to(stream_, &packed, scalars_.data(), 1);
   GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));
   Peak p;
@@ -160,7 +161,7 @@ Peak GpuImageState::peak() {
 double GpuImageState::threshold(double* sigma) {
   *sigma = 0.0;
   double t = settings_.threshold;
-  if (settings_.auto_threshold > 0.0 && finite_pixels() > 0) {
+  if ((settings_.auto_threshold > 0.0 || settings_.auto_mask > 0.0) && finite_pixels() > 0) {
     // 1.4826 x MAD over the finite pixels, as clean::robust_sigma: one selection-library call.
     const select::RobustStats r = selector_->robust_statistics(stream_, residual_.data(), size(), workspace_);
     *sigma = 1.4826 * static_cast<double>(r.mad);
@@ -228,6 +229,12 @@ void GpuImageState::download(cudaStream_t stream, CleanResult& result, std::size
     result.components[i] = {static_cast<std::uint32_t>(pixels[i] % width_),
                             static_cast<std::uint32_t>(pixels[i] / width_), fluxes[i]};
   }
+}
+
+std::vector<std::uint32_t> GpuImageState::component_pixels(std::size_t count) {
+  std::vector<std::uint32_t> pixels(count);
+  cuda::download(resources_.staging(), stream_, pixels.data(), comp_pixels_.data(), count);
+  return pixels;
 }
 
 void GpuImageState::enqueue_restore(const PixelGaussian& beam) {
@@ -305,9 +312,22 @@ RunBytes run_bytes(std::size_t width, std::size_t height, std::size_t psf_width,
             MinorCycleEngine::bytes_needed(width, height, static_cast<int>(settings.beam_patch), k,
                                            std::min<std::size_t>(settings.niter, 1u << 22));
   }
+  // Multiscale: every scale's convolver and search images, its patch, and while the scales are
+  // prepared the PSF's two convolutions with the widest kernel. --auto-mask: a mask per scale
+  // and two search images.
+  const std::vector<CleanScale> scales = plan_scales(settings, beam ? beam->fwhm_major_pixels() : 1.0, width,
+                                                     height, std::max(psf_width, psf_height));
+  std::size_t multiscale = settings.auto_mask > 0.0 ? scales.size() * n + 2 * n * sizeof(float) : 0;
+  if (settings.multiscale.enabled) {
+    multiscale += ScaleImagesGpu::bytes_needed(scales, width, height) + 3 * psf_width * psf_height * sizeof(float);
+    const HostImage& widest = scales.back().kernel;
+    multiscale += FftConvolverGpu::bytes_needed(widest.width, widest.height, widest.width / 2, widest.height / 2,
+                                                psf_width, psf_height);
+    for (const CleanScale& sc : scales) multiscale += (2 * sc.patch + 1) * (2 * sc.patch + 1) * sizeof(float);
+  }
   const std::size_t comps = std::min<std::size_t>(settings.niter, 1u << 20) * 8 * 2;
   const std::size_t slack = 64u << 20;  // CUDA context allocations, cuFFT plans, alignment
-  b.fixed = images + select + clark + comps + slack;
+  b.fixed = images + select + clark + multiscale + comps + slack;
   b.psf = psf_width * psf_height * sizeof(float);
   const std::size_t cx = psf_width / 2, cy = psf_height / 2;
   b.psf_spectrum = FftConvolverGpu::spectrum_bytes(psf_width, psf_height, cx, cy, width, height);

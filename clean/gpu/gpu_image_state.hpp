@@ -48,6 +48,7 @@ class GpuImageState {
   float exterior_sidelobe() const { return exterior_sidelobe_; }
 
   cudaStream_t stream() const { return stream_; }
+  const CleanSettings& settings() const { return settings_; }
   std::size_t width() const { return width_; }
   std::size_t height() const { return height_; }
   std::size_t size() const { return width_ * height_; }
@@ -61,7 +62,9 @@ class GpuImageState {
   select::Workspace& workspace() { return workspace_; }
 
   /// The brightest cleanable pixel (same rule as clean::find_peak).
-  Peak peak();
+  Peak peak() { return peak_of(masked_.data()); }
+  /// The same for another search image (NaN where not cleanable): a scale's.
+  Peak peak_of(const float* masked);
   /// max(--threshold, --auto-threshold x robust sigma), sigma from two GPU medians.
   double threshold(double* sigma);
   double model_flux();
@@ -69,6 +72,8 @@ class GpuImageState {
   /// Room for `more` components after the `used` ones; grows the device list (kept contents).
   void reserve_components(std::size_t used, std::size_t more);
   std::size_t component_capacity() const { return comp_pixels_.size(); }
+  /// The first `count` components' pixel indices, to the host (--auto-mask's switch).
+  std::vector<std::uint32_t> component_pixels(std::size_t count);
   std::uint32_t* comp_pixels() { return comp_pixels_.data(); }
   float* comp_fluxes() { return comp_fluxes_.data(); }
 

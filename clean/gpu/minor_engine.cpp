@@ -47,6 +47,7 @@ MinorCycleEngine::MinorCycleEngine(cudaStream_t stream, std::size_t width, std::
       options_(options),
       grid_(cell_grid(half_width, width, height)) {
   const std::size_t k = max_members_;
+  cells_allocated_ = grid_.cells();
   box_ = cuda::DeviceBuffer<uint4>(grid_.cells(), stream_);
   parent_ = cuda::DeviceBuffer<std::uint32_t>(grid_.cells(), stream_);
   end_by_cell_ = cuda::DeviceBuffer<std::uint32_t>(grid_.cells(), stream_);
@@ -70,6 +71,15 @@ std::size_t MinorCycleEngine::bytes_needed(std::size_t width, std::size_t height
   const std::size_t pool = record_bytes(max_pool(max_budget));
   const std::size_t sorts = std::max(sort_pairs_u32_temp_bytes(max_members), sort_pairs_u32_temp_bytes(max_budget));
   return cells + members + ranks + pool + sorts + 4096;
+}
+
+void MinorCycleEngine::set_patch(const float* patch, int half_width) {
+  const CellGrid g = cell_grid(half_width, width_, height_);
+  if (g.cells() > cells_allocated_)
+    throw std::logic_error("MinorCycleEngine::set_patch: a patch narrower than the engine was made for");
+  patch_ = patch;
+  half_width_ = half_width;
+  grid_ = g;
 }
 
 void MinorCycleEngine::allocate_pool(std::size_t records) {
@@ -160,8 +170,8 @@ std::uint32_t MinorCycleEngine::run(const MinorCycleRequest& r) {
                               ord_.data(), ord_sorted_.data(), records);
     order = ord_sorted_.data();
   }
-  emit_components(stream_, order, made, rec_pixel_.data(), rec_flux_.data(), r.comp_pixels, r.comp_fluxes, px_.data(),
-                  rank_.data());
+  emit_components(stream_, order, made, rec_pixel_.data(), rec_flux_.data(), r.flux_divisor, r.comp_pixels,
+                  r.comp_fluxes, px_.data(), rank_.data());
   sort_pairs_u32(stream_, temp_.data(), temp_bytes_, px_.data(), px_sorted_.data(), rank_.data(), rank_sorted_.data(),
                  made, key_bits(static_cast<std::size_t>(width_) * height_));
   sum_per_pixel(stream_, px_sorted_.data(), rank_sorted_.data(), made, r.comp_fluxes, r.delta, r.model);

@@ -28,7 +28,9 @@ struct MinorCycleRequest {
   std::uint32_t* comp_pixels = nullptr;   ///< components written at [0, made)
   float* comp_fluxes = nullptr;
   float* delta = nullptr;                 ///< zero on entry; receives each pixel's summed flux
-  float* model = nullptr;                 ///< += the same
+  float* model = nullptr;                 ///< += the same (null: left alone)
+  /// A component's flux is the cycle's gain x value divided by this (a scale's PSF peak).
+  float flux_divisor = 1.0f;
 };
 
 struct MinorEngineOptions {
@@ -42,6 +44,11 @@ class MinorCycleEngine {
   /// active set and `max_budget` the components of one cycle.
   MinorCycleEngine(cudaStream_t stream, std::size_t width, std::size_t height, const float* patch, int half_width,
                    std::size_t max_members, std::size_t max_budget, MinorEngineOptions options = {});
+
+  /// From the next run() on, subtract `patch` (device, (2 half_width + 1)^2, outliving those
+  /// runs): a multiscale run switches to the chosen scale's patch. A patch may be no narrower
+  /// than the one the engine was made with (its cell buffers are sized by that one).
+  void set_patch(const float* patch, int half_width);
 
   /// Runs one minor cycle; returns the components made. Synchronizes the stream once (twice
   /// when the record pool must grow).
@@ -64,6 +71,7 @@ class MinorCycleEngine {
   std::size_t max_members_, max_budget_;
   MinorEngineOptions options_;
   CellGrid grid_;
+  std::size_t cells_allocated_ = 0;
   std::size_t pool_ = 0, pool_max_ = 0;
 
   // Cells and members.

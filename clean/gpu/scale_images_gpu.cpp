@@ -1,0 +1,91 @@
+#include "clean/gpu/scale_images_gpu.hpp"
+
+#include <cmath>
+
+#include "clean/gpu/clean_kernels.hpp"
+#include "select/cuda/cuda_check.hpp"
+
+namespace gpuclean::clean::gpu {
+
+ScaleImagesGpu::ScaleImagesGpu(GpuResources& resources, GpuImageState& state, const std::vector<CleanScale>& scales)
+    : state_(state), scales_(scales), conv_(scales.size()) {
+  const cudaStream_t s = state.stream();
+  const std::size_t n = state.size();
+  for (std::size_t i = 0; i < scales.size(); ++i) {
+    const HostImage& k = scales[i].kernel;
+    if (k.size() == 1) continue;
+    cuda::DeviceBuffer<float> d_kernel(k.size(), s);  // freed in stream order after its transform
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_kernel.data(), k.pixels.data(), k.size() * sizeof(float),
+                                      cudaMemcpyHostToDevice, s));
+    conv_[i] = std::make_unique<FftConvolverGpu>(resources.plans(), s, d_kernel.data(), k.width, k.height,
+                                                 k.width / 2, k.height / 2, state.width(), state.height());
+    if (finite_.size() == 0) finite_ = cuda::DeviceBuffer<float>(n, s);
+    if (image_.size() == 0) image_ = cuda::DeviceBuffer<float>(n, s), best_image_ = cuda::DeviceBuffer<float>(n, s);
+  }
+}
+
+void ScaleImagesGpu::restrict(const std::vector<std::vector<std::uint8_t>>& masks) {
+  const cudaStream_t s = state_.stream();
+  const std::size_t n = state_.size();
+  if (image_.size() == 0) image_ = cuda::DeviceBuffer<float>(n, s), best_image_ = cuda::DeviceBuffer<float>(n, s);
+  masks_.clear();
+  for (const auto& m : masks) {
+    masks_.emplace_back(n, s);
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(masks_.back().data(), m.data(), n, cudaMemcpyHostToDevice, s));
+  }
+  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(s));  // the host masks may go
+}
+
+ScaleImagesGpu::Choice ScaleImagesGpu::choose() {
+  const bool neg = state_.settings().allow_negative;
+  if (finite_.size()) zero_nan(state_.stream(), state_.residual(), finite_.data(), state_.size());
+  Choice best;
+  for (std::size_t i = 0; i < scales_.size(); ++i) {
+    const std::uint8_t* mask = masks_.empty() ? state_.mask() : masks_[i].data();
+    Peak p;
+    bool own = true;
+    if (conv_[i]) {
+      conv_[i]->convolve(finite_.data());
+      conv_[i]->mask_to(mask, scales_[i].border, image_.data());
+      p = state_.peak_of(image_.data());
+    } else if (!masks_.empty()) {
+      apply_mask(state_.stream(), state_.residual(), mask, image_.data(), state_.size());
+      p = state_.peak_of(image_.data());
+    } else {
+      p = state_.peak();
+      own = false;
+    }
+    if (p.index < 0) continue;
+    const float biased = static_cast<float>((neg ? std::abs(p.value) : p.value) * scales_[i].bias);
+    if (best.scale < 0 || biased > best.biased) {
+      best = {static_cast<std::ptrdiff_t>(i), p, biased};
+      best_is_own_ = own;
+      if (own) std::swap(image_, best_image_);
+    }
+  }
+  return best;
+}
+
+const float* ScaleImagesGpu::masked(const Choice&) const {
+  return best_is_own_ ? best_image_.data() : state_.masked();
+}
+
+void ScaleImagesGpu::spread(std::size_t scale, float* delta, float* model) {
+  conv_[scale]->convolve(delta);
+  conv_[scale]->add_to(model, model);
+  conv_[scale]->add_to(nullptr, delta);
+}
+
+std::size_t ScaleImagesGpu::bytes_needed(const std::vector<CleanScale>& scales, std::size_t width, std::size_t height) {
+  std::size_t bytes = 0;
+  bool any = false;
+  for (const CleanScale& sc : scales) {
+    const HostImage& k = sc.kernel;
+    if (k.size() == 1) continue;
+    any = true;
+    bytes += FftConvolverGpu::bytes_needed(k.width, k.height, k.width / 2, k.height / 2, width, height);
+  }
+  return bytes + (any ? 3 * width * height * sizeof(float) : 0);
+}
+
+}  // namespace gpuclean::clean::gpu

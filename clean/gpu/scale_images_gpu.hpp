@@ -1,0 +1,53 @@
+#pragma once
+// Each major cycle's scale images on the GPU and the choice among them: the twin of
+// clean::ScaleImagesCpu (scale_images_cpu.hpp), with the same rule. A delta scale's search image
+// is the state's own masked residual; the others are the residual (NaN as 0) convolved with
+// their kernel by cuFFT, masked by the clean mask and the scale's border.
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "clean/gpu/fft_convolver_gpu.hpp"
+#include "clean/gpu/gpu_image_state.hpp"
+#include "clean/gpu/gpu_resources.hpp"
+#include "clean/scale_set.hpp"
+
+namespace gpuclean::clean::gpu {
+
+class ScaleImagesGpu {
+ public:
+  ScaleImagesGpu(GpuResources& resources, GpuImageState& state, const std::vector<CleanScale>& scales);
+
+  struct Choice {
+    std::ptrdiff_t scale = -1;  ///< -1: no scale has a cleanable pixel
+    Peak peak;
+    float biased = 0.0f;
+  };
+  /// Makes every scale's search image of the state's residual and picks the scale to clean (one
+  /// host round trip per scale).
+  Choice choose();
+
+  /// The chosen scale's search image (valid until the next choose()).
+  const float* masked(const Choice& c) const;
+
+  /// From now on scale s searches only where masks[s] is set (--auto-mask's second phase).
+  void restrict(const std::vector<std::vector<std::uint8_t>>& masks);
+
+  bool is_delta(std::size_t scale) const { return !conv_[scale]; }
+  /// delta = delta (x) the scale's kernel; model += delta (not for a delta scale).
+  void spread(std::size_t scale, float* delta, float* model);
+
+  /// Device bytes for these scales on width x height images.
+  static std::size_t bytes_needed(const std::vector<CleanScale>& scales, std::size_t width, std::size_t height);
+
+ private:
+  GpuImageState& state_;
+  const std::vector<CleanScale>& scales_;
+  std::vector<std::unique_ptr<FftConvolverGpu>> conv_;
+  std::vector<cuda::DeviceBuffer<std::uint8_t>> masks_;  // per scale once restricted; else the state's mask
+  cuda::DeviceBuffer<float> finite_, image_, best_image_;
+  bool best_is_own_ = false;  // the chosen image is in best_image_ (not the state's masked residual)
+};
+
+}  // namespace gpuclean::clean::gpu

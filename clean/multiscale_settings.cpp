@@ -1,0 +1,29 @@
+#include "clean/multiscale_settings.hpp"
+
+#include <cmath>
+
+#include "clean/errors.hpp"
+
+namespace gpuclean::clean {
+
+std::string_view to_string(ScaleShape s) {
+  return s == ScaleShape::kGaussian ? "gaussian" : "tapered-quadratic";
+}
+
+void validate(const MultiscaleSettings& s) {
+  auto fail = [](const std::string& m) { throw InvalidSettings(m); };
+  for (double scale : s.scales) {
+    if (!(scale >= 0.0) || !std::isfinite(scale))
+      fail("--multiscale-scales takes sizes in pixels >= 0, separated by commas (e.g. 0,4,8,16,32).");
+  }
+  for (std::size_t i = 0; i < s.scales.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (s.scales[i] == s.scales[j]) fail("--multiscale-scales lists the same scale twice; give each once.");
+    }
+  }
+  if (!(s.scale_bias > 0.0 && s.scale_bias <= 1.0))
+    fail("--multiscale-scale-bias must be in (0, 1]; 0.6 is WSClean's default.");
+  if (!(s.gain > 0.0 && s.gain <= 1.0)) fail("--multiscale-gain must be in (0, 1]; 0.2 is WSClean's default.");
+}
+
+}  // namespace gpuclean::clean

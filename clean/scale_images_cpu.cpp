@@ -1,0 +1,66 @@
+#include "clean/scale_images_cpu.hpp"
+
+#include <cmath>
+
+namespace gpuclean::clean {
+namespace {
+
+std::vector<std::uint8_t> inner_mask(const std::vector<std::uint8_t>& mask, std::size_t width, std::size_t height,
+                                     std::size_t border) {
+  if (border == 0) return mask;
+  std::vector<std::uint8_t> out(mask.size(), 0);
+  for (std::size_t y = border; y + border < height; ++y)
+    for (std::size_t x = border; x + border < width; ++x) out[y * width + x] = mask[y * width + x];
+  return out;
+}
+
+}  // namespace
+
+ScaleImagesCpu::ScaleImagesCpu(const std::vector<CleanScale>& scales, const std::vector<std::uint8_t>& mask,
+                               std::size_t width, std::size_t height, int threads)
+    : scales_(scales), width_(width), height_(height), conv_(scales.size()), masks_(scales.size()) {
+  bool any = false;
+  for (std::size_t s = 0; s < scales.size(); ++s) {
+    const HostImage& k = scales[s].kernel;
+    if (k.size() > 1) {
+      conv_[s] = std::make_unique<FftConvolverCpu>(k, k.width / 2, k.height / 2, width, height, threads);
+      any = true;
+    }
+    masks_[s] = inner_mask(mask, width, height, scales[s].border);
+  }
+  if (any) finite_.resize(mask.size()), image_.resize(mask.size()), best_image_.resize(mask.size());
+}
+
+ScaleImagesCpu::Choice ScaleImagesCpu::choose(const std::vector<float>& residual, bool allow_negative, int threads) {
+  if (!finite_.empty()) {
+    for (std::size_t i = 0; i < residual.size(); ++i) finite_[i] = std::isnan(residual[i]) ? 0.0f : residual[i];
+  }
+  Choice best;
+  for (std::size_t s = 0; s < scales_.size(); ++s) {
+    const std::vector<float>* img = &residual;
+    if (conv_[s]) {
+      conv_[s]->convolve(finite_.data(), image_.data());
+      img = &image_;
+    }
+    const Peak p = find_peak(*img, mask(s), allow_negative, threads);
+    if (p.index < 0) continue;
+    const float biased = static_cast<float>((allow_negative ? std::abs(p.value) : p.value) * scales_[s].bias);
+    if (best.scale < 0 || biased > best.biased) {
+      best = {static_cast<std::ptrdiff_t>(s), p, biased};
+      if (img == &image_) std::swap(image_, best_image_);
+    }
+  }
+  return best;
+}
+
+const std::vector<float>& ScaleImagesCpu::image(const Choice& c, const std::vector<float>& residual) const {
+  return conv_[static_cast<std::size_t>(c.scale)] ? best_image_ : residual;
+}
+
+const std::vector<std::uint8_t>& ScaleImagesCpu::mask(std::size_t scale) const { return masks_[scale]; }
+
+void ScaleImagesCpu::restrict(const std::vector<std::vector<std::uint8_t>>& masks) {
+  for (std::size_t s = 0; s < scales_.size(); ++s) masks_[s] = inner_mask(masks[s], width_, height_, scales_[s].border);
+}
+
+}  // namespace gpuclean::clean

@@ -1,0 +1,50 @@
+#pragma once
+// Each major cycle's scale images on the CPU (the residual (x) each scale's kernel) and the
+// choice among them: the scale whose peak x bias is largest, the first scale on ties. A delta
+// scale's image is the residual itself.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "clean/fft_convolver_cpu.hpp"
+#include "clean/image_stats.hpp"
+#include "clean/scale_set.hpp"
+
+namespace gpuclean::clean {
+
+class ScaleImagesCpu {
+ public:
+  ScaleImagesCpu(const std::vector<CleanScale>& scales, const std::vector<std::uint8_t>& mask, std::size_t width,
+                 std::size_t height, int threads);
+
+  struct Choice {
+    std::ptrdiff_t scale = -1;  ///< -1: no scale has a cleanable pixel
+    Peak peak;                  ///< in the scale's image
+    float biased = 0.0f;        ///< |peak| (or peak without negatives) x the scale's bias
+  };
+  /// Makes every scale's image of `residual` (NaN counted as 0) and picks the scale to clean.
+  Choice choose(const std::vector<float>& residual, bool allow_negative, int threads);
+
+  /// The chosen scale's image (valid until the next choose()) and its search mask: the
+  /// cleanable pixels at least the scale's border from every edge.
+  const std::vector<float>& image(const Choice& c, const std::vector<float>& residual) const;
+  const std::vector<std::uint8_t>& mask(std::size_t scale) const;
+
+  /// From now on scale s searches only where masks[s] is set (--auto-mask's second phase).
+  void restrict(const std::vector<std::vector<std::uint8_t>>& masks);
+
+  bool is_delta(std::size_t scale) const { return !conv_[scale]; }
+  /// data = data (x) the scale's kernel, in place (not for a delta scale).
+  void convolve(std::size_t scale, float* data) { conv_[scale]->convolve(data, data); }
+
+ private:
+  const std::vector<CleanScale>& scales_;
+  std::size_t width_, height_;
+  std::vector<std::unique_ptr<FftConvolverCpu>> conv_;
+  std::vector<std::vector<std::uint8_t>> masks_;  // per scale: the search mask, its border applied
+  std::vector<float> finite_, image_, best_image_;
+};
+
+}  // namespace gpuclean::clean

@@ -1,0 +1,120 @@
+#include "clean/scale_set.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "clean/beam.hpp"
+#include "clean/errors.hpp"
+#include "clean/fft_convolver_cpu.hpp"
+#include "clean/scale_kernels.hpp"
+
+namespace gpuclean::clean {
+namespace {
+
+HostImage convolve(const HostImage& image, const HostImage& kernel, int threads) {
+  HostImage out(image.width, image.height);
+  FftConvolverCpu conv(kernel, kernel.width / 2, kernel.height / 2, image.width, image.height, threads);
+  conv.convolve(image.pixels.data(), out.pixels.data());
+  return out;
+}
+
+}  // namespace
+
+// The minor cycle reads the PSF within `half_width` of its peak only: the window is clipped to
+// the image, so that the minor cycle's bounds checks see the same edges.
+PreparedPsf psf_window(const HostImage& image, std::size_t peak_x, std::size_t peak_y, std::size_t half_width,
+                       float divide_by) {
+  const std::size_t x0 = peak_x - std::min(peak_x, half_width), y0 = peak_y - std::min(peak_y, half_width);
+  const std::size_t x1 = std::min(image.width, peak_x + half_width + 1);
+  const std::size_t y1 = std::min(image.height, peak_y + half_width + 1);
+  PreparedPsf out;
+  out.image = HostImage(x1 - x0, y1 - y0);
+  for (std::size_t y = y0; y < y1; ++y)
+    for (std::size_t x = x0; x < x1; ++x) out.image.at(x - x0, y - y0) = image.at(x, y) / divide_by;
+  out.peak_x = peak_x - x0;
+  out.peak_y = peak_y - y0;
+  return out;
+}
+
+double beam_fwhm_pixels(const CleanProblem& problem) {
+  if (problem.restoring_beam) return problem.restoring_beam->fwhm_major_pixels();
+  return fit_psf_beam(problem.psf).fwhm_major_pixels();
+}
+
+std::vector<ScaleSummary> summarise_scales(const std::vector<CleanScale>& scales,
+                                           const std::vector<Component>& components) {
+  std::vector<ScaleSummary> out;
+  for (const CleanScale& s : scales) out.push_back({s.size, s.bias, 0, 0.0});
+  for (const Component& c : components) {
+    out[c.scale].components += 1;
+    out[c.scale].flux += c.flux;
+  }
+  return out;
+}
+
+float largest_exterior_sidelobe(const PreparedPsf& psf, std::size_t half_width) {
+  const auto hw = static_cast<std::ptrdiff_t>(half_width);
+  float worst = 0.0f;
+  for (std::size_t y = 0; y < psf.image.height; ++y) {
+    const auto dy = static_cast<std::ptrdiff_t>(y) - static_cast<std::ptrdiff_t>(psf.peak_y);
+    for (std::size_t x = 0; x < psf.image.width; ++x) {
+      const auto dx = static_cast<std::ptrdiff_t>(x) - static_cast<std::ptrdiff_t>(psf.peak_x);
+      if (std::abs(dx) <= hw && std::abs(dy) <= hw) continue;
+      worst = std::max(worst, std::abs(psf.image.at(x, y)));
+    }
+  }
+  return worst;
+}
+
+std::vector<CleanScale> plan_scales(const CleanSettings& settings, double beam_fwhm, std::size_t width,
+                                    std::size_t height, std::size_t psf_side) {
+  const MultiscaleSettings& ms = settings.multiscale;
+  std::vector<double> sizes = {0.0};
+  if (ms.enabled) {
+    sizes = ms.scales.empty() ? automatic_scales(beam_fwhm, std::min(width, height), ms.max_scales) : ms.scales;
+    std::sort(sizes.begin(), sizes.end());
+  }
+  std::vector<CleanScale> scales;
+  for (double size : sizes) {
+    CleanScale s;
+    s.size = size;
+    s.kernel = scale_kernel(size, ms.shape, std::min(width, height));
+    s.bias = scale_bias_factor(size, beam_fwhm, ms.scale_bias, sizes.size());
+    // The twice-convolved PSF is wider than the PSF by the kernel's width, less one.
+    s.patch = std::min(settings.beam_patch + (s.kernel.width - 1), psf_side);
+    s.border = static_cast<std::size_t>(std::ceil(0.5 * size));
+    scales.push_back(std::move(s));
+  }
+  return scales;
+}
+
+void drop_uncleanable_scales(std::vector<CleanScale>& scales) {
+  std::erase_if(scales, [](const CleanScale& s) { return !(s.psf_peak > 0.0f); });
+  if (scales.empty())
+    throw InvalidInput("no scale of --multiscale-scales can be cleaned with this PSF: each kernel averages the PSF "
+                       "to zero or below at its peak; add scale 0 or smaller scales.");
+}
+
+std::vector<CleanScale> prepare_scales(const PreparedPsf& psf, const CleanSettings& settings, double beam_fwhm,
+                                       std::size_t width, std::size_t height, int threads) {
+  std::vector<CleanScale> scales =
+      plan_scales(settings, beam_fwhm, width, height, std::max(psf.image.width, psf.image.height));
+  for (CleanScale& s : scales) {
+    if (s.kernel.size() == 1) {
+      s.minor_psf = psf_window(psf.image, psf.peak_x, psf.peak_y, s.patch, 1.0f);
+      s.sidelobe = std::min(largest_exterior_sidelobe(psf, s.patch), 1.0f);
+      continue;
+    }
+    const HostImage once = convolve(psf.image, s.kernel, threads);
+    s.psf_peak = once.at(psf.peak_x, psf.peak_y);
+    if (!(s.psf_peak > 0.0f)) continue;
+    PreparedPsf twice{convolve(once, s.kernel, threads), psf.peak_x, psf.peak_y, 1.0f};
+    s.sidelobe = std::min(largest_exterior_sidelobe(twice, s.patch) / std::abs(twice.image.at(psf.peak_x, psf.peak_y)),
+                          1.0f);
+    s.minor_psf = psf_window(twice.image, psf.peak_x, psf.peak_y, s.patch, s.psf_peak);
+  }
+  drop_uncleanable_scales(scales);
+  return scales;
+}
+
+}  // namespace gpuclean::clean
