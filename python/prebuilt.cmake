@@ -4,15 +4,14 @@
 # scripts/device-pack.sh puts them as .devlib (versioned names only: libcfitsio.so.10).
 set(GPUCLEAN_PREBUILT_DIR "" CACHE PATH "Build folder with app/libgpuclean_app.a and the other libraries")
 set(GPUCLEAN_LIBRARY_DIR "" CACHE PATH "Folder with the shared libraries the prebuilt libraries need")
-if(NOT EXISTS ${GPUCLEAN_PREBUILT_DIR}/app/libgpuclean_app.a)
-  message(FATAL_ERROR "GPUCLEAN_PREBUILT_DIR must name a gpuclean build folder (no app/libgpuclean_app.a in "
-                      "'${GPUCLEAN_PREBUILT_DIR}')")
+if(NOT EXISTS ${GPUCLEAN_PREBUILT_DIR}/app/libgpuclean_app.a OR NOT EXISTS ${GPUCLEAN_PREBUILT_DIR}/python/prebuilt-config.cmake)
+  message(FATAL_ERROR "GPUCLEAN_PREBUILT_DIR must name a gpuclean build folder (with app/libgpuclean_app.a and "
+                      "python/prebuilt-config.cmake): '${GPUCLEAN_PREBUILT_DIR}'")
 endif()
 get_filename_component(prebuilt ${GPUCLEAN_PREBUILT_DIR} ABSOLUTE)
 
-# The prebuilt build's choice, from the cache it left.
-load_cache(${prebuilt} READ_WITH_PREFIX prebuilt_ GPUCLEAN_HAVE_CUDA)
-set(GPUCLEAN_HAVE_CUDA ${prebuilt_GPUCLEAN_HAVE_CUDA})
+# Whether the prebuilt libraries hold the GPU code (written by the top-level build).
+include(${prebuilt}/python/prebuilt-config.cmake)
 
 set(archives)
 foreach(module app clean io data select)
@@ -46,6 +45,10 @@ if(GPUCLEAN_HAVE_CUDA)
   target_include_directories(gpuclean_app INTERFACE ${CUDAToolkit_INCLUDE_DIRS})
 endif()
 if(GPUCLEAN_LIBRARY_DIR)
-  # Their own dependencies (curl, jpeg, ...) lie beside them.
-  target_link_options(gpuclean_app INTERFACE "-Wl,-rpath-link,${GPUCLEAN_LIBRARY_DIR}")
+  # Their own dependencies (curl, jpeg, ...) lie beside them. An old-style RPATH (unlike RUNPATH)
+  # also serves those indirect dependencies, so Python needs no LD_LIBRARY_PATH with that folder,
+  # which would hand its own modules (pyexpat, _ssl) this folder's older libraries.
+  get_filename_component(library_dir ${GPUCLEAN_LIBRARY_DIR} ABSOLUTE)
+  target_link_options(gpuclean_app INTERFACE "-Wl,-rpath-link,${library_dir}" "-Wl,--disable-new-dtags"
+                      "-Wl,-rpath,${library_dir}")
 endif()

@@ -25,9 +25,13 @@ def sample():
 
 
 def run_cli(binary, args, cwd=None):
-    """Runs the command line; returns (exit code, stderr)."""
-    p = subprocess.run([str(binary)] + [str(a) for a in args], cwd=cwd, capture_output=True, text=True,
-                       env=dict(os.environ, GPUCLEAN_NO_HUGE_PAGES="1"))
+    """Runs the command line; returns (exit code, stderr). GPUCLEAN_CLI_LIBRARY_PATH, when set, is
+    the binary's LD_LIBRARY_PATH (scripts/gpu-check.sh python keeps the pack's libraries away from
+    Python itself)."""
+    env = dict(os.environ, GPUCLEAN_NO_HUGE_PAGES="1")
+    if "GPUCLEAN_CLI_LIBRARY_PATH" in os.environ:
+        env["LD_LIBRARY_PATH"] = os.environ["GPUCLEAN_CLI_LIBRARY_PATH"]
+    p = subprocess.run([str(binary)] + [str(a) for a in args], cwd=cwd, capture_output=True, text=True, env=env)
     return p.returncode, p.stderr
 
 
