@@ -18,6 +18,8 @@ device, on the caller's stream (CuPy's current stream, PyTorch's current stream,
 ``cuda_stream=``: a pointer or an object with ``.ptr``/``.cuda_stream``), without a copy to the
 host; the calls return with the work on that stream complete. Results come back as arrays of
 the library given (CuPy in, CuPy out; torch in, torch out), values float32 and indices int64.
+Each GPU call takes its scratch from the device's stream-ordered memory pool, which gpuclean
+tells to keep freed memory (as the command line does), so repeated calls allocate nothing new.
 """
 
 import numbers

@@ -16,6 +16,22 @@ namespace gpuclean::python {
 namespace {
 
 cudaStream_t stream_of(std::uintptr_t s) { return reinterpret_cast<cudaStream_t>(s); }
+
+/// Runs on the array's device and gives the caller's thread its current device back.
+class OnDevice {
+ public:
+  explicit OnDevice(int device) {
+    cudaGetDevice(&previous_);
+    cuda::set_device(device);
+    cuda::keep_pool_memory();  // the per-call workspaces are stream-ordered: repeated calls reuse the pool
+  }
+  ~OnDevice() { cudaSetDevice(previous_); }
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+
+ private:
+  int previous_ = 0;
+};
 const float* floats_at(std::uintptr_t p) { return reinterpret_cast<const float*>(p); }
 
 /// Writes min(k, n_valid) (value, index) pairs to the output pointers (room for k each); returns the count.
@@ -24,8 +40,7 @@ std::size_t top_k(const std::string& backend, std::uintptr_t d_in, std::size_t n
                   std::uintptr_t d_indices) {
   const select::SelectRequest request{k, parse_order(order), sorted};
   py::gil_scoped_release release;
-  cuda::set_device(device);
-  cuda::keep_pool_memory();  // the workspace below is stream-ordered: repeated calls reuse the pool
+  const OnDevice on(device);
   const auto selector = select::builtin_registry().make(backend);
   select::Workspace workspace(stream_of(stream));
   return selector
@@ -39,8 +54,7 @@ std::vector<float> order_statistics(const std::string& backend, std::uintptr_t d
   std::vector<float> out(ranks.size());
   if (ranks.empty()) return out;
   py::gil_scoped_release release;
-  cuda::set_device(device);
-  cuda::keep_pool_memory();
+  const OnDevice on(device);
   const auto selector = select::builtin_registry().make(backend);
   select::Workspace workspace(stream_of(stream));
   selector->order_statistics(stream_of(stream), floats_at(d_in), n, ranks, workspace, out.data());
