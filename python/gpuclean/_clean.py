@@ -115,3 +115,12 @@ def deconvolve(dirty, psf, *, mask=None, header=None, **kwargs):
 
 def _host_image(x):
     return np.ascontiguousarray(_arrays.to_host(x), dtype=np.float32)
+
+
+def _options_doc():
+    rows = [f"    {key}: {text} (default: {default or 'none' if values else 'off'})"
+            for key, (default, values, text) in options().items()]
+    return "\n\nOptions (the command line's, from its parser):\n\n" + "\n".join(rows) + "\n"
+
+
+deconvolve.__doc__ += _options_doc()

@@ -38,6 +38,23 @@ def test_refused_as_on_the_command_line(binary, sample, tmp_path, options):
     assert not (tmp_path / "r.fits").exists()
 
 
+# Options whose acceptance is the command line's business (backend names, negative counts): whatever
+# it decides, deconvolve decides the same, with the same message when it refuses.
+EITHER = [{"select": "no-such-backend", "niter": 10}, {"niter": -1}, {"select_k": -5}]
+
+
+@pytest.mark.parametrize("options", EITHER, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_accepted_or_refused_as_on_the_command_line(binary, sample, tmp_path, options):
+    code, err = run_cli(binary, [*sample, "--output", tmp_path / "cli.fits", "--device", "cpu", *cli_form(options)],
+                        cwd=tmp_path)
+    try:
+        gpuclean.deconvolve(*map(str, sample), output=str(tmp_path / "py.fits"), device="cpu", quiet=True, **options)
+    except gpuclean.Error as e:
+        assert (e.exit_code, f"gpuclean: error: {e}") == (code, err.strip().splitlines()[-1])
+    else:
+        assert code == 0, err
+
+
 def test_an_existing_output_is_refused_unless_overwrite(sample, tmp_path):
     out = tmp_path / "r.fits"
     out.write_bytes(b"")
