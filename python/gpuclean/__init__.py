@@ -13,7 +13,7 @@ from ._clean import Result, deconvolve, options
 from .errors import Error, InputError, InternalError, RunFailure, UsageError
 
 __all__ = ["deconvolve", "options", "Result", "fits", "select", "errors", "Error", "UsageError",
-           "InputError", "RunFailure", "InternalError", "built_with_cuda", "has_gpu"]
+           "InputError", "RunFailure", "InternalError", "built_with_cuda", "has_gpu", "describe_device"]
 
 
 def built_with_cuda():
@@ -24,3 +24,8 @@ def built_with_cuda():
 def has_gpu():
     """True when a CUDA device is usable (always False in a CPU-only build)."""
     return bool(_gpuclean.has_gpu())
+
+
+def describe_device():
+    """The GPU gpuclean would use, in one line, or why there is none."""
+    return _gpuclean.describe_device()

@@ -5,9 +5,10 @@ CuPy arrays and PyTorch tensors are used as they are; any other CUDA array (one 
 results for it come back as CuPy arrays.
 """
 
-import sys
-
 import numpy as np
+
+from . import _gpuclean
+from .errors import RunFailure
 
 _DLPACK_CUDA = 2  # kDLCUDA
 
@@ -118,4 +119,9 @@ class DeviceView:
 
 def device_view(x, cuda_stream=None):
     """A DeviceView of `x`, or None when `x` is host data."""
-    return DeviceView(x, cuda_stream) if is_cuda_array(x) else None
+    if not is_cuda_array(x):
+        return None
+    if not _gpuclean.built_with_cuda:
+        raise RunFailure("this gpuclean was built without CUDA, so it cannot select on CUDA arrays; rebuild it "
+                         "with nvcc, or pass NumPy arrays")
+    return DeviceView(x, cuda_stream)

@@ -90,8 +90,6 @@ void bind_clean(py::module_& m) {
       rows.append(py::make_tuple(o.name, o.default_value, o.description, o.values));
     return rows;
   });
-  m.def("parse_options", [](const std::vector<std::string>& args) { app::parse_run_options(args); },
-        "Parses the arguments as the command line does; raises on what it would refuse.");
 }
 
 }  // namespace gpuclean::python
