@@ -53,7 +53,7 @@ py::dict to_dict(app::EmbeddedRun&& run) {
 py::dict run(const std::vector<std::string>& args, const std::optional<FloatArray>& dirty,
              const std::optional<FloatArray>& psf, const std::vector<std::string>& cards, const std::vector<long>& axes,
              const std::optional<py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>>& mask) {
-  const app::RunOptions options = app::parse_run_options(args);
+  app::RunOptions options = app::parse_run_options(args);
   if (!dirty) {
     app::EmbeddedRun result;
     {
@@ -63,6 +63,9 @@ py::dict run(const std::vector<std::string>& args, const std::optional<FloatArra
     return to_dict(std::move(result));
   }
   if (!psf) throw py::value_error("give the PSF as an array too");
+  // Messages and the summary name the inputs; arrays have no file name.
+  options.dirty = "dirty (array)";
+  options.psf = "psf (array)";
   io::FitsImage dirty_image = to_fits_image(*dirty, cards, axes);
   io::FitsImage psf_image = to_fits_image(*psf, {}, {});
   std::optional<clean::HostImage> mask_image;

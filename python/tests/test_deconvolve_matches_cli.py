@@ -78,6 +78,14 @@ def test_a_mask_array_confines_the_components(sample):
     assert mask[result.components["y"], result.components["x"]].all()
 
 
+def test_input_errors_in_arrays_are_input_errors(sample):
+    psf = gpuclean.fits.read(sample[1]).data
+    with pytest.raises(gpuclean.InputError, match=r"every pixel of 'dirty \(array\)' is NaN"):
+        gpuclean.deconvolve(np.full(psf.shape, np.nan, dtype=np.float32), psf, quiet=True)
+    with pytest.raises(gpuclean.InputError, match="PSF"):
+        gpuclean.deconvolve(psf, np.full((8, 8), 1.0, dtype=np.float32), quiet=True)
+
+
 @pytest.mark.parametrize("lib_name", ["cupy", "torch"])
 def test_cuda_arrays_give_the_numpy_result(sample, lib_name):
     lib = gpu_array_module(lib_name)
