@@ -17,6 +17,11 @@ BAD = [
 ]
 
 
+def cli_error(stderr):
+    """The command line's error line, less the pointer to --help it adds after a parse error."""
+    return re.sub(r"\. Run 'gpuclean --help' for the options\.$", "", stderr.strip().splitlines()[-1])
+
+
 def cli_form(options):
     args = []
     for key, value in options.items():
@@ -29,12 +34,10 @@ def cli_form(options):
 def test_refused_as_on_the_command_line(binary, sample, tmp_path, options):
     code, err = run_cli(binary, [*sample, "--output", tmp_path / "r.fits", *cli_form(options)], cwd=tmp_path)
     assert code in (2, 3), err
-    line = err.strip().splitlines()[-1]
     with pytest.raises(gpuclean.Error) as raised:
         gpuclean.deconvolve(*map(str, sample), output=str(tmp_path / "r.fits"), **options)
     assert raised.value.exit_code == code
-    # The command line adds a pointer to --help after a parse error.
-    assert re.sub(r"\. Run 'gpuclean --help' for the options\.$", "", line) == f"gpuclean: error: {raised.value}"
+    assert cli_error(err) == f"gpuclean: error: {raised.value}"
     assert not (tmp_path / "r.fits").exists()
 
 
@@ -50,7 +53,7 @@ def test_accepted_or_refused_as_on_the_command_line(binary, sample, tmp_path, op
     try:
         gpuclean.deconvolve(*map(str, sample), output=str(tmp_path / "py.fits"), device="cpu", quiet=True, **options)
     except gpuclean.Error as e:
-        assert (e.exit_code, f"gpuclean: error: {e}") == (code, err.strip().splitlines()[-1])
+        assert (e.exit_code, f"gpuclean: error: {e}") == (code, cli_error(err))
     else:
         assert code == 0, err
 
