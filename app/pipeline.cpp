@@ -119,6 +119,15 @@ clean::Device resolve_device(clean::Device requested, const Log& log) {
 }
 
 LoadedObservation load_observation(const RunOptions& o, const Log& log) {
+  const auto t = Clock::now();
+  ObservationImages images{io::read_fits_image(o.dirty), io::read_fits_image(o.psf), std::nullopt};
+  if (!o.fits_mask.empty()) images.mask = to_host(io::read_fits_image(o.fits_mask));
+  LoadedObservation obs = prepare_observation(o, std::move(images), log);
+  obs.report.seconds.read = since(t);
+  return obs;
+}
+
+LoadedObservation prepare_observation(const RunOptions& o, ObservationImages images, const Log& log) {
   LoadedObservation obs;
   obs.options = o;
   const clean::CleanSettings& s = o.settings;
@@ -129,10 +138,9 @@ LoadedObservation load_observation(const RunOptions& o, const Log& log) {
   report.algorithm = s.multiscale.enabled ? "multiscale" : std::string(clean::to_string(s.algorithm));
 
   const auto t = Clock::now();
-  io::FitsImage dirty_file = io::read_fits_image(o.dirty);
-  io::FitsImage psf_file = io::read_fits_image(o.psf);
-  std::optional<clean::HostImage> mask_image;
-  if (!o.fits_mask.empty()) mask_image = to_host(io::read_fits_image(o.fits_mask));
+  io::FitsImage& dirty_file = images.dirty;
+  io::FitsImage& psf_file = images.psf;
+  const std::optional<clean::HostImage>& mask_image = images.mask;
   report.width = dirty_file.width;
   report.height = dirty_file.height;
   report.nan_pixels = dirty_file.nan_count;
@@ -222,16 +230,21 @@ clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device devic
   return result;
 }
 
+void summarize_observation(LoadedObservation& obs, const clean::CleanResult& result) {
+  RunReport& report = obs.report;
+  report.rms_residual = clean::rms(result.residual.pixels);
+  report.model_flux = clean::total_flux(result.model.pixels);
+  for (float v : result.restored.pixels) {
+    if (std::isfinite(v) && v > report.restored_peak) report.restored_peak = v;
+  }
+}
+
 void write_observation(LoadedObservation& obs, const clean::CleanResult& result, const Log& log) {
   const RunOptions& o = obs.options;
   const clean::CleanSettings& s = o.settings;
   RunReport& report = obs.report;
   const clean::HostImage& restored = result.restored;
-  report.rms_residual = clean::rms(result.residual.pixels);
-  report.model_flux = clean::total_flux(result.model.pixels);
-  for (float v : restored.pixels) {
-    if (std::isfinite(v) && v > report.restored_peak) report.restored_peak = v;
-  }
+  summarize_observation(obs, result);
 
   const auto t = Clock::now();
   io::WriteOptions w;

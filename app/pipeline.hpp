@@ -5,6 +5,7 @@
 //   clean (on a Deconvolver the caller keeps)                              -> CleanResult
 //   write (FITS outputs, components, JSON, quick-look PNG, selection comparison)
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "clean/deconvolver.hpp"
 #include "clean/psf.hpp"
 #include "io/fits_header.hpp"
+#include "io/fits_image.hpp"
 #include "io/wcs.hpp"
 
 namespace gpuclean::app {
@@ -41,9 +43,19 @@ void check_outputs(const RunOptions& options);
 /// --device auto picks the GPU when this build has CUDA and a device is usable.
 clean::Device resolve_device(clean::Device requested, const Log& log);
 
-/// Reads and checks the inputs; fills report.{dirty, psf, output, algorithm, width, height,
-/// nan_pixels, beam*, seconds.read}.
+/// The images an observation starts from: read from the files the options name, or handed over
+/// in memory (the Python package). The mask is optional (--fits-mask).
+struct ObservationImages {
+  io::FitsImage dirty, psf;
+  std::optional<clean::HostImage> mask;
+};
+
+/// Reads the inputs and prepares them (prepare_observation); report.seconds.read includes the reading.
 LoadedObservation load_observation(const RunOptions& options, const Log& log);
+
+/// Checks the images and prepares the PSF, mask and restoring beam; fills report.{dirty, psf,
+/// output, algorithm, width, height, nan_pixels, beam*, seconds.read}.
+LoadedObservation prepare_observation(const RunOptions& options, ObservationImages images, const Log& log);
 
 /// `device` unless the GPU cannot hold this observation: then the CPU for --device auto (with a
 /// warning), and RuntimeFailure for --device gpu.
@@ -53,7 +65,21 @@ clean::Device fit_device(clean::Device device, const LoadedObservation& obs, con
 clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device device, clean::Deconvolver& deconvolver,
                                      const Log& log);
 
+/// Fills obs.report's image statistics (residual RMS, model flux, restored peak).
+void summarize_observation(LoadedObservation& obs, const clean::CleanResult& result);
+
 /// Writes every output; fills the rest of obs.report.
 void write_observation(LoadedObservation& obs, const clean::CleanResult& result, const Log& log);
+
+/// What a whole run leaves: the result and the report (the JSON summary's data).
+struct RunOutcome {
+  clean::CleanResult result;
+  RunReport report;
+};
+
+/// One observation from start to end, as the single command runs it: validate the settings,
+/// check the outputs, pick the device, `load`, clean, and write the outputs (none when
+/// options.output is empty: then only the report is filled). Throws on any failure.
+RunOutcome run_observation(const RunOptions& options, const std::function<LoadedObservation(const Log&)>& load);
 
 }  // namespace gpuclean::app

@@ -8,22 +8,29 @@
 
 namespace gpuclean::app {
 
-void run_clean(const RunOptions& o) {
+RunOutcome run_observation(const RunOptions& o, const std::function<LoadedObservation(const Log&)>& load) {
   const auto t_start = std::chrono::steady_clock::now();
   clean::validate(o.settings);
   const Log log(o.verbosity, o.json == "-");
-  check_outputs(o);
+  const bool writes = !o.output.empty();
+  if (writes) check_outputs(o);
   clean::Device device = resolve_device(o.settings.device, log);
   clean::make_deconvolver(o.settings.algorithm, device);  // refuses a device this build lacks before any work
 
-  LoadedObservation obs = load_observation(o, log);
+  LoadedObservation obs = load(log);
   device = fit_device(device, obs, log);
   const auto deconvolver = clean::make_deconvolver(o.settings.algorithm, device);
-  const clean::CleanResult result = clean_observation(obs, device, *deconvolver, log);
-  write_observation(obs, result, log);
+  RunOutcome outcome{clean_observation(obs, device, *deconvolver, log), {}};
+  const clean::CleanResult& result = outcome.result;
+  if (writes) {
+    write_observation(obs, result, log);
+  } else {
+    summarize_observation(obs, result);
+  }
 
-  const RunReport& r = obs.report;
+  RunReport& r = obs.report;
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  if (r.seconds.total == 0) r.seconds.total = r.seconds.read + r.seconds.clean + r.seconds.restore + r.seconds.write;
   log.info("done: %zu components in %zu major cycles, stopped on %s; peak residual %.4e Jy/beam, "
            "residual RMS %.4e Jy/beam, model flux %.5g Jy; %.2f s (read %.2f, clean %.2f, restore %.2f, write %.2f)",
            result.iterations, result.major_cycles, std::string(clean::to_string(result.reason)).c_str(),
@@ -34,6 +41,12 @@ void run_clean(const RunOptions& o) {
               device == clean::Device::kGpu
                   ? (", peak GPU memory " + std::to_string(result.peak_gpu_bytes >> 20) + " MiB").c_str()
                   : "");
+  outcome.report = std::move(r);
+  return outcome;
+}
+
+void run_clean(const RunOptions& o) {
+  run_observation(o, [&o](const Log& log) { return load_observation(o, log); });
 }
 
 }  // namespace gpuclean::app

@@ -15,6 +15,9 @@
 #                                   (GPU Clark, GPU multiscale)
 #   scripts/gpu-check.sh select     test_select_gpu (timed), sanitizers on the small selection cases, bench select
 #                                   at 2^24 and 2^28 with the auto table
+#   scripts/gpu-check.sh python     builds the Python package here for this machine's python3 (pybind11 from pip)
+#                                   against the pack's static libraries, runs its pytest suite (GPU tests with
+#                                   CuPy and PyTorch included) and python -m gpuclean.bench
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -150,6 +153,27 @@ case "${1:-tests}" in
     timeout 200 "$bin/gpuclean" bench select --sizes 24,28 --repeats 5 --auto-table --format csv \
       --output "$out/bench_select.csv" >"$out/bench_select.txt" 2>"$out/bench_select.err"
     echo "bench exit $?"; tail -3 "$out/bench_select.err"; tail -60 "$out/bench_select.txt"
+    exit $status ;;
+  python)
+    # A module built elsewhere is for that machine's Python, so the extension is compiled here
+    # (python/CMakeLists.txt, standalone) from the static libraries and python/prebuilt-config.cmake
+    # of $bin, which device-pack.sh carries. The module finds .devlib through its RPATH: Python
+    # itself runs without it on LD_LIBRARY_PATH (its older libexpat, libffi, ... would shadow the
+    # system's under Python's own modules); only the gpuclean binary the tests run gets it.
+    export GPUCLEAN_CLI_LIBRARY_PATH=$LD_LIBRARY_PATH LD_LIBRARY_PATH=/usr/local/cuda/lib64
+    py=$(command -v python3)
+    echo "== build the extension for $($py --version)"
+    { cmake -S python -B build-py -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUCLEAN_PREBUILT_DIR="$bin" \
+        -DGPUCLEAN_LIBRARY_DIR="$PWD/.devlib" -DPython_EXECUTABLE="$py" -Dpybind11_DIR="$($py -m pybind11 --cmakedir)" \
+        -DCUDAToolkit_ROOT=/usr/local/cuda && cmake --build build-py; } >"$out/python_build.log" 2>&1 \
+      || { tail -30 "$out/python_build.log"; exit 1; }
+    export PYTHONPATH=$PWD/build-py/python
+    echo "== pytest python/tests"
+    status=0
+    $py -m pytest -v -rs -p no:cacheprovider python/tests >"$out/pytest.log" 2>&1 || status=1
+    grep -E "^(FAILED|ERROR|SKIPPED)" "$out/pytest.log" | head -20; tail -1 "$out/pytest.log"
+    echo "== python -m gpuclean.bench"
+    timeout 400 $py -m gpuclean.bench 2>&1 | tee "$out/bench_python.txt" || status=1
     exit $status ;;
   profile)
     echo "== bench clean 16384^2: where the set-up goes (then with glibc's huge-page tunable)"

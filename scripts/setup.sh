@@ -4,8 +4,10 @@
 # gpuclean builds CPU-only.
 set -euo pipefail
 
+# The Python package builds with Debian's pybind11 for /usr/bin/python3, where python3-numpy and
+# python3-pytest install.
 packages=(build-essential cmake pkg-config libcfitsio-dev libcli11-dev libgtest-dev libfftw3-dev
-          nlohmann-json3-dev libpng-dev libgd-dev openmpi-bin)
+          nlohmann-json3-dev libpng-dev libgd-dev openmpi-bin pybind11-dev python3-dev python3-numpy python3-pytest)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

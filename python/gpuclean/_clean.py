@@ -1,0 +1,129 @@
+"""gpuclean.deconvolve: the single command ``gpuclean DIRTY PSF -o RESTORED [options]`` as a call.
+
+The keywords are the command line's options, dashes as underscores, with its defaults, checks
+and messages: the arguments go through the command line's own parser (see :func:`options`).
+"""
+
+import json
+import os
+
+import numpy as np
+
+from . import _arrays, _gpuclean
+from .fits import Header, read
+
+
+def options():
+    """The command line's options as ``{keyword: (default, values, description)}``, where values
+    is 0 for a flag (pass True), 1 for one value, 2 or 3 for a sequence (beam_shape)."""
+    return {name.replace("-", "_"): (default, values, text)
+            for name, default, text, values in _gpuclean.option_table()}
+
+
+def _arguments(kwargs):
+    """Keywords as command-line arguments, in the order given (so that HISTORY reads as the command
+    line would); None leaves an option at its default, False leaves a flag out."""
+    table = {name.replace("-", "_"): values for name, _, _, values in _gpuclean.option_table()}
+    args = []
+    for key, value in kwargs.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        values = table.get(key, 1)  # unknown names go to the parser, which names them
+        if values == 0 or value is True:
+            args.append(flag if value is True else f"{flag}={value}")
+        elif isinstance(value, (list, tuple, np.ndarray)):
+            args += [flag] + [_text(v) for v in value]
+        else:
+            args += [flag, _text(value)]
+    return args
+
+
+def _text(value):
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))  # round-trips exactly
+    return str(value)
+
+
+def _is_path(x):
+    return isinstance(x, (str, os.PathLike))
+
+
+class Result:
+    """What a run produced.
+
+    ``model`` (Jy/pixel), ``residual`` and ``restored`` (Jy/beam) are NumPy float32 arrays of
+    shape (height, width); ``components`` is a structured array (x, y, flux, scale: its scale in
+    pixels, 0 without multiscale) in the order found
+    (the CSV sums those at one pixel). ``summary`` is the command line's --json summary, and each
+    of its keys is also an attribute: ``stop_reason``, ``iterations``, ``major_cycles``,
+    ``peak_residual``, ``rms_residual``, ``model_flux``, ``restored_peak``, ``threshold``,
+    ``noise_sigma``, ``beam``, ``seconds`` (the stage times), ``settings``, ...
+    """
+
+    def __init__(self, raw):
+        self.model = raw["model"]
+        self.residual = raw["residual"]
+        self.restored = raw["restored"]
+        n = len(raw["component_flux"])
+        self.components = np.empty(
+            n, dtype=[("x", np.uint32), ("y", np.uint32), ("flux", np.float32), ("scale", np.float64)])
+        self.components["x"] = raw["component_x"]
+        self.components["y"] = raw["component_y"]
+        self.components["flux"] = raw["component_flux"]
+        self.components["scale"] = raw["component_scale"]
+        self.summary = json.loads(raw["summary_json"])
+        for key, value in self.summary.items():
+            setattr(self, key, value)
+
+    def __repr__(self):
+        return (f"<gpuclean.Result {self.algorithm} on {self.device}: {self.iterations} components, "
+                f"stop {self.stop_reason}, peak residual {self.peak_residual:.4g}>")
+
+
+def deconvolve(dirty, psf, *, mask=None, header=None, **kwargs):
+    """CLEAN ``dirty`` with ``psf`` as ``gpuclean DIRTY PSF [options]`` does; returns a :class:`Result`.
+
+    dirty, psf: FITS file names (read as the command line reads them), or 2-D arrays of shape
+        (height, width): NumPy, or CUDA arrays (CuPy, PyTorch), which are copied to the host
+        first (the CLEAN engines take host images).
+    mask: with arrays, a 2-D array whose non-zero pixels may be cleaned (``fits_mask=`` names a
+        FITS mask instead).
+    header: with arrays, the dirty image's :class:`gpuclean.fits.Header` (from
+        ``gpuclean.fits.read``): its WCS gives the beam in arcsec, and written outputs keep it.
+    kwargs: the command line's options, dashes as underscores, e.g. ``niter=1000``,
+        ``auto_threshold=3``, ``algorithm="hogbom"``, ``device="cpu"``, ``select="auto"``,
+        ``no_negative=True``, ``beam_shape=(30, 20, 45)``. ``output=`` (``-o``) and ``model=``,
+        ``residual=``, ``components=``, ``json=``, ``quicklook=`` write the same files as the
+        command line (``output`` is needed for any of them); without them nothing is written.
+        See :func:`options` for the full list and defaults.
+
+    Raises gpuclean.UsageError, InputError, RunFailure or InternalError with the command line's
+    message.
+    """
+    if _is_path(dirty) and _is_path(psf):
+        raw = _gpuclean.run([os.fspath(dirty), os.fspath(psf)] + _arguments(kwargs), None, None, [], [], None)
+        return Result(raw)
+    if _is_path(dirty):
+        dirty, header = read(dirty)
+    if _is_path(psf):
+        psf = read(psf).data
+    header = header if header is not None else Header()
+    mask = None if mask is None else np.asarray(_arrays.to_host(mask)) != 0
+    raw = _gpuclean.run(_arguments(kwargs), _host_image(dirty), _host_image(psf), header.cards, header.axes, mask)
+    return Result(raw)
+
+
+def _host_image(x):
+    return np.ascontiguousarray(_arrays.to_host(x), dtype=np.float32)
+
+
+def _options_doc():
+    rows = [f"    {key}: {text} (default: {default or 'none' if values else 'off'})"
+            for key, (default, values, text) in options().items()]
+    return "\n\nOptions (the command line's, from its parser):\n\n" + "\n".join(rows) + "\n"
+
+
+deconvolve.__doc__ += _options_doc()
