@@ -97,3 +97,20 @@ def test_cuda_arrays_give_the_numpy_result(sample, lib_name):
     result = gpuclean.deconvolve(*on_gpu, header=header, quiet=True, **OPTIONS)
     np.testing.assert_array_equal(result.restored, expected.restored)
     np.testing.assert_array_equal(result.components, expected.components)
+
+
+def test_multiscale_through_python_is_the_cli_run(binary, sample, tmp_path, monkeypatch):
+    # The multiscale options go through the same parser; the components carry their scale.
+    options = {"niter": 600, "multiscale": True, "multiscale_max_scales": 3, "device": "cpu"}
+    monkeypatch.chdir(tmp_path)
+    code, err = run_cli(binary, [*map(str, sample), "--output", "cli.fits", "--components", "cli.csv", "--niter", "600",
+                                 "--multiscale", "--multiscale-max-scales", "3", "--device", "cpu"], cwd=tmp_path)
+    assert code == 0, err
+    result = gpuclean.deconvolve(*map(str, sample), output="py.fits", components="py.csv", **options)
+    assert (tmp_path / "py.csv").read_text() == (tmp_path / "cli.csv").read_text()
+    assert result.multiscale["scales"][0]["size_pixels"] == 0
+    assert len(result.multiscale["scales"]) == 3
+    sizes = {s["size_pixels"] for s in result.multiscale["scales"]}
+    assert set(np.unique(result.components["scale"])) <= sizes
+    np.testing.assert_array_equal(gpuclean.fits.read(tmp_path / "py.fits").data,
+                                  gpuclean.fits.read(tmp_path / "cli.fits").data)
