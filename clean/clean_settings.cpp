@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "clean/errors.hpp"
+#include "select/backend_names.hpp"
 
 namespace gpuclean::clean {
 
@@ -29,6 +30,11 @@ void validate(const CleanSettings& s) {
   if (s.select_k == 0) fail("--select-k must be at least 1.");
   if (s.beam_patch == 0) fail("--beam-patch must be at least 1 pixel.");
   if (s.threads < 0) fail("--threads must be >= 0 (0 uses every core).");
+  // Every build knows every GPU backend's name: a CPU-only build accepts them (the CPU path has
+  // no use for them) and refuses a typo, as a GPU build does.
+  if (!select::is_clean_backend(s.select_backend))
+    fail("--select " + s.select_backend + " is not a selection backend; use one of: " + select::clean_backend_list() +
+         " (auto is the default).");
   if (s.beam_shape) {
     const auto& b = *s.beam_shape;
     if (!(b.bmaj_arcsec > 0.0) || !(b.bmin_arcsec > 0.0) || !std::isfinite(b.bmaj_arcsec) ||

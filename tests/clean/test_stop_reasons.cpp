@@ -74,6 +74,11 @@ TEST(Settings, ValidationNamesTheOption) {
   s.beam_shape = gc::BeamShape{3.0, 5.0, 0.0};
   EXPECT_THROW(gc::validate(s), gc::InvalidSettings);
   EXPECT_NO_THROW(gc::validate(gc::CleanSettings{}));
+  s = {};
+  s.select_backend = "no-such-backend";  // refused in every build, not only where a GPU runs
+  EXPECT_THROW(gc::validate(s), gc::InvalidSettings);
+  s.select_backend = "cutting-plane";
+  EXPECT_NO_THROW(gc::validate(s));
 }
 
 TEST(Psf, PreparationChecksAndNormalises) {

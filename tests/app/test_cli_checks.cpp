@@ -1,0 +1,79 @@
+// Bad input and settings found by trying gpuclean as a new user would (issue 13): each is one
+// line on stderr with its documented exit code, before any work, and a failed run leaves none
+// of its outputs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "io/fits_reader.hpp"
+#include "tests/io/fits_test_files.hpp"
+#include "tests/support/paths.hpp"
+#include "tests/support/run_command.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using gpuclean::test::TempDir;
+
+namespace {
+
+using Result = gpuclean::test::CommandResult;
+using gpuclean::test::run_gpuclean;
+using gpuclean::test::slurp;
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+std::size_t entries(const fs::path& dir) {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+class CliChecks : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    const Result r = run_gpuclean(*dir_, "simulate --size 128 --sources 8 --seed 3 --out " + dir_->file("sim"));
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static std::string dirty() { return dir_->file("sim/dirty.fits"); }
+  static std::string psf() { return dir_->file("sim/psf.fits"); }
+  std::string pair() const { return dirty() + " " + psf() + " -o " + tmp_.file("out/img.fits"); }
+  void SetUp() override { fs::create_directories(tmp_.path() / "out"); }
+
+  // The PSF with every pixel passed through `f(x, y, v)`, written as a plain FITS file.
+  template <class F>
+  std::string altered_psf(const std::string& name, F f) const {
+    const auto p = gpuclean::io::read_fits_image(psf());
+    std::vector<double> v(p.pixels.size());
+    for (std::size_t y = 0; y < p.height; ++y)
+      for (std::size_t x = 0; x < p.width; ++x) v[y * p.width + x] = f(x, y, p.pixels, p.width);
+    gpuclean::test::RawFitsSpec spec;
+    spec.axes = {static_cast<long>(p.width), static_cast<long>(p.height)};
+    gpuclean::test::write_raw_fits(tmp_.file(name), spec, v);
+    return tmp_.file(name);
+  }
+
+  static TempDir* dir_;
+  TempDir tmp_;
+};
+TempDir* CliChecks::dir_ = nullptr;
+
+}  // namespace
+
+// Issue 13.1: --select was checked on the GPU path only.
+TEST_F(CliChecks, UnknownSelectBackendIsRefusedOnTheCpuPathToo) {
+  const Result r = run_gpuclean(tmp_, pair() + " --device cpu --select no-such-backend");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--select no-such-backend is not a selection backend"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cutting-plane"), std::string::npos) << r.err;  // the valid names
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(entries(tmp_.path() / "out"), 0u);
+  // Every GPU backend's name is valid in every build: a CPU run accepts it (and has no use for it).
+  const Result ok = run_gpuclean(tmp_, pair() + " --device cpu --select sample -q");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+}
