@@ -148,11 +148,13 @@ void add_bench_batch_options(CLI::App& sub, BenchBatchOptions& o) {
 }
 
 void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
-  sub.add_option("--sizes", o.log2_sizes, "log2 of the input sizes")->delimiter(',')->capture_default_str();
+  sub.add_option("--sizes", o.log2_sizes, "log2 of the input sizes")->delimiter(',')->check(CLI::Range(0, 31))
+      ->capture_default_str();
   sub.add_option("--distributions", o.distributions, "value distributions (default: all)")->delimiter(',');
   sub.add_option("--backends", o.backends, "backends to time (default: every exact GPU backend; sort is always in)")
       ->delimiter(',');
-  sub.add_option("--ks", o.ks, "k values (numbers or n/100)")->delimiter(',')->capture_default_str();
+  sub.add_option("--ks", o.ks, "k values (numbers or n/100)")->delimiter(',')
+      ->check(CLI::IsMember({"n/100"}) | CLI::NonNegativeNumber)->capture_default_str();
   sub.add_option("--repeats", o.repeats, "timed runs per case (median reported)")->check(CLI::Range(1, 1000))
       ->capture_default_str();
   sub.add_option("--format", o.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))
@@ -198,6 +200,24 @@ void add_batch_options(CLI::App& sub, BatchOptions& o) {
 
 }  // namespace
 
+void refuse_negative_counts(CLI::App& app) {
+  // CLI11 reads an unsigned option with strtoull, which takes "-1" as 2^64 - 1: a typo would
+  // become "no limit". CLI11 names every unsigned type UINT, so each such option, here and in
+  // every subcommand, refuses a sign before conversion.
+  const CLI::Validator unsigned_count(
+      [](std::string& value) -> std::string {
+        const auto first = value.find_first_not_of(" \t");
+        if (first != std::string::npos && value[first] == '-')
+          return "'" + value + "' is negative; give a count of 0 or more";
+        return {};
+      },
+      "", "NonNegativeCount");
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_name() == "UINT") opt->check(unsigned_count);
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_negative_counts(*sub);
+}
+
 std::unique_ptr<Cli> make_cli() {
   auto cli = std::make_unique<Cli>();
   cli->app = std::make_unique<CLI::App>(
@@ -226,6 +246,7 @@ std::unique_ptr<Cli> make_cli() {
   add_bench_batch_options(*cli->bench_batch, cli->bench_batch_options);
   cli->bench_clean = cli->bench->add_subcommand("clean", "Time GPU Clark, GPU Hogbom and the CPU path on simulated fields");
   add_bench_clean_options(*cli->bench_clean, cli->bench_clean_options);
+  refuse_negative_counts(*cli->app);
   return cli;
 }
 

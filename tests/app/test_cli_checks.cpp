@@ -77,3 +77,50 @@ TEST_F(CliChecks, UnknownSelectBackendIsRefusedOnTheCpuPathToo) {
   const Result ok = run_gpuclean(tmp_, pair() + " --device cpu --select sample -q");
   EXPECT_EQ(ok.code, 0) << ok.err;
 }
+
+// Issue 13.2: "-1" was read as 2^64 - 1 by every unsigned option.
+TEST_F(CliChecks, NegativeCountsAreUsageErrors) {
+  const std::string d = tmp_.file("out");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {pair() + " --niter -1", "--niter"},
+      {pair() + " --select-k -1", "--select-k"},
+      {pair() + " --beam-patch -1", "--beam-patch"},
+      {pair() + " --threads -1", "--threads"},
+      {"batch " + d + " --max-gpus -1", "--max-gpus"},
+      {"batch " + d + " --io-threads -1", "--io-threads"},
+      {"batch " + d + " --streams-per-gpu -1", "--streams-per-gpu"},
+      {"batch " + d + " --queue -1", "--queue"},
+      {"batch " + d + " --niter -1", "--niter"},
+      {"simulate --size -64 --out " + d, "--size"},
+      {"simulate --size 64 --sources -1 --out " + d, "--sources"},
+      {"simulate --size 64 --gaussians -1 --out " + d, "--gaussians"},
+      {"simulate --size 64 --seed -1 --out " + d, "--seed"},
+      {"bench clean --sizes 64,-1", "--sizes"},
+      {"bench clean --niters -1", "--niters"},
+      {"bench clean --cpu-max-size -1", "--cpu-max-size"},
+      {"bench clean --cli-size -1", "--cli-size"},
+      {"bench batch --size -1", "--size"},
+      {"bench batch --counts 4,-1", "--counts"},
+      {"bench batch --sources -1", "--sources"},
+      {"bench select --sizes -1", "--sizes"},
+      {"bench select --ks -1", "--ks"},
+  };
+  for (const auto& [args, option] : cases) {
+    SCOPED_TRACE(args);
+    const Result r = run_gpuclean(tmp_, args);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(option), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(entries(tmp_.path() / "out"), 0u);
+}
+
+TEST_F(CliChecks, NegativeCountInAManifestRowStopsTheBatch) {
+  std::ofstream(tmp_.file("m.csv")) << "dirty,psf,out,niter\n" << dirty() << "," << psf() << ",out/a.fits,-1\n";
+  const Result r = run_gpuclean(tmp_, "batch " + tmp_.file("m.csv"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("line 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("negative"), std::string::npos) << r.err;
+  EXPECT_EQ(entries(tmp_.path() / "out"), 0u);
+}
