@@ -51,6 +51,9 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
       ->group(masks);
   app.add_flag("--no-negative", [&s](std::int64_t) { s.allow_negative = false; },
                "Search peaks among positive values only: no negative components")->group(masks);
+  app.add_flag("--psf-unchecked", r.psf_unchecked,
+               "Use the PSF even when its largest value is not its largest magnitude (negated?) or lies far from "
+               "its centre and its header's CRPIX (shifted?); normally such a PSF is refused")->group(masks);
   app.add_option("--clean-border", s.clean_border_percent, "Leave this percentage of the size uncleaned on each side")
       ->group(masks)->capture_default_str();
 

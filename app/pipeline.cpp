@@ -147,7 +147,11 @@ LoadedObservation load_observation(const RunOptions& o, const Log& log) {
   }
   obs.dirty = to_host(std::move(dirty_file));
   std::string warning;
-  obs.psf = clean::prepare_psf(to_host(std::move(psf_file)), obs.dirty.width, obs.dirty.height, &warning);
+  clean::PsfChecks checks;
+  checks.strict = !o.psf_unchecked;
+  const auto crpix1 = psf_file.header.get_double("CRPIX1"), crpix2 = psf_file.header.get_double("CRPIX2");
+  if (crpix1 && crpix2) checks.header_peak = std::make_pair(*crpix1 - 1.0, *crpix2 - 1.0);
+  obs.psf = clean::prepare_psf(to_host(std::move(psf_file)), obs.dirty.width, obs.dirty.height, &warning, checks);
   if (!warning.empty()) log.warn("%s", warning.c_str());
   obs.mask = clean::make_clean_mask(obs.dirty, mask_image ? &*mask_image : nullptr, s.clean_border_percent);
 

@@ -124,3 +124,37 @@ TEST_F(CliChecks, NegativeCountInAManifestRowStopsTheBatch) {
   EXPECT_NE(r.err.find("negative"), std::string::npos) << r.err;
   EXPECT_EQ(entries(tmp_.path() / "out"), 0u);
 }
+
+// Issue 13.3: a negated PSF's largest positive sidelobe was taken for its peak.
+TEST_F(CliChecks, NegatedPsfIsBadInputUnlessUnchecked) {
+  const std::string negated =
+      altered_psf("neg.fits", [](std::size_t x, std::size_t y, const std::vector<float>& p, std::size_t w) {
+        return -static_cast<double>(p[y * w + x]);
+      });
+  const Result r = run_gpuclean(tmp_, dirty() + " " + negated + " -o " + tmp_.file("out/img.fits"));
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("negated"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--psf-unchecked"), std::string::npos) << r.err;
+  EXPECT_EQ(entries(tmp_.path() / "out"), 0u);
+  const Result forced = run_gpuclean(tmp_, dirty() + " " + negated + " -o " + tmp_.file("out/img.fits") +
+                                               " --psf-unchecked --niter 10 --device cpu");
+  EXPECT_EQ(forced.code, 0) << forced.err;
+  EXPECT_NE(forced.err.find("normalised"), std::string::npos) << forced.err;  // the warning stays
+}
+
+TEST_F(CliChecks, PsfPeakFarFromTheCentreIsBadInputUnlessUnchecked) {
+  // The PSF moved 20 pixels right (wrapped): its peak is nowhere near (64, 64) or CRPIX.
+  const std::string shifted =
+      altered_psf("shift.fits", [](std::size_t x, std::size_t y, const std::vector<float>& p, std::size_t w) {
+        return static_cast<double>(p[y * w + (x + w - 20) % w]);
+      });
+  const Result r = run_gpuclean(tmp_, dirty() + " " + shifted + " -o " + tmp_.file("out/img.fits"));
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("far from its centre"), std::string::npos) << r.err;
+  const Result forced = run_gpuclean(tmp_, dirty() + " " + shifted + " -o " + tmp_.file("out/img.fits") +
+                                               " --psf-unchecked --niter 10 --device cpu");
+  EXPECT_EQ(forced.code, 0) << forced.err;
+  EXPECT_NE(forced.err.find("not at the centre"), std::string::npos) << forced.err;
+}
