@@ -158,3 +158,30 @@ TEST_F(CliChecks, PsfPeakFarFromTheCentreIsBadInputUnlessUnchecked) {
   EXPECT_EQ(forced.code, 0) << forced.err;
   EXPECT_NE(forced.err.find("not at the centre"), std::string::npos) << forced.err;
 }
+
+// Issue 13.4: a header claiming 2^31 - 1 pixels a row in a 16 KB file ended in "out of host memory".
+TEST_F(CliChecks, HeaderClaimingMoreDataThanTheFileHoldsIsBadInput) {
+  gpuclean::test::RawFitsSpec spec;
+  spec.axes = {60, 60};
+  gpuclean::test::write_raw_fits(tmp_.file("liar.fits"), spec, std::vector<double>(60 * 60, 1.0));
+  std::string bytes = slurp(tmp_.file("liar.fits"));
+  const std::size_t at = bytes.find("NAXIS1  = ");
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at + 10, 20, "          2147483647");  // the value field, right-justified
+  std::ofstream(tmp_.file("liar.fits"), std::ios::binary | std::ios::trunc) << bytes;
+  ASSERT_LT(fs::file_size(tmp_.file("liar.fits")), 20000u);
+  const Result r = run_gpuclean(tmp_, tmp_.file("liar.fits") + " " + psf() + " -o " + tmp_.file("out/img.fits"));
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("truncated or its header is wrong"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("memory"), std::string::npos) << r.err;
+}
+
+TEST_F(CliChecks, TruncatedCopyIsBadInput) {
+  fs::copy_file(dirty(), tmp_.file("cut.fits"));
+  fs::resize_file(tmp_.file("cut.fits"), fs::file_size(dirty()) / 2);
+  const Result r = run_gpuclean(tmp_, tmp_.file("cut.fits") + " " + psf() + " -o " + tmp_.file("out/img.fits"));
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
+}

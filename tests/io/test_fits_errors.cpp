@@ -138,3 +138,16 @@ TEST(TextWriter, WritesAtomicallyAndRefusesToOverwrite) {
   EXPECT_THROW(gio::write_text_file(dir.file("a.csv"), "z", false), gio::FitsError);
   EXPECT_EQ(files_in(dir.path()), 1u);
 }
+
+TEST(FitsErrors, HeaderLargerThanTheFileIsRefusedBeforeReading) {
+  TempDir dir;
+  const std::string path = dir.file("cut.fits");
+  std::vector<float> px(128 * 128, 1.0f);
+  gio::write_fits_image(path, px.data(), 128, 128, gio::FitsHeader{}, {128, 128}, gio::WriteOptions{});
+  fs::resize_file(path, fs::file_size(path) - 10000);
+  std::string msg;
+  EXPECT_EQ(kind_of_read(path, &msg), gio::FitsError::Kind::kInput);
+  EXPECT_NE(msg.find("truncated or its header is wrong"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("128x128"), std::string::npos) << msg;
+  EXPECT_THROW(gio::read_fits_shape(path), gio::FitsError);
+}
