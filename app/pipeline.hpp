@@ -53,7 +53,8 @@ clean::Device fit_device(clean::Device device, const LoadedObservation& obs, con
 clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device device, clean::Deconvolver& deconvolver,
                                      const Log& log);
 
-/// Writes every output; fills the rest of obs.report.
+/// Writes every output, all or none (io::StagedOutputs: a failure on any removes the others);
+/// fills the rest of obs.report.
 void write_observation(LoadedObservation& obs, const clean::CleanResult& result, const Log& log);
 
 }  // namespace gpuclean::app

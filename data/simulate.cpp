@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <numbers>
 #include <sstream>
+#include <stdexcept>
 
 #include "data/arrays.hpp"
 #include "data/uv_grid.hpp"
 #include "io/fits_writer.hpp"
+#include "io/staged_outputs.hpp"
 #include "io/text_writer.hpp"
 #include "io/wcs.hpp"
 
@@ -125,6 +127,17 @@ Simulation simulate(const SimulationSettings& s) {
   return simulate_sky(fixed, random_sky(sky, rng));
 }
 
+void check_simulation_outputs(const std::string& dir, bool overwrite) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return;  // write_simulation creates it
+  if (!std::filesystem::is_directory(dir, ec))
+    throw std::invalid_argument("--out '" + dir + "' is a file; give a folder for the simulated files.");
+  io::WriteOptions opt;
+  opt.overwrite = overwrite;
+  for (const char* name : {"dirty.fits", "psf.fits", "truth.fits", "sources.csv"})
+    io::check_output_path((std::filesystem::path(dir) / name).string(), opt);
+}
+
 void write_simulation(const Simulation& sim, const SimulationSettings& s, const std::string& dir,
                       bool overwrite, const std::string& command) {
   namespace fs = std::filesystem;
@@ -140,13 +153,17 @@ void write_simulation(const Simulation& sim, const SimulationSettings& s, const 
                 static_cast<unsigned long long>(s.seed));
   opt.history.push_back(info);
   const auto path = [&](const char* name) { return (fs::path(dir) / name).string(); };
-  for (const char* name : {"dirty.fits", "psf.fits", "truth.fits", "sources.csv"}) io::check_output_path(path(name), opt);
+  check_simulation_outputs(dir, overwrite);
 
-  io::write_fits_image(path("dirty.fits"), sim.dirty.data(), sim.size, sim.size, header, axes, opt);
-  io::write_fits_image(path("psf.fits"), sim.psf.data(), sim.size, sim.size, header, axes, opt);
-  io::WriteOptions truth_opt = opt;
+  // All four files appear together, or none (see io/staged_outputs.hpp).
+  io::StagedOutputs staged(overwrite);
+  io::WriteOptions staged_opt = opt;
+  staged_opt.overwrite = true;  // each writer replaces its reserved staging file
+  io::write_fits_image(staged.stage(path("dirty.fits")), sim.dirty.data(), sim.size, sim.size, header, axes, staged_opt);
+  io::write_fits_image(staged.stage(path("psf.fits")), sim.psf.data(), sim.size, sim.size, header, axes, staged_opt);
+  io::WriteOptions truth_opt = staged_opt;
   truth_opt.bunit = "JY/PIXEL";
-  io::write_fits_image(path("truth.fits"), sim.truth.data(), sim.size, sim.size, header, axes, truth_opt);
+  io::write_fits_image(staged.stage(path("truth.fits")), sim.truth.data(), sim.size, sim.size, header, axes, truth_opt);
 
   const auto wcs = io::CelestialWcs::from_header(header);
   std::ostringstream csv;
@@ -161,7 +178,8 @@ void write_simulation(const Simulation& sim, const SimulationSettings& s, const 
         << dec << ',' << src.flux << ',' << src.fwhm_major_px * sim.pixel_deg * 3600.0 << ','
         << src.fwhm_minor_px * sim.pixel_deg * 3600.0 << ',' << src.pa_deg << '\n';
   }
-  io::write_text_file(path("sources.csv"), csv.str(), overwrite);
+  io::write_text_file(staged.stage(path("sources.csv")), csv.str(), true);
+  staged.commit();
 }
 
 }  // namespace gpuclean::data

@@ -42,7 +42,12 @@ Simulation simulate(const SimulationSettings& settings);
 /// Simulates a given sky (positions in pixels of a settings.size grid).
 Simulation simulate_sky(const SimulationSettings& settings, const std::vector<SkySource>& sky);
 
-/// Writes dirty.fits, psf.fits, truth.fits and sources.csv into `dir` (created if needed).
+/// Throws io::FitsError (kExists) when a file write_simulation would write exists and
+/// `overwrite` is off: call it before simulating.
+void check_simulation_outputs(const std::string& dir, bool overwrite);
+
+/// Writes dirty.fits, psf.fits, truth.fits and sources.csv into `dir` (created if needed), all
+/// four or none.
 /// `command` goes into the HISTORY cards.
 void write_simulation(const Simulation& sim, const SimulationSettings& settings, const std::string& dir,
                       bool overwrite, const std::string& command);

@@ -185,3 +185,22 @@ TEST_F(CliChecks, TruncatedCopyIsBadInput) {
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
 }
+
+// Issue 13.5: when the restored image could not be written, the model and residual stayed.
+TEST_F(CliChecks, FailureOnTheLastOutputLeavesNoneOfTheRunsOutputs) {
+  const std::string out = tmp_.file("out/");
+  const std::string args = pair() + " --model " + out + "model.fits --residual " + out + "res.fits --components " +
+                           out + "c.csv --json " + out + "s.json --device cpu --niter 50";
+  const Result r = gpuclean::test::run_command(
+      tmp_, "GPUCLEAN_TEST_FAIL_OUTPUT=img.fits " + gpuclean::test::binary_path() + " " + args);
+  EXPECT_EQ(r.code, 4) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("img.fits"), std::string::npos) << r.err;
+  std::string left;
+  for (const auto& e : fs::directory_iterator(tmp_.path() / "out")) left += e.path().filename().string() + " ";
+  EXPECT_TRUE(left.empty()) << "left behind: " << left;
+  // The same run without the failure writes all of them.
+  const Result ok = run_gpuclean(tmp_, args + " -q");
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(entries(tmp_.path() / "out"), 5u);
+}

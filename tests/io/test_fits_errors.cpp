@@ -10,6 +10,7 @@
 #include "io/fits_error.hpp"
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
+#include "io/staged_outputs.hpp"
 #include "io/text_writer.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -150,4 +151,72 @@ TEST(FitsErrors, HeaderLargerThanTheFileIsRefusedBeforeReading) {
   EXPECT_NE(msg.find("truncated or its header is wrong"), std::string::npos) << msg;
   EXPECT_NE(msg.find("128x128"), std::string::npos) << msg;
   EXPECT_THROW(gio::read_fits_shape(path), gio::FitsError);
+}
+
+TEST(StagedOutputs, AFailedLastOutputRemovesTheOthers) {
+  // A child whose file-size limit lets the small outputs through and stops the last, large one
+  // part-way (EFBIG, as a full disk would): none of the run's outputs may remain.
+  TempDir dir;
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    rlimit lim{20000, 20000};
+    setrlimit(RLIMIT_FSIZE, &lim);
+    gio::WriteOptions staged_opt;
+    staged_opt.overwrite = true;
+    std::vector<float> big(256 * 256, 2.0f);
+    try {
+      gio::StagedOutputs staged(false);
+      write_small(staged.stage(dir.file("model.fits")), staged_opt);
+      gio::write_text_file(staged.stage(dir.file("c.csv")), "x,y\n1,2\n", true);
+      gio::write_fits_image(staged.stage(dir.file("restored.fits")), big.data(), 256, 256, gio::FitsHeader{},
+                            {256, 256}, staged_opt);
+      staged.commit();
+    } catch (const gio::FitsError& e) {
+      _exit(e.kind() == gio::FitsError::Kind::kOutput ? 42 : 43);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 42) << "the last write should fail with an output error";
+  EXPECT_EQ(files_in(dir.path()), 0u) << "no output and no staged file may remain";
+}
+
+TEST(StagedOutputs, CommitPublishesAllOrNone) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "b");
+  {
+    gio::StagedOutputs staged(false);
+    gio::write_text_file(staged.stage(dir.file("a.txt")), "a", true);
+    gio::write_text_file(staged.stage(dir.file("b/b.txt")), "b", true);
+    EXPECT_FALSE(fs::exists(dir.file("a.txt")));  // nothing appears before the commit
+    fs::remove_all(dir.path() / "b");               // the second rename now fails
+    EXPECT_THROW(staged.commit(), gio::FitsError);
+  }
+  EXPECT_EQ(files_in(dir.path()), 0u) << "the first output must not stay when the second cannot appear";
+
+  std::ofstream(dir.file("keep.txt")) << "old";
+  {
+    gio::StagedOutputs staged(false);  // without overwrite an existing target is refused at commit
+    gio::write_text_file(staged.stage(dir.file("new.txt")), "n", true);
+    gio::write_text_file(staged.stage(dir.file("keep.txt")), "k", true);
+    EXPECT_THROW(staged.commit(), gio::FitsError);
+  }
+  EXPECT_FALSE(fs::exists(dir.file("new.txt")));
+  EXPECT_EQ(files_in(dir.path()), 1u);
+  std::ifstream keep(dir.file("keep.txt"));
+  std::string text;
+  keep >> text;
+  EXPECT_EQ(text, "old");
+
+  gio::StagedOutputs staged(true);
+  gio::write_text_file(staged.stage(dir.file("keep.txt")), "k", true);
+  staged.commit();
+  std::ifstream replaced(dir.file("keep.txt"));
+  replaced >> text;
+  EXPECT_EQ(text, "k");
+  EXPECT_EQ(files_in(dir.path()), 1u);
 }
