@@ -14,10 +14,12 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
   app.add_option("--gain", s.gain, "Loop gain of each component")->group(loop)->capture_default_str();
   app.add_option("--mgain", s.mgain, "End a major cycle once the peak fell by this fraction (1: no limit)")
       ->group(loop)->capture_default_str();
-  app.add_option("--threshold", s.threshold, "Stop at this absolute peak residual [image units]")
+  app.add_option("--threshold", s.threshold,
+                 "Stop at this absolute peak residual [image units]; given alone, it turns the auto-threshold off")
       ->group(loop)->capture_default_str();
   app.add_option("--auto-threshold", s.auto_threshold,
-                 "Stop at SIGMA x robust noise (1.4826 x MAD of the residual); 0 turns it off")
+                 "Stop at SIGMA x robust noise (1.4826 x MAD of the residual); 0 turns it off; off when "
+                 "--threshold is given without it")
       ->group(loop)->capture_default_str();
 
   const std::string algo = "Algorithm";
@@ -86,6 +88,13 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
 
   app.add_flag("-q,--quiet", [&r](std::int64_t) { r.verbosity = Verbosity::kQuiet; }, "Print errors only");
   app.add_flag("-v,--verbose", [&r](std::int64_t) { r.verbosity = Verbosity::kVerbose; }, "Print more detail");
+
+  // WSClean's rule: --threshold alone turns the 3-sigma auto-threshold off. A batch row starts
+  // from the batch's options, so "given" carries over from them.
+  app.final_callback([&app, &r] {
+    r.auto_threshold_given = r.auto_threshold_given || app.count("--auto-threshold") > 0;
+    clean::apply_explicit_threshold(r.settings, app.count("--threshold") > 0, r.auto_threshold_given);
+  });
 }
 
 void add_output_file_options(CLI::App& app, RunOptions& r) {

@@ -210,6 +210,7 @@ clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device devic
   report.device = std::string(clean::to_string(device));
   log.info("gpuclean %s: %s CLEAN on %s, %zux%zu image, gain %.3g, niter %zu", kVersion, report.algorithm.c_str(),
            report.device.c_str(), obs.dirty.width, obs.dirty.height, s.gain, s.niter);
+  log.info("stopping rules: %s", clean::describe_stopping_rules(s).c_str());
   const auto t = Clock::now();
   clean::CleanProblem problem{obs.dirty, obs.psf, obs.mask, &report.beam_pixels};
   if (!o.quicklook.empty()) problem.restored_quantiles = {o.quicklook_low / 100.0, o.quicklook_high / 100.0};

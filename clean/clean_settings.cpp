@@ -1,6 +1,7 @@
 #include "clean/clean_settings.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "clean/errors.hpp"
 #include "select/backend_names.hpp"
@@ -42,6 +43,26 @@ void validate(const CleanSettings& s) {
       fail("--beam-shape needs BMAJ and BMIN > 0 (arcsec) and a finite BPA (degrees).");
     if (b.bmin_arcsec > b.bmaj_arcsec) fail("--beam-shape: BMIN must not exceed BMAJ.");
   }
+}
+
+void apply_explicit_threshold(CleanSettings& s, bool threshold_given, bool auto_threshold_given) {
+  if (threshold_given && !auto_threshold_given) s.auto_threshold = 0.0;
+}
+
+std::string describe_stopping_rules(const CleanSettings& s) {
+  char text[200];
+  std::string threshold = "no absolute threshold";
+  if (s.threshold > 0.0) {
+    std::snprintf(text, sizeof text, "--threshold %g", s.threshold);
+    threshold = text;
+  }
+  std::string automatic = "auto-threshold off";
+  if (s.auto_threshold > 0.0) {
+    std::snprintf(text, sizeof text, "--auto-threshold %g (x robust noise)", s.auto_threshold);
+    automatic = text;
+  }
+  std::snprintf(text, sizeof text, "%s; %s; --niter %zu; divergence", threshold.c_str(), automatic.c_str(), s.niter);
+  return text;
 }
 
 }  // namespace gpuclean::clean

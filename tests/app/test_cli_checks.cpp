@@ -204,3 +204,39 @@ TEST_F(CliChecks, FailureOnTheLastOutputLeavesNoneOfTheRunsOutputs) {
   ASSERT_EQ(ok.code, 0) << ok.err;
   EXPECT_EQ(entries(tmp_.path() / "out"), 5u);
 }
+
+// Issue 13.8: --threshold alone now rules, as in WSClean; the rules in force are printed.
+TEST_F(CliChecks, ThresholdAloneTurnsTheAutoThresholdOff) {
+  const auto settings = [&](const std::string& extra, std::string* out) {
+    const Result r = run_gpuclean(tmp_, pair() + " --overwrite --device cpu --json " + tmp_.file("s.json") + extra);
+    EXPECT_EQ(r.code, 0) << r.err;
+    *out = r.out;
+    return nlohmann::json::parse(slurp(tmp_.file("s.json")))["settings"];
+  };
+  std::string log;
+  auto s = settings(" --threshold 0.002", &log);
+  EXPECT_EQ(s["auto_threshold"].get<double>(), 0.0);
+  EXPECT_EQ(s["stopping_rules"], "--threshold 0.002; auto-threshold off; --niter 100000; divergence");
+  EXPECT_NE(log.find("stopping rules: --threshold 0.002; auto-threshold off"), std::string::npos) << log;
+  s = settings(" --threshold 0.002 --auto-threshold 3", &log);
+  EXPECT_EQ(s["auto_threshold"].get<double>(), 3.0);
+  EXPECT_NE(log.find("stopping rules: --threshold 0.002; --auto-threshold 3"), std::string::npos) << log;
+  s = settings("", &log);
+  EXPECT_EQ(s["auto_threshold"].get<double>(), 3.0);  // neither given: the default 3 sigma
+  EXPECT_NE(log.find("stopping rules: no absolute threshold; --auto-threshold 3"), std::string::npos) << log;
+}
+
+TEST_F(CliChecks, ThresholdRuleHoldsPerManifestRow) {
+  std::ofstream(tmp_.file("m.csv")) << "name,dirty,psf,out,threshold,auto-threshold,json\n"
+                                    << "a," << dirty() << "," << psf() << ",out/a.fits,0.002,,a.json\n"
+                                    << "b," << dirty() << "," << psf() << ",out/b.fits,0.002,3,b.json\n"
+                                    << "c," << dirty() << "," << psf() << ",out/c.fits,,,c.json\n";
+  const Result r = run_gpuclean(tmp_, "batch " + tmp_.file("m.csv") + " -q --device cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto auto_of = [&](const char* name) {
+    return nlohmann::json::parse(slurp(tmp_.file(name)))["settings"]["auto_threshold"].get<double>();
+  };
+  EXPECT_EQ(auto_of("a.json"), 0.0);
+  EXPECT_EQ(auto_of("b.json"), 3.0);
+  EXPECT_EQ(auto_of("c.json"), 3.0);
+}

@@ -83,6 +83,18 @@ TEST(Settings, ValidationNamesTheOption) {
   EXPECT_NO_THROW(gc::validate(s));
 }
 
+TEST(Settings, ExplicitThresholdAloneTurnsTheAutoThresholdOff) {
+  gc::CleanSettings s;
+  gc::apply_explicit_threshold(s, false, false);
+  EXPECT_EQ(s.auto_threshold, 3.0);
+  gc::apply_explicit_threshold(s, true, true);
+  EXPECT_EQ(s.auto_threshold, 3.0);
+  gc::apply_explicit_threshold(s, true, false);
+  EXPECT_EQ(s.auto_threshold, 0.0);
+  s.threshold = 0.5;
+  EXPECT_EQ(gc::describe_stopping_rules(s), "--threshold 0.5; auto-threshold off; --niter 100000; divergence");
+}
+
 TEST(Psf, PreparationChecksAndNormalises) {
   gc::HostImage psf = gpuclean::test::sidelobed_psf(32);
   for (float& v : psf.pixels) v *= 2.0f;
