@@ -128,6 +128,11 @@ void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
       ->capture_default_str();
   sub.add_option("--pixel-scale", s.pixel_arcsec, "Pixel size [arcsec] (default: 4 pixels across the beam)")
       ->check(CLI::NonNegativeNumber);
+  sub.add_option_function<std::vector<std::string>>(
+         "--weighting", [&s](const std::vector<std::string>& v) { s.weighting = data::parse_weighting(v); },
+         "Visibility weighting, as WSClean's: natural, uniform, or briggs R (robustness R; -2 about uniform, 2 "
+         "about natural)")
+      ->expected(1, 2)->type_name("MODE [R]")->default_str("briggs 0");
   sub.add_flag("--overwrite", o.overwrite, "Replace existing files");
 }
 
