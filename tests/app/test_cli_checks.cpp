@@ -14,10 +14,10 @@
 #include "tests/io/fits_test_files.hpp"
 #include "tests/support/paths.hpp"
 #include "tests/support/run_command.hpp"
+#include "tests/support/simulated_pair.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
-using gpuclean::test::TempDir;
 
 namespace {
 
@@ -25,22 +25,14 @@ using Result = gpuclean::test::CommandResult;
 using gpuclean::test::run_gpuclean;
 using gpuclean::test::slurp;
 
-int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+using gpuclean::test::count_lines;
 
 std::size_t entries(const fs::path& dir) {
   return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
 
-class CliChecks : public ::testing::Test {
+class CliChecks : public gpuclean::test::SimulatedPairTest {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir();
-    const Result r = run_gpuclean(*dir_, "simulate --size 128 --sources 8 --seed 3 --out " + dir_->file("sim"));
-    ASSERT_EQ(r.code, 0) << r.err;
-  }
-  static void TearDownTestSuite() { delete dir_; }
-  static std::string dirty() { return dir_->file("sim/dirty.fits"); }
-  static std::string psf() { return dir_->file("sim/psf.fits"); }
   std::string pair() const { return dirty() + " " + psf() + " -o " + tmp_.file("out/img.fits"); }
   void SetUp() override { fs::create_directories(tmp_.path() / "out"); }
 
@@ -56,11 +48,7 @@ class CliChecks : public ::testing::Test {
     gpuclean::test::write_raw_fits(tmp_.file(name), spec, v);
     return tmp_.file(name);
   }
-
-  static TempDir* dir_;
-  TempDir tmp_;
 };
-TempDir* CliChecks::dir_ = nullptr;
 
 }  // namespace
 
@@ -68,7 +56,7 @@ TempDir* CliChecks::dir_ = nullptr;
 TEST_F(CliChecks, UnknownSelectBackendIsRefusedOnTheCpuPathToo) {
   const Result r = run_gpuclean(tmp_, pair() + " --device cpu --select no-such-backend");
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("--select no-such-backend is not a selection backend"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("cutting-plane"), std::string::npos) << r.err;  // the valid names
   EXPECT_TRUE(r.out.empty()) << r.out;
@@ -109,7 +97,7 @@ TEST_F(CliChecks, NegativeCountsAreUsageErrors) {
     SCOPED_TRACE(args);
     const Result r = run_gpuclean(tmp_, args);
     EXPECT_EQ(r.code, 2) << r.err;
-    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
     EXPECT_NE(r.err.find(option), std::string::npos) << r.err;
   }
   EXPECT_EQ(entries(tmp_.path() / "out"), 0u);
@@ -119,7 +107,7 @@ TEST_F(CliChecks, NegativeCountInAManifestRowStopsTheBatch) {
   std::ofstream(tmp_.file("m.csv")) << "dirty,psf,out,niter\n" << dirty() << "," << psf() << ",out/a.fits,-1\n";
   const Result r = run_gpuclean(tmp_, "batch " + tmp_.file("m.csv"));
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("line 2"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("negative"), std::string::npos) << r.err;
   EXPECT_EQ(entries(tmp_.path() / "out"), 0u);
@@ -133,7 +121,7 @@ TEST_F(CliChecks, NegatedPsfIsBadInputUnlessUnchecked) {
       });
   const Result r = run_gpuclean(tmp_, dirty() + " " + negated + " -o " + tmp_.file("out/img.fits"));
   EXPECT_EQ(r.code, 3) << r.err;
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("negated"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--psf-unchecked"), std::string::npos) << r.err;
   EXPECT_EQ(entries(tmp_.path() / "out"), 0u);
@@ -151,7 +139,7 @@ TEST_F(CliChecks, PsfPeakFarFromTheCentreIsBadInputUnlessUnchecked) {
       });
   const Result r = run_gpuclean(tmp_, dirty() + " " + shifted + " -o " + tmp_.file("out/img.fits"));
   EXPECT_EQ(r.code, 3) << r.err;
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("far from its centre"), std::string::npos) << r.err;
   const Result forced = run_gpuclean(tmp_, dirty() + " " + shifted + " -o " + tmp_.file("out/img.fits") +
                                                " --psf-unchecked --niter 10 --device cpu");
@@ -172,7 +160,7 @@ TEST_F(CliChecks, HeaderClaimingMoreDataThanTheFileHoldsIsBadInput) {
   ASSERT_LT(fs::file_size(tmp_.file("liar.fits")), 20000u);
   const Result r = run_gpuclean(tmp_, tmp_.file("liar.fits") + " " + psf() + " -o " + tmp_.file("out/img.fits"));
   EXPECT_EQ(r.code, 3) << r.err;
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("truncated or its header is wrong"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("memory"), std::string::npos) << r.err;
 }
@@ -182,7 +170,7 @@ TEST_F(CliChecks, TruncatedCopyIsBadInput) {
   fs::resize_file(tmp_.file("cut.fits"), fs::file_size(dirty()) / 2);
   const Result r = run_gpuclean(tmp_, tmp_.file("cut.fits") + " " + psf() + " -o " + tmp_.file("out/img.fits"));
   EXPECT_EQ(r.code, 3) << r.err;
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
 }
 
@@ -194,7 +182,7 @@ TEST_F(CliChecks, FailureOnTheLastOutputLeavesNoneOfTheRunsOutputs) {
   const Result r = gpuclean::test::run_command(
       tmp_, "GPUCLEAN_TEST_FAIL_OUTPUT=img.fits " + gpuclean::test::binary_path() + " " + args);
   EXPECT_EQ(r.code, 4) << r.err;
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("img.fits"), std::string::npos) << r.err;
   std::string left;
   for (const auto& e : fs::directory_iterator(tmp_.path() / "out")) left += e.path().filename().string() + " ";

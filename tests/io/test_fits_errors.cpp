@@ -40,6 +40,29 @@ std::size_t files_in(const fs::path& dir) {
   return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
 
+// Runs `write` in a child process whose file-size limit (20000 bytes) stops a large write
+// part-way (EFBIG, as a full disk would). Returns 42 when it threw an output FitsError, 43 for
+// another kind, 0 when it did not throw.
+template <class Write>
+int exit_of_write_with_small_file_limit(Write write) {
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    rlimit lim{20000, 20000};
+    setrlimit(RLIMIT_FSIZE, &lim);
+    try {
+      write();
+    } catch (const gio::FitsError& e) {
+      _exit(e.kind() == gio::FitsError::Kind::kOutput ? 42 : 43);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 }  // namespace
 
 TEST(FitsErrors, MissingFileSaysSo) {
@@ -97,24 +120,11 @@ TEST(FitsErrors, FailedWriteLeavesNoFile) {
   // A child process whose file-size limit is far below the image: CFITSIO's write fails part-way.
   TempDir dir;
   const std::string target = dir.file("big.fits");
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    signal(SIGXFSZ, SIG_IGN);
-    rlimit lim{20000, 20000};
-    setrlimit(RLIMIT_FSIZE, &lim);
+  const int code = exit_of_write_with_small_file_limit([&] {
     std::vector<float> px(256 * 256, 2.0f);
-    try {
-      gio::write_fits_image(target, px.data(), 256, 256, gio::FitsHeader{}, {256, 256}, gio::WriteOptions{});
-    } catch (const gio::FitsError& e) {
-      _exit(e.kind() == gio::FitsError::Kind::kOutput ? 42 : 43);
-    }
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 42) << "the write should fail with an output error";
+    gio::write_fits_image(target, px.data(), 256, 256, gio::FitsHeader{}, {256, 256}, gio::WriteOptions{});
+  });
+  EXPECT_EQ(code, 42) << "the write should fail with an output error";
   EXPECT_FALSE(fs::exists(target));
   EXPECT_EQ(files_in(dir.path()), 0u) << "the temporary file must be removed";
 }
@@ -157,31 +167,18 @@ TEST(StagedOutputs, AFailedLastOutputRemovesTheOthers) {
   // A child whose file-size limit lets the small outputs through and stops the last, large one
   // part-way (EFBIG, as a full disk would): none of the run's outputs may remain.
   TempDir dir;
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    signal(SIGXFSZ, SIG_IGN);
-    rlimit lim{20000, 20000};
-    setrlimit(RLIMIT_FSIZE, &lim);
+  const int code = exit_of_write_with_small_file_limit([&] {
     gio::WriteOptions staged_opt;
     staged_opt.overwrite = true;
     std::vector<float> big(256 * 256, 2.0f);
-    try {
-      gio::StagedOutputs staged(false);
-      write_small(staged.stage(dir.file("model.fits")), staged_opt);
-      gio::write_text_file(staged.stage(dir.file("c.csv")), "x,y\n1,2\n", true);
-      gio::write_fits_image(staged.stage(dir.file("restored.fits")), big.data(), 256, 256, gio::FitsHeader{},
-                            {256, 256}, staged_opt);
-      staged.commit();
-    } catch (const gio::FitsError& e) {
-      _exit(e.kind() == gio::FitsError::Kind::kOutput ? 42 : 43);
-    }
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 42) << "the last write should fail with an output error";
+    gio::StagedOutputs staged(false);
+    write_small(staged.stage(dir.file("model.fits")), staged_opt);
+    gio::write_text_file(staged.stage(dir.file("c.csv")), "x,y\n1,2\n", true);
+    gio::write_fits_image(staged.stage(dir.file("restored.fits")), big.data(), 256, 256, gio::FitsHeader{},
+                          {256, 256}, staged_opt);
+    staged.commit();
+  });
+  EXPECT_EQ(code, 42) << "the last write should fail with an output error";
   EXPECT_EQ(files_in(dir.path()), 0u) << "no output and no staged file may remain";
 }
 
