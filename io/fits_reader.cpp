@@ -73,7 +73,10 @@ void check_data_fits_in_file(fitsfile* f, const std::string& path, const FitsIma
   for (long a : image.axes) overflow = overflow || __builtin_mul_overflow(need, static_cast<std::uintmax_t>(a), &need);
   if (!overflow && need <= have) return;
   std::string shape;
-  for (long a : image.axes) shape += (shape.empty() ? "" : "x") + std::to_string(a);
+  for (long a : image.axes) {
+    if (!shape.empty()) shape += 'x';
+    shape += std::to_string(a);
+  }
   throw FitsError(kInput, "'" + path + "' is truncated or its header is wrong: the header announces a " + shape +
                               " image (BITPIX " + std::to_string(image.bitpix) + ", " +
                               (overflow ? std::string("more bytes than any file holds")

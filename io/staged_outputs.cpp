@@ -25,7 +25,8 @@ std::string StagedOutputs::stage(const std::string& target) {
   }
   fs::path dir = t.parent_path();
   if (dir.empty()) dir = ".";
-  std::string tmp = (dir / ("." + t.filename().string() + ".stage-XXXXXX")).string();
+  std::string tmp = (dir / ('.' + t.filename().string())).string();
+  tmp += ".stage-XXXXXX";
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) {
     throw FitsError(FitsError::Kind::kOutput, "cannot create a file in '" + dir.string() + "': " +
