@@ -15,10 +15,12 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
   app.add_option("--gain", s.gain, "Loop gain of each component")->group(loop)->capture_default_str();
   app.add_option("--mgain", s.mgain, "End a major cycle once the peak fell by this fraction (1: no limit)")
       ->group(loop)->capture_default_str();
-  app.add_option("--threshold", s.threshold, "Stop at this absolute peak residual [image units]")
+  app.add_option("--threshold", s.threshold,
+                 "Stop at this absolute peak residual [image units]; given alone, it turns the auto-threshold off")
       ->group(loop)->capture_default_str();
   app.add_option("--auto-threshold", s.auto_threshold,
-                 "Stop at SIGMA x robust noise (1.4826 x MAD of the residual); 0 turns it off")
+                 "Stop at SIGMA x robust noise (1.4826 x MAD of the residual); 0 turns it off; off when "
+                 "--threshold is given without it")
       ->group(loop)->capture_default_str();
   app.add_option("--auto-mask", s.auto_mask,
                  "Clean unmasked to SIGMA x robust noise, then on only where components went (per scale, their "
@@ -56,6 +58,9 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
       ->group(masks);
   app.add_flag("--no-negative", [&s](std::int64_t) { s.allow_negative = false; },
                "Search peaks among positive values only: no negative components")->group(masks);
+  app.add_flag("--psf-unchecked", r.psf_unchecked,
+               "Use the PSF even when its largest value is not its largest magnitude (negated?) or lies far from "
+               "its centre and its header's CRPIX (shifted?); normally such a PSF is refused")->group(masks);
   app.add_option("--clean-border", s.clean_border_percent, "Leave this percentage of the size uncleaned on each side")
       ->group(masks)->capture_default_str();
 
@@ -90,6 +95,13 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
 
   app.add_flag("-q,--quiet", [&r](std::int64_t) { r.verbosity = Verbosity::kQuiet; }, "Print errors only");
   app.add_flag("-v,--verbose", [&r](std::int64_t) { r.verbosity = Verbosity::kVerbose; }, "Print more detail");
+
+  // WSClean's rule: --threshold alone turns the 3-sigma auto-threshold off. A batch row starts
+  // from the batch's options, so "given" carries over from them.
+  app.final_callback([&app, &r] {
+    r.auto_threshold_given = r.auto_threshold_given || app.count("--auto-threshold") > 0;
+    clean::apply_explicit_threshold(r.settings, app.count("--threshold") > 0, r.auto_threshold_given);
+  });
 }
 
 void add_output_file_options(CLI::App& app, RunOptions& r) {
@@ -123,6 +135,11 @@ void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
       ->capture_default_str();
   sub.add_option("--pixel-scale", s.pixel_arcsec, "Pixel size [arcsec] (default: 4 pixels across the beam)")
       ->check(CLI::NonNegativeNumber);
+  sub.add_option_function<std::vector<std::string>>(
+         "--weighting", [&s](const std::vector<std::string>& v) { s.weighting = data::parse_weighting(v); },
+         "Visibility weighting, as WSClean's: natural, uniform, or briggs R (robustness R; -2 about uniform, 2 "
+         "about natural)")
+      ->expected(1, 2)->type_name("MODE [R]")->default_str("briggs 0");
   sub.add_flag("--overwrite", o.overwrite, "Replace existing files");
 }
 
@@ -161,11 +178,13 @@ void add_bench_batch_options(CLI::App& sub, BenchBatchOptions& o) {
 }
 
 void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
-  sub.add_option("--sizes", o.log2_sizes, "log2 of the input sizes")->delimiter(',')->capture_default_str();
+  sub.add_option("--sizes", o.log2_sizes, "log2 of the input sizes")->delimiter(',')->check(CLI::Range(0, 31))
+      ->capture_default_str();
   sub.add_option("--distributions", o.distributions, "value distributions (default: all)")->delimiter(',');
   sub.add_option("--backends", o.backends, "backends to time (default: every exact GPU backend; sort is always in)")
       ->delimiter(',');
-  sub.add_option("--ks", o.ks, "k values (numbers or n/100)")->delimiter(',')->capture_default_str();
+  sub.add_option("--ks", o.ks, "k values (numbers or n/100)")->delimiter(',')
+      ->check(CLI::IsMember({"n/100"}) | CLI::NonNegativeNumber)->capture_default_str();
   sub.add_option("--repeats", o.repeats, "timed runs per case (median reported)")->check(CLI::Range(1, 1000))
       ->capture_default_str();
   sub.add_option("--format", o.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))
@@ -211,6 +230,24 @@ void add_batch_options(CLI::App& sub, BatchOptions& o) {
 
 }  // namespace
 
+void refuse_negative_counts(CLI::App& app) {
+  // CLI11 reads an unsigned option with strtoull, which takes "-1" as 2^64 - 1: a typo would
+  // become "no limit". CLI11 names every unsigned type UINT, so each such option, here and in
+  // every subcommand, refuses a sign before conversion.
+  const CLI::Validator unsigned_count(
+      [](std::string& value) -> std::string {
+        const auto first = value.find_first_not_of(" \t");
+        if (first != std::string::npos && value[first] == '-')
+          return "'" + value + "' is negative; give a count of 0 or more";
+        return {};
+      },
+      "", "NonNegativeCount");
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_name() == "UINT") opt->check(unsigned_count);
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_negative_counts(*sub);
+}
+
 std::unique_ptr<Cli> make_cli() {
   auto cli = std::make_unique<Cli>();
   cli->app = std::make_unique<CLI::App>(
@@ -239,6 +276,7 @@ std::unique_ptr<Cli> make_cli() {
   add_bench_batch_options(*cli->bench_batch, cli->bench_batch_options);
   cli->bench_clean = cli->bench->add_subcommand("clean", "Time GPU Clark, GPU Hogbom and the CPU path on simulated fields");
   add_bench_clean_options(*cli->bench_clean, cli->bench_clean_options);
+  refuse_negative_counts(*cli->app);
   return cli;
 }
 

@@ -44,6 +44,9 @@ std::unique_ptr<Cli> make_cli();
 /// Options that shape one observation's run (loop, algorithm, masks, beam, ...): the single
 /// command's, batch mode's defaults, and a manifest's columns.
 void add_observation_options(CLI::App& app, RunOptions& r);
+/// Every unsigned option of `app` and its subcommands refuses a negative value (exit code 2)
+/// instead of wrapping it to a huge count. make_cli() applies it; so must any other parser.
+void refuse_negative_counts(CLI::App& app);
 /// Per-observation output files (--model, --residual, --components, --json, --quicklook, ...).
 void add_output_file_options(CLI::App& app, RunOptions& r);
 

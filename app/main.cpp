@@ -66,6 +66,8 @@ int run(int argc, char** argv) {
   const std::string command = joined(argc, argv);
   if (*cli->simulate) {
     auto& o = cli->sim;
+    gpuclean::data::validate(o.settings);  // every setting and output before any work
+    gpuclean::data::check_simulation_outputs(o.out_dir, o.overwrite);
     const auto sim = gpuclean::data::simulate(o.settings);
     gpuclean::data::write_simulation(sim, o.settings, o.out_dir, o.overwrite, command);
     std::printf("simulated %s %zux%zu: %zu sources, pixel %.3f\", beam %.2f pixels, %zu uv samples -> %s\n",

@@ -20,6 +20,7 @@
 #endif
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
+#include "io/staged_outputs.hpp"
 #include "io/text_writer.hpp"
 #include "select/cuda/device_info.hpp"
 
@@ -155,7 +156,11 @@ LoadedObservation prepare_observation(const RunOptions& o, ObservationImages ima
   }
   obs.dirty = to_host(std::move(dirty_file));
   std::string warning;
-  obs.psf = clean::prepare_psf(to_host(std::move(psf_file)), obs.dirty.width, obs.dirty.height, &warning);
+  clean::PsfChecks checks;
+  checks.strict = !o.psf_unchecked;
+  const auto crpix1 = psf_file.header.get_double("CRPIX1"), crpix2 = psf_file.header.get_double("CRPIX2");
+  if (crpix1 && crpix2) checks.header_peak = std::make_pair(*crpix1 - 1.0, *crpix2 - 1.0);
+  obs.psf = clean::prepare_psf(to_host(std::move(psf_file)), obs.dirty.width, obs.dirty.height, &warning, checks);
   if (!warning.empty()) log.warn("%s", warning.c_str());
   obs.mask = clean::make_clean_mask(obs.dirty, mask_image ? &*mask_image : nullptr, s.clean_border_percent);
 
@@ -213,6 +218,7 @@ clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device devic
   report.device = std::string(clean::to_string(device));
   log.info("gpuclean %s: %s CLEAN on %s, %zux%zu image, gain %.3g, niter %zu", kVersion, report.algorithm.c_str(),
            report.device.c_str(), obs.dirty.width, obs.dirty.height, s.gain, s.niter);
+  log.info("stopping rules: %s", clean::describe_stopping_rules(s).c_str());
   const auto t = Clock::now();
   clean::CleanProblem problem{obs.dirty, obs.psf, obs.mask, &report.beam_pixels};
   if (!o.quicklook.empty()) problem.restored_quantiles = {o.quicklook_low / 100.0, o.quicklook_high / 100.0};
@@ -247,8 +253,12 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
   summarize_observation(obs, result);
 
   const auto t = Clock::now();
+  // Every output is staged and all appear together at the end, or none (a failure on the last
+  // one removes the others): each writer replaces its reserved staging file, and the commit
+  // honours --overwrite.
+  io::StagedOutputs staged(o.overwrite);
   io::WriteOptions w;
-  w.overwrite = o.overwrite;
+  w.overwrite = true;
   w.inputs = {o.dirty, o.psf};
   if (!o.fits_mask.empty()) w.inputs.push_back(o.fits_mask);
   w.keywords = {
@@ -296,43 +306,44 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
 
   // In output_paths() order: the restored image comes last.
   if (!o.residual.empty()) {
-    io::write_fits_image(o.residual, result.residual.pixels.data(), width, height, obs.header, obs.axes, restored_opt);
+    io::write_fits_image(staged.stage(o.residual), result.residual.pixels.data(), width, height, obs.header, obs.axes, restored_opt);
   }
   if (!o.model.empty()) {
     io::WriteOptions model_opt = w;
     model_opt.bunit = "JY/PIXEL";
-    io::write_fits_image(o.model, result.model.pixels.data(), width, height, obs.header, obs.axes, model_opt);
+    io::write_fits_image(staged.stage(o.model), result.model.pixels.data(), width, height, obs.header, obs.axes, model_opt);
   }
-  if (!o.components.empty()) io::write_text_file(o.components, components_csv(result, obs.wcs, s.multiscale.enabled), o.overwrite);
+  if (!o.components.empty())
+    io::write_text_file(staged.stage(o.components), components_csv(result, obs.wcs, s.multiscale.enabled), true);
   if (!o.quicklook.empty()) {
     if (result.restored_quantile_values.size() != 2)
       throw std::logic_error("the deconvolver did not report the quick-look percentiles");
     QuicklookScale scale{result.restored_quantile_values[0], result.restored_quantile_values[1], o.quicklook_low,
                          o.quicklook_high};
-    write_quicklook(o.quicklook, restored, scale, o.output, o.overwrite);
+    write_quicklook(staged.stage(o.quicklook), restored, scale, o.output, true);
     log.verbose("quick-look %s: linear from %.4g to %.4g Jy/beam (%.3g%% and %.3g%%)", o.quicklook.c_str(), scale.low,
                 scale.high, scale.low_percent, scale.high_percent);
   }
   if (s.compare_select) {
     const ComparePaths c = compare_paths(o);
     const SelectComparisonTable table(result.select_comparison);
-    io::write_text_file(c.csv, table.csv(), o.overwrite);
-    io::write_text_file(c.json, table.json().dump(2) + "\n", o.overwrite);
-    write_select_chart(c.png, table, std::filesystem::path(o.output).filename().string(), o.overwrite);
+    io::write_text_file(staged.stage(c.csv), table.csv(), true);
+    io::write_text_file(staged.stage(c.json), table.json().dump(2) + "\n", true);
+    write_select_chart(staged.stage(c.png), table, std::filesystem::path(o.output).filename().string(), true);
     if (log.shows_info()) table.print(o.json == "-" ? stderr : stdout);
     log.info("selection comparison: %s, %s, %s", c.csv.c_str(), c.json.c_str(), c.png.c_str());
   }
   report.seconds.write = since(t);
+  std::string json_text;
   if (!o.json.empty()) {
     report.seconds.total = report.seconds.read + report.seconds.clean + report.seconds.restore + report.seconds.write;
-    const std::string text = make_summary_json(report, result, s).dump(2) + "\n";
-    if (o.json == "-") {
-      std::cout << text << std::flush;
-    } else {
-      io::write_text_file(o.json, text, o.overwrite);
-    }
+    json_text = make_summary_json(report, result, s).dump(2) + "\n";
+    if (o.json != "-") io::write_text_file(staged.stage(o.json), json_text, true);
   }
-  io::write_fits_image(o.output, restored.pixels.data(), width, height, obs.header, obs.axes, restored_opt);
+  io::write_fits_image(staged.stage(o.output), restored.pixels.data(), width, height, obs.header, obs.axes,
+                       restored_opt);
+  staged.commit();
+  if (o.json == "-") std::cout << json_text << std::flush;
   report.seconds.write = since(t);
 }
 

@@ -68,7 +68,8 @@ clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device devic
 /// Fills obs.report's image statistics (residual RMS, model flux, restored peak).
 void summarize_observation(LoadedObservation& obs, const clean::CleanResult& result);
 
-/// Writes every output; fills the rest of obs.report.
+/// Writes every output, all or none (io::StagedOutputs: a failure on any removes the others);
+/// fills the rest of obs.report.
 void write_observation(LoadedObservation& obs, const clean::CleanResult& result, const Log& log);
 
 /// What a whole run leaves: the result and the report (the JSON summary's data).

@@ -20,6 +20,12 @@ struct RunOptions {
   /// restored image's name without .fits, plus "-select").
   std::string compare_prefix;
   bool overwrite = false;
+  /// --psf-unchecked: use a PSF whose largest value is not its largest magnitude, or lies far
+  /// from the centre (clean::PsfChecks), with a warning instead of refusing it.
+  bool psf_unchecked = false;
+  /// --auto-threshold was given (here or in batch's defaults): with it, an explicit --threshold
+  /// leaves the automatic threshold on (clean::apply_explicit_threshold).
+  bool auto_threshold_given = false;
   Verbosity verbosity = Verbosity::kNormal;
   clean::CleanSettings settings;
   std::string command_line;  ///< recorded in HISTORY

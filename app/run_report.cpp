@@ -46,6 +46,7 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
                    {"threshold", s.threshold},
                    {"auto_threshold", s.auto_threshold},
                    {"auto_mask", s.auto_mask},
+                   {"stopping_rules", clean::describe_stopping_rules(s)},
                    {"allow_negative", s.allow_negative},
                    {"clean_border_percent", s.clean_border_percent},
                    {"select_k", s.select_k},

@@ -1,8 +1,10 @@
 #include "clean/clean_settings.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "clean/errors.hpp"
+#include "select/backend_names.hpp"
 
 namespace gpuclean::clean {
 
@@ -29,6 +31,11 @@ void validate(const CleanSettings& s) {
   if (s.select_k == 0) fail("--select-k must be at least 1.");
   if (s.beam_patch == 0) fail("--beam-patch must be at least 1 pixel.");
   if (s.threads < 0) fail("--threads must be >= 0 (0 uses every core).");
+  // Every build knows every GPU backend's name: a CPU-only build accepts them (the CPU path has
+  // no use for them) and refuses a typo, as a GPU build does.
+  if (!select::is_clean_backend(s.select_backend))
+    fail("--select " + s.select_backend + " is not a selection backend; use one of: " + select::clean_backend_list() +
+         " (auto is the default).");
   if (s.beam_shape) {
     const auto& b = *s.beam_shape;
     if (!(b.bmaj_arcsec > 0.0) || !(b.bmin_arcsec > 0.0) || !std::isfinite(b.bmaj_arcsec) ||
@@ -43,6 +50,26 @@ void validate(const CleanSettings& s) {
   validate(s.multiscale);
   if (s.multiscale.enabled && s.algorithm != Algorithm::kClark)
     fail("--multiscale runs on Clark's major/minor cycles; drop --algorithm hogbom.");
+}
+
+void apply_explicit_threshold(CleanSettings& s, bool threshold_given, bool auto_threshold_given) {
+  if (threshold_given && !auto_threshold_given) s.auto_threshold = 0.0;
+}
+
+std::string describe_stopping_rules(const CleanSettings& s) {
+  char text[200];
+  std::string threshold = "no absolute threshold";
+  if (s.threshold > 0.0) {
+    std::snprintf(text, sizeof text, "--threshold %g", s.threshold);
+    threshold = text;
+  }
+  std::string automatic = "auto-threshold off";
+  if (s.auto_threshold > 0.0) {
+    std::snprintf(text, sizeof text, "--auto-threshold %g (x robust noise)", s.auto_threshold);
+    automatic = text;
+  }
+  std::snprintf(text, sizeof text, "%s; %s; --niter %zu; divergence", threshold.c_str(), automatic.c_str(), s.niter);
+  return text;
 }
 
 }  // namespace gpuclean::clean

@@ -53,4 +53,13 @@ struct CleanSettings {
 /// Throws InvalidSettings, with a sentence that says what to change, when a setting is out of range.
 void validate(const CleanSettings& settings);
 
+/// WSClean's rule for the two thresholds: an explicit absolute threshold alone rules, and the
+/// automatic one (3 sigma by default) is then off; given both, both hold; given neither, the
+/// automatic one holds. Front ends call it once they know what the user gave.
+void apply_explicit_threshold(CleanSettings& settings, bool threshold_given, bool auto_threshold_given);
+
+/// The stopping rules in force, in one line for the log and the JSON summary, e.g.
+/// "--threshold 0.001; auto-threshold off; --niter 100000; divergence".
+std::string describe_stopping_rules(const CleanSettings& settings);
+
 }  // namespace gpuclean::clean

@@ -70,4 +70,12 @@ double scale_bias_factor(double scale, double beam_fwhm, double bias, std::size_
   return std::pow(bias, -std::log2(scale / (2.0 * beam_fwhm)));
 }
 
+HostImage embed_centred(const HostImage& kernel, std::size_t size) {
+  HostImage out(size, size);
+  const std::size_t off = (size - kernel.width) / 2;
+  for (std::size_t y = 0; y < kernel.height; ++y)
+    for (std::size_t x = 0; x < kernel.width; ++x) out.at(x + off, y + off) = kernel.at(x, y);
+  return out;
+}
+
 }  // namespace gpuclean::clean

@@ -24,4 +24,8 @@ std::vector<double> automatic_scales(double beam_fwhm, std::size_t min_side, std
 /// 1 for scale 0 or when there is only one scale.
 double scale_bias_factor(double scale, double beam_fwhm, double bias, std::size_t scale_count);
 
+/// `kernel` (odd-sized) centred in a size x size grid of zeros (size odd, at least its width):
+/// the GPU gives every scale's kernel the widest one's grid, so that all share one FFT layout.
+HostImage embed_centred(const HostImage& kernel, std::size_t size);
+
 }  // namespace gpuclean::clean

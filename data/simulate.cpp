@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <numbers>
 #include <sstream>
+#include <stdexcept>
 
 #include "data/arrays.hpp"
 #include "data/uv_grid.hpp"
 #include "io/fits_writer.hpp"
+#include "io/staged_outputs.hpp"
 #include "io/text_writer.hpp"
 #include "io/wcs.hpp"
 
@@ -19,14 +21,14 @@ constexpr double kDeg = std::numbers::pi / 180.0;
 
 // The pixel scale that puts `pixels_per_beam` pixels across the PSF's half-power width. The
 // beam does not depend on the image size, so a small grid suffices.
-double calibrate_pixel_deg(const std::vector<UvSample>& tracks, double pixels_per_beam) {
+double calibrate_pixel_deg(const std::vector<UvSample>& tracks, double pixels_per_beam, const Weighting& weighting) {
   double sum_u2 = 0.0;
   for (const auto& s : tracks) sum_u2 += 0.5 * (s.u * s.u + s.v * s.v);
   const double sigma_uv = std::sqrt(sum_u2 / static_cast<double>(std::max<std::size_t>(tracks.size(), 1)));
   // Second-moment estimate of the FWHM, then refined on the gridded PSF.
   double pixel_rad = 2.3548 / (2.0 * std::numbers::pi * sigma_uv) / pixels_per_beam;
   for (int iter = 0; iter < 4; ++iter) {
-    NaturalGrid grid(tracks, 256, pixel_rad);
+    UvGrid grid(tracks, 256, pixel_rad, weighting);
     double fx = 0.0, fy = 0.0;
     psf_half_power_widths(grid.psf(), 256, &fx, &fy);
     const double fwhm = std::sqrt(fx * fy);
@@ -71,7 +73,21 @@ io::FitsHeader make_header(const Simulation& sim, const SimulationSettings& s) {
 
 }  // namespace
 
+void validate(const SimulationSettings& s) {
+  auto fail = [](const std::string& m) { throw std::invalid_argument(m); };
+  if (s.size < 16 || s.size > (std::size_t{1} << 16)) fail("--size must be from 16 to 65536 pixels.");
+  if (!(s.noise >= 0.0) || !std::isfinite(s.noise)) fail("--noise must be a finite RMS >= 0 (Jy/beam).");
+  if (!(s.freq_hz > 0.0) || !std::isfinite(s.freq_hz)) fail("--freq must be a positive frequency in Hz.");
+  if (s.dec_deg <= 90.0 && !(s.dec_deg >= -90.0)) fail("--dec must be from -90 to 90 degrees.");
+  if (!(s.ha_hours >= 0.01 && s.ha_hours <= 12.0)) fail("--ha-hours must be from 0.01 to 12.");
+  if (!(s.pixel_arcsec >= 0.0) || !std::isfinite(s.pixel_arcsec)) fail("--pixel-scale must be a finite size >= 0 (arcsec).");
+  if (s.weighting.mode == WeightingMode::kBriggs && !std::isfinite(s.weighting.robust))
+    fail("--weighting briggs R needs a finite R (-2: about uniform, 2: about natural).");
+  array_layout(s.array);  // throws std::invalid_argument naming the arrays
+}
+
 Simulation simulate_sky(const SimulationSettings& s, const std::vector<SkySource>& sky) {
+  validate(s);
   const ArrayLayout array = array_layout(s.array);
   Simulation sim;
   sim.size = s.size;
@@ -83,9 +99,9 @@ Simulation simulate_sky(const SimulationSettings& s, const std::vector<SkySource
   track.ha_start_hours = -s.ha_hours;
   track.ha_end_hours = s.ha_hours;
   const std::vector<UvSample> tracks = uv_tracks(array, track);
-  sim.pixel_deg = s.pixel_arcsec > 0.0 ? s.pixel_arcsec / 3600.0 : calibrate_pixel_deg(tracks, s.pixels_per_beam);
+  sim.pixel_deg = s.pixel_arcsec > 0.0 ? s.pixel_arcsec / 3600.0 : calibrate_pixel_deg(tracks, s.pixels_per_beam, s.weighting);
 
-  NaturalGrid grid(tracks, s.size, sim.pixel_deg * kDeg);
+  UvGrid grid(tracks, s.size, sim.pixel_deg * kDeg, s.weighting);
   sim.uv_samples = grid.gridded_samples();
   sim.uv_dropped = grid.dropped_samples();
   sim.psf = grid.psf();
@@ -104,6 +120,7 @@ Simulation simulate_sky(const SimulationSettings& s, const std::vector<SkySource
 }
 
 Simulation simulate(const SimulationSettings& s) {
+  validate(s);
   const ArrayLayout array = array_layout(s.array);
   TrackSettings track;
   track.dec_deg = s.dec_deg > 90.0 ? array.default_dec_deg : s.dec_deg;
@@ -112,7 +129,7 @@ Simulation simulate(const SimulationSettings& s) {
   track.ha_end_hours = s.ha_hours;
   SimulationSettings fixed = s;
   if (fixed.pixel_arcsec <= 0.0) {
-    fixed.pixel_arcsec = calibrate_pixel_deg(uv_tracks(array, track), s.pixels_per_beam) * 3600.0;
+    fixed.pixel_arcsec = calibrate_pixel_deg(uv_tracks(array, track), s.pixels_per_beam, s.weighting) * 3600.0;
   }
   SkySettings sky;
   sky.size = s.size;
@@ -123,6 +140,17 @@ Simulation simulate(const SimulationSettings& s) {
   sky.beam_fwhm_px = s.pixels_per_beam;
   Rng rng(s.seed);
   return simulate_sky(fixed, random_sky(sky, rng));
+}
+
+void check_simulation_outputs(const std::string& dir, bool overwrite) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return;  // write_simulation creates it
+  if (!std::filesystem::is_directory(dir, ec))
+    throw std::invalid_argument("--out '" + dir + "' is a file; give a folder for the simulated files.");
+  io::WriteOptions opt;
+  opt.overwrite = overwrite;
+  for (const char* name : {"dirty.fits", "psf.fits", "truth.fits", "sources.csv"})
+    io::check_output_path((std::filesystem::path(dir) / name).string(), opt);
 }
 
 void write_simulation(const Simulation& sim, const SimulationSettings& s, const std::string& dir,
@@ -136,17 +164,21 @@ void write_simulation(const Simulation& sim, const SimulationSettings& s, const 
   opt.overwrite = overwrite;
   opt.keywords.push_back({"ORIGIN", std::string("gpuclean simulate"), "simulated observation"});
   char info[80];
-  std::snprintf(info, sizeof info, "%s, %zu uv samples, seed %llu", sim.telescope.c_str(), sim.uv_samples,
-                static_cast<unsigned long long>(s.seed));
+  std::snprintf(info, sizeof info, "%s, %zu uv samples, %s weighting, seed %llu", sim.telescope.c_str(),
+                sim.uv_samples, to_string(s.weighting).c_str(), static_cast<unsigned long long>(s.seed));
   opt.history.push_back(info);
   const auto path = [&](const char* name) { return (fs::path(dir) / name).string(); };
-  for (const char* name : {"dirty.fits", "psf.fits", "truth.fits", "sources.csv"}) io::check_output_path(path(name), opt);
+  check_simulation_outputs(dir, overwrite);
 
-  io::write_fits_image(path("dirty.fits"), sim.dirty.data(), sim.size, sim.size, header, axes, opt);
-  io::write_fits_image(path("psf.fits"), sim.psf.data(), sim.size, sim.size, header, axes, opt);
-  io::WriteOptions truth_opt = opt;
+  // All four files appear together, or none (see io/staged_outputs.hpp).
+  io::StagedOutputs staged(overwrite);
+  io::WriteOptions staged_opt = opt;
+  staged_opt.overwrite = true;  // each writer replaces its reserved staging file
+  io::write_fits_image(staged.stage(path("dirty.fits")), sim.dirty.data(), sim.size, sim.size, header, axes, staged_opt);
+  io::write_fits_image(staged.stage(path("psf.fits")), sim.psf.data(), sim.size, sim.size, header, axes, staged_opt);
+  io::WriteOptions truth_opt = staged_opt;
   truth_opt.bunit = "JY/PIXEL";
-  io::write_fits_image(path("truth.fits"), sim.truth.data(), sim.size, sim.size, header, axes, truth_opt);
+  io::write_fits_image(staged.stage(path("truth.fits")), sim.truth.data(), sim.size, sim.size, header, axes, truth_opt);
 
   const auto wcs = io::CelestialWcs::from_header(header);
   std::ostringstream csv;
@@ -161,7 +193,8 @@ void write_simulation(const Simulation& sim, const SimulationSettings& s, const 
         << dec << ',' << src.flux << ',' << src.fwhm_major_px * sim.pixel_deg * 3600.0 << ','
         << src.fwhm_minor_px * sim.pixel_deg * 3600.0 << ',' << src.pa_deg << '\n';
   }
-  io::write_text_file(path("sources.csv"), csv.str(), overwrite);
+  io::write_text_file(staged.stage(path("sources.csv")), csv.str(), true);
+  staged.commit();
 }
 
 }  // namespace gpuclean::data

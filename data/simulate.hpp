@@ -8,6 +8,7 @@
 
 #include "data/sky_model.hpp"
 #include "data/uv_coverage.hpp"
+#include "data/weighting.hpp"
 
 namespace gpuclean::data {
 
@@ -24,7 +25,12 @@ struct SimulationSettings {
   double ha_hours = 4.0;          ///< track from -ha to +ha
   double pixels_per_beam = 4.0;   ///< the pixel scale is chosen to give this many across the beam
   double pixel_arcsec = 0.0;      ///< > 0: use this pixel scale instead
+  Weighting weighting;            ///< visibility weighting (default Briggs 0, as images are usually made)
 };
+
+/// Throws std::invalid_argument, with a sentence that says what to change, when a setting is out
+/// of range. simulate() calls it first; front ends may call it earlier.
+void validate(const SimulationSettings& settings);
 
 struct Simulation {
   std::size_t size = 0;
@@ -42,7 +48,12 @@ Simulation simulate(const SimulationSettings& settings);
 /// Simulates a given sky (positions in pixels of a settings.size grid).
 Simulation simulate_sky(const SimulationSettings& settings, const std::vector<SkySource>& sky);
 
-/// Writes dirty.fits, psf.fits, truth.fits and sources.csv into `dir` (created if needed).
+/// Throws io::FitsError (kExists) when a file write_simulation would write exists and
+/// `overwrite` is off: call it before simulating.
+void check_simulation_outputs(const std::string& dir, bool overwrite);
+
+/// Writes dirty.fits, psf.fits, truth.fits and sources.csv into `dir` (created if needed), all
+/// four or none.
 /// `command` goes into the HISTORY cards.
 void write_simulation(const Simulation& sim, const SimulationSettings& settings, const std::string& dir,
                       bool overwrite, const std::string& command);

@@ -53,8 +53,8 @@ class Fft2d {
 
 }  // namespace
 
-NaturalGrid::NaturalGrid(const std::vector<UvSample>& samples, std::size_t image_size, double cell_rad)
-    : n_(image_size), p_(2 * image_size), weights_(p_ * (p_ / 2 + 1), 0.0f) {
+UvGrid::UvGrid(const std::vector<UvSample>& samples, std::size_t image_size, double cell_rad, const Weighting& weighting)
+    : n_(image_size), p_(2 * image_size), weights_(p_ * (p_ / 2 + 1), 0.0f), noise_weights_(weights_.size(), 0.0f) {
   // uv cell of a P-pixel grid with pixels of cell_rad.
   const double du = 1.0 / (static_cast<double>(p_) * cell_rad);
   const auto half = static_cast<long long>(p_ / 2);
@@ -81,17 +81,33 @@ NaturalGrid::NaturalGrid(const std::vector<UvSample>& samples, std::size_t image
     ++gridded_;
   }
   // Each sample stands for itself and its conjugate: the (iu > 0) half carries one count per
-  // sample and the c2r transform supplies the mirror image; the iu = 0 column has both.
+  // sample and the c2r transform supplies the mirror image; the iu = 0 column has both. Sums over
+  // the whole plane therefore count the other columns twice.
+  const auto plane_factor = [&](std::size_t iu) { return (iu == 0 || iu == p_ / 2) ? 1.0 : 2.0; };
+  double sum = 0.0, sum_squares = 0.0;
+  for (std::size_t iv = 0; iv < p_; ++iv) {
+    for (std::size_t iu = 0; iu < hw; ++iu) {
+      const double c = weights_[iv * hw + iu];
+      sum += plane_factor(iu) * c;
+      sum_squares += plane_factor(iu) * c * c;
+    }
+  }
+  const SampleWeight sample_weight(weighting, sum, sum_squares);
   weight_sum_ = 0.0;
   for (std::size_t iv = 0; iv < p_; ++iv) {
     for (std::size_t iu = 0; iu < hw; ++iu) {
-      const double w = weights_[iv * hw + iu];
-      weight_sum_ += (iu == 0 || iu == p_ / 2) ? w : 2.0 * w;
+      const std::size_t i = iv * hw + iu;
+      const double c = weights_[i];
+      if (c == 0.0) continue;
+      const double each = sample_weight(c);
+      weights_[i] = static_cast<float>(c * each);
+      noise_weights_[i] = static_cast<float>(std::sqrt(c) * each);
+      weight_sum_ += plane_factor(iu) * c * each;
     }
   }
 }
 
-std::vector<float> NaturalGrid::weighted_inverse(const std::vector<float>& image_2n, bool sqrt_weights) const {
+std::vector<float> UvGrid::weighted_inverse(const std::vector<float>& image_2n, const std::vector<float>& weights) const {
   Fft2d fft(p_);
   std::copy(image_2n.begin(), image_2n.end(), fft.real());
   fft.forward();
@@ -99,7 +115,7 @@ std::vector<float> NaturalGrid::weighted_inverse(const std::vector<float>& image
   fftwf_complex* s = fft.spec();
   const float inv_p2 = 1.0f / static_cast<float>(p_ * p_);
   for (std::size_t i = 0; i < ns; ++i) {
-    const float w = (sqrt_weights ? std::sqrt(weights_[i]) : weights_[i]) * inv_p2;
+    const float w = weights[i] * inv_p2;
     s[i][0] *= w;
     s[i][1] *= w;
   }
@@ -110,21 +126,21 @@ std::vector<float> NaturalGrid::weighted_inverse(const std::vector<float>& image
   return out;
 }
 
-std::vector<float> NaturalGrid::psf() const {
+std::vector<float> UvGrid::psf() const {
   // A unit point at (N/2, N/2) of the 2N grid images to the PSF centred there.
   std::vector<float> point(p_ * p_, 0.0f);
   point[(n_ / 2) * p_ + n_ / 2] = 1.0f;
-  std::vector<float> out = weighted_inverse(point, false);
+  std::vector<float> out = weighted_inverse(point, weights_);
   const float peak = out[(n_ / 2) * n_ + n_ / 2];
   for (float& v : out) v /= peak;
   return out;
 }
 
-std::vector<float> NaturalGrid::dirty(const std::vector<float>& sky) const {
+std::vector<float> UvGrid::dirty(const std::vector<float>& sky) const {
   std::vector<float> padded(p_ * p_, 0.0f);
   for (std::size_t y = 0; y < n_; ++y)
     for (std::size_t x = 0; x < n_; ++x) padded[y * p_ + x] = sky[y * n_ + x];
-  std::vector<float> out = weighted_inverse(padded, false);
+  std::vector<float> out = weighted_inverse(padded, weights_);
   // The PSF's normalisation: a unit point source gives a unit peak (the PSF's origin value is
   // sum(W) / P^2).
   const double peak = weight_sum_ / static_cast<double>(p_ * p_);
@@ -132,10 +148,10 @@ std::vector<float> NaturalGrid::dirty(const std::vector<float>& sky) const {
   return out;
 }
 
-std::vector<float> NaturalGrid::noise(Rng& rng, double rms) const {
+std::vector<float> UvGrid::noise(Rng& rng, double rms) const {
   std::vector<float> white(p_ * p_);
   for (float& v : white) v = static_cast<float>(rng.normal());
-  std::vector<float> out = weighted_inverse(white, true);
+  std::vector<float> out = weighted_inverse(white, noise_weights_);
   double sum = 0.0;
   for (float v : out) sum += static_cast<double>(v) * v;
   const double now = std::sqrt(sum / static_cast<double>(out.size()));

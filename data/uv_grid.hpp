@@ -1,6 +1,6 @@
 #pragma once
-// Natural-weighted gridding of uv samples and the images it implies: the PSF, the dirty image
-// of a sky, and visibility noise seen through the same weights.
+// Weighted gridding of uv samples (natural, uniform or Briggs; data/weighting.hpp) and the images
+// it implies: the PSF, the dirty image of a sky, and visibility noise seen through the same weights.
 //
 // The grid is twice the image size, so that the PSF reaches every offset an N x N image can
 // have and the dirty image is the *linear* convolution of the sky with that PSF. The PSF written
@@ -11,13 +11,15 @@
 
 #include "data/rng.hpp"
 #include "data/uv_coverage.hpp"
+#include "data/weighting.hpp"
 
 namespace gpuclean::data {
 
-class NaturalGrid {
+class UvGrid {
  public:
   /// `image_size` N, pixel size [rad]; samples beyond the grid's reach are counted and dropped.
-  NaturalGrid(const std::vector<UvSample>& samples, std::size_t image_size, double cell_rad);
+  /// Every sample has the same data weight; `weighting` sets its imaging weight from its cell's.
+  UvGrid(const std::vector<UvSample>& samples, std::size_t image_size, double cell_rad, const Weighting& weighting);
 
   std::size_t dropped_samples() const { return dropped_; }
   std::size_t gridded_samples() const { return gridded_; }
@@ -30,9 +32,11 @@ class NaturalGrid {
   std::vector<float> noise(Rng& rng, double rms) const;
 
  private:
-  std::vector<float> weighted_inverse(const std::vector<float>& image_2n, bool sqrt_weights) const;
+  std::vector<float> weighted_inverse(const std::vector<float>& image_2n, const std::vector<float>& weights) const;
   std::size_t n_, p_;
-  std::vector<float> weights_;  // p_ x (p_/2 + 1), Hermitian half plane
+  // p_ x (p_/2 + 1), Hermitian half plane: the cell's imaging weight (samples x weight each), and
+  // the RMS its noise gets (sqrt(samples) x weight each).
+  std::vector<float> weights_, noise_weights_;
   double weight_sum_ = 0.0;
   std::size_t dropped_ = 0, gridded_ = 0;
 };

@@ -1,6 +1,7 @@
 #include "io/fits_reader.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <system_error>
@@ -52,6 +53,36 @@ FitsHeader read_header(fitsfile* f, const std::string& path) {
     if (!FitsHeader::is_structural(FitsHeader::keyword_of(text))) header.add_card(text);
   }
   return header;
+}
+
+// A header that claims more pixels than the file holds (cut short in a copy, or a corrupt NAXISn)
+// would otherwise end in an attempt to allocate them: compare first, before any allocation.
+// Tile-compressed images store fewer bytes than they unpack to and are left to CFITSIO.
+void check_data_fits_in_file(fitsfile* f, const std::string& path, const FitsImage& image) {
+  int status = 0;
+  if (fits_is_compressed_image(f, &status)) return;
+  LONGLONG head = 0, data = 0, end = 0;
+  fits_get_hduaddrll(f, &head, &data, &end, &status);
+  check_fits(status, kInput, "cannot locate the data of", path);
+  std::error_code ec;
+  const std::uintmax_t file_bytes = std::filesystem::file_size(path, ec);
+  if (ec) return;  // not a regular file (a pipe): CFITSIO reports a short read itself
+  const auto have = file_bytes > static_cast<std::uintmax_t>(data) ? file_bytes - static_cast<std::uintmax_t>(data) : 0;
+  std::uintmax_t need = static_cast<std::uintmax_t>(std::abs(image.bitpix) / 8);
+  bool overflow = false;
+  for (long a : image.axes) overflow = overflow || __builtin_mul_overflow(need, static_cast<std::uintmax_t>(a), &need);
+  if (!overflow && need <= have) return;
+  std::string shape;
+  for (long a : image.axes) {
+    if (!shape.empty()) shape += 'x';
+    shape += std::to_string(a);
+  }
+  throw FitsError(kInput, "'" + path + "' is truncated or its header is wrong: the header announces a " + shape +
+                              " image (BITPIX " + std::to_string(image.bitpix) + ", " +
+                              (overflow ? std::string("more bytes than any file holds")
+                                        : std::to_string(need) + " bytes of data") +
+                              ") but the file holds " + std::to_string(have) +
+                              " bytes after its header. Copy the file again, or fix NAXISn/BITPIX.");
 }
 
 // Opens `path`, moves to its image HDU and checks the plane's shape into `image` (size, axes,
@@ -106,6 +137,7 @@ FitsFilePtr open_plane(const std::string& path, FitsImage& image) {
   }
   image.width = static_cast<std::size_t>(naxes[0]);
   image.height = static_cast<std::size_t>(naxes[1]);
+  check_data_fits_in_file(file.get(), path, image);
   return file;
 }
 

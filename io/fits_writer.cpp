@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "io/fits_file.hpp"
+#include "io/publish.hpp"
 
 namespace gpuclean::io {
 namespace fs = std::filesystem;
@@ -67,31 +68,6 @@ void sync_file(const std::string& path) {
   if (fd >= 0) {
     ::fsync(fd);
     ::close(fd);
-  }
-}
-
-// Moves the finished file into place; without overwrite, never replaces an existing file.
-void publish(const std::string& tmp, const std::string& target, bool overwrite) {
-  if (overwrite) {
-    if (::rename(tmp.c_str(), target.c_str()) != 0) {
-      throw FitsError(kOutput, "cannot move the finished file to '" + target + "': " + std::strerror(errno));
-    }
-    return;
-  }
-  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0) return;
-  if (errno == EEXIST) {
-    throw FitsError(FitsError::Kind::kExists,
-                    "'" + target + "' appeared while gpuclean was writing it; it was left alone. Give --overwrite to replace it.");
-  }
-  if (errno != EINVAL && errno != ENOSYS) {
-    throw FitsError(kOutput, "cannot move the finished file to '" + target + "': " + std::strerror(errno));
-  }
-  // Filesystems without RENAME_NOREPLACE: check, then rename.
-  if (fs::exists(target)) {
-    throw FitsError(FitsError::Kind::kExists, "'" + target + "' exists; give --overwrite to replace it.");
-  }
-  if (::rename(tmp.c_str(), target.c_str()) != 0) {
-    throw FitsError(kOutput, "cannot move the finished file to '" + target + "': " + std::strerror(errno));
   }
 }
 
@@ -183,7 +159,7 @@ void write_fits_image(const std::string& path, const float* pixels, std::size_t 
     check_fits(status, kOutput, "cannot finish writing", path);
   }
   sync_file(tmp);
-  publish(tmp, path, options.overwrite);
+  publish_file(tmp, path, options.overwrite);
   guard.release();
 }
 

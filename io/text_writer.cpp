@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "io/fits_error.hpp"
+#include "io/publish.hpp"
 
 namespace gpuclean::io {
 
@@ -41,13 +42,11 @@ void write_text_file(const std::string& path, const std::string& content, bool o
   ::fsync(fd);
   ::fchmod(fd, 0644);
   ::close(fd);
-  const int rc = overwrite ? ::rename(tmp.c_str(), path.c_str())
-                           : ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE);
-  if (rc != 0) {
-    const int err = errno;
+  try {
+    publish_file(tmp, path, overwrite);
+  } catch (...) {
     ::unlink(tmp.c_str());
-    throw FitsError(err == EEXIST ? FitsError::Kind::kExists : FitsError::Kind::kOutput,
-                    "cannot create '" + path + "': " + std::strerror(err));
+    throw;
   }
 }
 

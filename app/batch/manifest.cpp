@@ -93,6 +93,7 @@ RunOptions row_options(const BatchOptions& batch, const std::vector<std::string>
   CLI::App app;
   add_observation_options(app, r);
   add_output_file_options(app, r);
+  refuse_negative_counts(app);
   std::vector<std::string> args;
   for (std::size_t i = 0; i < columns.size(); ++i) {
     const std::string& col = columns[i];

@@ -58,12 +58,12 @@ std::shared_ptr<Spectrum> kernel_spectrum(FftPlanCache& plans, cudaStream_t comp
                                           const float* kernel, std::size_t kw, std::size_t kh, std::size_t cx,
                                           std::size_t cy, std::size_t width, std::size_t height) {
   const Geometry g = geometry(kw, kh, cx, cy, width, height);
-  FftPlans& p = plans.get(compute, g.layout.pw, g.layout.ph);
+  const std::shared_ptr<FftPlans> p = plans.get(compute, g.layout.pw, g.layout.ph);
   auto s = std::make_shared<Spectrum>(g.layout, compute, release);
   KernelPlacement k = g.placement;
   k.kernel = kernel;
   place_kernel(compute, k, g.layout, reinterpret_cast<float*>(s->data()));
-  forward_in_place(p, *s);
+  forward_in_place(*p, *s);
   s->mark_ready(compute);
   return s;
 }
@@ -88,11 +88,11 @@ std::shared_ptr<Spectrum> gaussian_spectrum(FftPlanCache& plans, cudaStream_t st
   // The grid gaussian_kernel() would return, centred: every offset of it reaches the image.
   const Geometry geo = geometry(2 * half.half_width + 1, 2 * half.half_height + 1, half.half_width, half.half_height,
                                 width, height);
-  FftPlans& p = plans.get(stream, geo.layout.pw, geo.layout.ph);
+  const std::shared_ptr<FftPlans> p = plans.get(stream, geo.layout.pw, geo.layout.ph);
   auto s = std::make_shared<Spectrum>(geo.layout, stream, stream);
   place_gaussian(stream, gaussian_placement(g, width, height, geo.layout), geo.layout,
                  reinterpret_cast<float*>(s->data()));
-  forward_in_place(p, *s);
+  forward_in_place(*p, *s);
   s->mark_ready(stream);
   return s;
 }
@@ -120,7 +120,7 @@ FftConvolverGpu::FftConvolverGpu(FftPlanCache& plans, cudaStream_t stream, std::
     : stream_(stream), spectrum_(std::move(spectrum)) {
   if (!spectrum_) throw std::invalid_argument("FftConvolverGpu: no spectrum");
   buffer_ = cuda::DeviceBuffer<cufftComplex>(spectrum_->count(), stream_);
-  plans_ = &plans.get(stream_, layout().pw, layout().ph);
+  plans_ = plans.get(stream_, layout().pw, layout().ph);
 }
 
 FftConvolverGpu::FftConvolverGpu(FftPlanCache& plans, cudaStream_t stream, const float* kernel, std::size_t kw,

@@ -79,7 +79,7 @@ class FftConvolverGpu {
   cudaStream_t stream_;
   std::shared_ptr<const Spectrum> spectrum_;
   cuda::DeviceBuffer<cufftComplex> buffer_;  // in-place real/complex work array
-  FftPlans* plans_ = nullptr;
+  std::shared_ptr<FftPlans> plans_;  // kept even if the cache drops them
   bool joined_ = false;  // the stream has waited for the spectrum
 };
 

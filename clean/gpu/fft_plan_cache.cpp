@@ -18,13 +18,13 @@ FftPlans::~FftPlans() {
   if (inverse) cufftDestroy(inverse);
 }
 
-FftPlans& FftPlanCache::get(cudaStream_t stream, std::size_t pw, std::size_t ph) {
-  auto it = std::find_if(plans_.begin(), plans_.end(), [&](const FftPlans& p) { return p.pw == pw && p.ph == ph; });
+std::shared_ptr<FftPlans> FftPlanCache::get(cudaStream_t stream, std::size_t pw, std::size_t ph) {
+  auto it = std::find_if(plans_.begin(), plans_.end(), [&](const auto& p) { return p->pw == pw && p->ph == ph; });
   if (it != plans_.end()) {
     plans_.splice(plans_.begin(), plans_, it);
   } else {
     if (plans_.size() >= kCapacity) plans_.pop_back();
-    FftPlans& p = plans_.emplace_front();
+    FftPlans& p = *plans_.emplace_front(std::make_shared<FftPlans>());
     p.pw = pw;
     p.ph = ph;
     try {
@@ -46,8 +46,8 @@ FftPlans& FftPlanCache::get(cudaStream_t stream, std::size_t pw, std::size_t ph)
     }
     ++made_;
   }
-  FftPlans& p = plans_.front();
-  for (cufftHandle h : {p.forward, p.inverse}) check_cufft(cufftSetStream(h, stream), "cufftSetStream");
+  const std::shared_ptr<FftPlans>& p = plans_.front();
+  for (cufftHandle h : {p->forward, p->inverse}) check_cufft(cufftSetStream(h, stream), "cufftSetStream");
   return p;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <list>
+#include <memory>
 
 #include "select/cuda/device_buffer.hpp"
 
@@ -28,12 +29,13 @@ class FftPlanCache {
   static constexpr std::size_t kCapacity = 4;
 
   /// Plans for a ph x pw real transform, bound to `stream`; made on first use, the least
-  /// recently used size is dropped beyond kCapacity.
-  FftPlans& get(cudaStream_t stream, std::size_t pw, std::size_t ph);
+  /// recently used size is dropped beyond kCapacity. A convolver keeps the plans it was given
+  /// alive after the cache dropped them (a multiscale run uses more sizes than the cache keeps).
+  std::shared_ptr<FftPlans> get(cudaStream_t stream, std::size_t pw, std::size_t ph);
   std::size_t plans_made() const { return made_; }
 
  private:
-  std::list<FftPlans> plans_;  // most recently used first; list nodes never move
+  std::list<std::shared_ptr<FftPlans>> plans_;  // most recently used first
   std::size_t made_ = 0;
 };
 

@@ -1,19 +1,34 @@
 #include "clean/gpu/scale_images_gpu.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "clean/gpu/clean_kernels.hpp"
+#include "clean/scale_kernels.hpp"
 #include "select/cuda/cuda_check.hpp"
 
 namespace gpuclean::clean::gpu {
+
+namespace {
+
+// The widest kernel's side: every scale's kernel is placed on a grid that wide, so that all the
+// scale convolutions share one FFT layout (one plan, one size of buffers).
+std::size_t widest(const std::vector<CleanScale>& scales) {
+  std::size_t w = 1;
+  for (const CleanScale& sc : scales) w = std::max(w, sc.kernel.width);
+  return w;
+}
+
+}  // namespace
 
 ScaleImagesGpu::ScaleImagesGpu(GpuResources& resources, GpuImageState& state, const std::vector<CleanScale>& scales)
     : state_(state), scales_(scales), conv_(scales.size()) {
   const cudaStream_t s = state.stream();
   const std::size_t n = state.size();
+  const std::size_t side = widest(scales);
   for (std::size_t i = 0; i < scales.size(); ++i) {
-    const HostImage& k = scales[i].kernel;
-    if (k.size() == 1) continue;
+    if (scales[i].kernel.size() == 1) continue;
+    const HostImage k = embed_centred(scales[i].kernel, side);
     cuda::DeviceBuffer<float> d_kernel(k.size(), s);  // freed in stream order after its transform
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_kernel.data(), k.pixels.data(), k.size() * sizeof(float),
                                       cudaMemcpyHostToDevice, s));
@@ -77,13 +92,13 @@ void ScaleImagesGpu::spread(std::size_t scale, float* delta, float* model) {
 }
 
 std::size_t ScaleImagesGpu::bytes_needed(const std::vector<CleanScale>& scales, std::size_t width, std::size_t height) {
+  const std::size_t side = widest(scales);
   std::size_t bytes = 0;
   bool any = false;
   for (const CleanScale& sc : scales) {
-    const HostImage& k = sc.kernel;
-    if (k.size() == 1) continue;
+    if (sc.kernel.size() == 1) continue;
     any = true;
-    bytes += FftConvolverGpu::bytes_needed(k.width, k.height, k.width / 2, k.height / 2, width, height);
+    bytes += FftConvolverGpu::bytes_needed(side, side, side / 2, side / 2, width, height);
   }
   return bytes + (any ? 3 * width * height * sizeof(float) : 0);
 }

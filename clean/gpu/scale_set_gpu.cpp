@@ -6,6 +6,7 @@
 
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/fft_convolver_gpu.hpp"
+#include "clean/scale_kernels.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/device_buffer.hpp"
 #include "select/cuda/pinned_staging.hpp"
@@ -53,13 +54,15 @@ std::vector<CleanScale> prepare_scales_gpu(GpuResources& resources, const Prepar
     d_sidelobe = cuda::DeviceBuffer<unsigned long long>(1, s);
     cuda::upload(resources.staging(), s, d_psf.data(), image.pixels.data(), image.size());
   }
+  std::size_t side = 1;  // every kernel on the widest one's grid: one FFT layout for all
+  for (const CleanScale& sc : scales) side = std::max(side, sc.kernel.width);
   for (CleanScale& sc : scales) {
     if (sc.kernel.size() == 1) {
       sc.minor_psf = psf_window(image, psf.peak_x, psf.peak_y, sc.patch, 1.0f);
       sc.sidelobe = std::min(delta_sidelobe, 1.0f);
       continue;
     }
-    const HostImage& k = sc.kernel;
+    const HostImage k = embed_centred(sc.kernel, side);
     cuda::DeviceBuffer<float> d_kernel(k.size(), s);
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_kernel.data(), k.pixels.data(), k.size() * sizeof(float),
                                       cudaMemcpyHostToDevice, s));

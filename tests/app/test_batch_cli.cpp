@@ -135,6 +135,24 @@ TEST_F(Batch, ResumeSkipsCompleteObservationsAndRedoesCutOnes) {
   EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
 }
 
+TEST_F(Batch, AnObservationWhoseLastOutputFailsLeavesNoneOfItsOutputs) {
+  // Writing obs1's restored image fails (as on a full disk; a test seam): its model and residual,
+  // already written, must go too, while obs0 is whole.
+  const fs::path d = make_folder("in", 2);
+  const Result r = run(tmp_, "GPUCLEAN_TEST_FAIL_OUTPUT=obs1-image.fits " + gpuclean_cmd("batch " + d.string() + " -q"));
+  EXPECT_EQ(r.code, 5) << r.out << r.err;
+  const json rep = report(d / "gpuclean-batch.json");
+  EXPECT_EQ(names_with(rep, "done"), (std::set<std::string>{"obs0"}));
+  EXPECT_EQ(names_with(rep, "failed"), (std::set<std::string>{"obs1"}));
+  for (const char* f : {"obs0-image.fits", "obs0-model.fits", "obs0-residual.fits"}) EXPECT_TRUE(fs::exists(d / f)) << f;
+  std::string left;
+  for (const auto& e : fs::directory_iterator(d)) {
+    const std::string name = e.path().filename().string();
+    if (name.find("obs1") != std::string::npos && name != "obs1-dirty.fits" && name != "obs1-psf.fits") left += name + " ";
+  }
+  EXPECT_TRUE(left.empty()) << "left behind: " << left;
+}
+
 TEST_F(Batch, ManifestRowsCarryTheirOwnOptions) {
   std::ofstream(tmp_.file("m.csv")) << "name,dirty,psf,out,gain,niter,json\n"
                                     << "a," << field(0, "dirty.fits") << "," << field(0, "psf.fits")

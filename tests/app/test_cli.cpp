@@ -14,6 +14,7 @@
 #include "tests/io/fits_test_files.hpp"
 #include "tests/support/paths.hpp"
 #include "tests/support/run_command.hpp"
+#include "tests/support/simulated_pair.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -25,23 +26,10 @@ using Result = gpuclean::test::CommandResult;
 using gpuclean::test::run_gpuclean;
 using gpuclean::test::slurp;
 
-int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+using gpuclean::test::count_lines;
 
 // A small simulated pair shared by the tests.
-class Cli : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir();
-    const Result r = run_gpuclean(*dir_, "simulate --size 128 --sources 8 --seed 3 --out " + dir_->file("sim"));
-    ASSERT_EQ(r.code, 0) << r.err;
-  }
-  static void TearDownTestSuite() { delete dir_; }
-  std::string dirty() const { return dir_->file("sim/dirty.fits"); }
-  std::string psf() const { return dir_->file("sim/psf.fits"); }
-  static TempDir* dir_;
-  TempDir tmp_;
-};
-TempDir* Cli::dir_ = nullptr;
+using Cli = gpuclean::test::SimulatedPairTest;
 
 }  // namespace
 
@@ -91,7 +79,7 @@ TEST_F(Cli, JsonToStdoutKeepsStdoutClean) {
 TEST_F(Cli, MissingFile) {
   const Result r = run_gpuclean(tmp_, tmp_.file("nope.fits") + " " + psf() + " -o " + tmp_.file("o.fits"));
   EXPECT_EQ(r.code, 3);
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(tmp_.file("o.fits")));
 }
@@ -100,7 +88,7 @@ TEST_F(Cli, TextFileNamedFits) {
   std::ofstream(tmp_.file("text.fits")) << "hello\n";
   const Result r = run_gpuclean(tmp_, tmp_.file("text.fits") + " " + psf() + " -o " + tmp_.file("o.fits"));
   EXPECT_EQ(r.code, 3);
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("not a readable FITS file"), std::string::npos) << r.err;
 }
 
@@ -110,7 +98,7 @@ TEST_F(Cli, PsfThatDoesNotFit) {
   gpuclean::test::write_raw_fits(tmp_.file("small.fits"), spec, std::vector<double>(32 * 32, 0.5));
   const Result r = run_gpuclean(tmp_, dirty() + " " + tmp_.file("small.fits") + " -o " + tmp_.file("o.fits"));
   EXPECT_EQ(r.code, 3);
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("at least as large as the image"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(tmp_.file("o.fits")));
 }
@@ -124,7 +112,7 @@ TEST_F(Cli, NaNPsf) {
   gpuclean::test::write_raw_fits(tmp_.file("nanpsf.fits"), spec, v);
   const Result r = run_gpuclean(tmp_, dirty() + " " + tmp_.file("nanpsf.fits") + " -o " + tmp_.file("o.fits"));
   EXPECT_EQ(r.code, 3);
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("NaN"), std::string::npos) << r.err;
 }
 
@@ -132,7 +120,7 @@ TEST_F(Cli, ExistingOutputNeedsOverwrite) {
   std::ofstream(tmp_.file("o.fits")) << "keep me";
   const Result r = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("o.fits"));
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("--overwrite"), std::string::npos) << r.err;
   EXPECT_EQ(slurp(tmp_.file("o.fits")), "keep me");
   const Result ok = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("o.fits") + " --overwrite -q");
@@ -151,7 +139,7 @@ TEST_F(Cli, NeverWritesOverAnInput) {
 TEST_F(Cli, UnknownOption) {
   const Result r = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("o.fits") + " --frobnicate 3");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("frobnicate"), std::string::npos) << r.err;
 }
 

@@ -336,3 +336,27 @@ TEST_F(PerRunCosts, RestoredImageIsTheCpuRestorationOfTheSameModel) {
   EXPECT_GT(peak, 0.0);
   EXPECT_LE(worst, 1e-4 * peak);  // a misplaced beam would be off by a good part of the peak
 }
+
+// A convolver keeps its plans when the plan cache drops them (a multiscale run needs more padded
+// sizes than the cache keeps): it still convolves right after the cache has moved on.
+TEST_F(PerRunCosts, ConvolverOutlivesItsPlansInTheCache) {
+  namespace g = gpuclean::clean::gpu;
+  g::GpuResources res;
+  const cudaStream_t s = res.stream();
+  constexpr std::size_t kW = 64;
+  const std::vector<float> delta = {0, 0, 0, 0, 1, 0, 0, 0, 0};  // 3 x 3, a delta at the centre
+  gpuclean::cuda::DeviceBuffer<float> kernel(9, s), image(kW * kW, s), out(kW * kW, s);
+  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(kernel.data(), delta.data(), 36, cudaMemcpyHostToDevice, s));
+  std::vector<float> h(kW * kW);
+  for (std::size_t i = 0; i < h.size(); ++i) h[i] = static_cast<float>(i % 97);
+  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(image.data(), h.data(), h.size() * 4, cudaMemcpyHostToDevice, s));
+  g::FftConvolverGpu conv(res.plans(), s, kernel.data(), 3, 3, 1, 1, kW, kW);
+  // More other sizes than the cache holds.
+  for (std::size_t extra = 1; extra <= g::FftPlanCache::kCapacity + 1; ++extra) res.plans().get(s, 64 + 2 * extra, 64);
+  conv.convolve(image.data());
+  conv.add_to(nullptr, out.data());
+  std::vector<float> back(h.size());
+  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(back.data(), out.data(), back.size() * 4, cudaMemcpyDeviceToHost, s));
+  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(s));
+  for (std::size_t i = 0; i < h.size(); ++i) ASSERT_NEAR(back[i], h[i], 1e-3f) << i;
+}

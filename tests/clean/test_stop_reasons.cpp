@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "clean/clean_mask.hpp"
 #include "clean/deconvolver.hpp"
 #include "clean/errors.hpp"
@@ -74,6 +76,23 @@ TEST(Settings, ValidationNamesTheOption) {
   s.beam_shape = gc::BeamShape{3.0, 5.0, 0.0};
   EXPECT_THROW(gc::validate(s), gc::InvalidSettings);
   EXPECT_NO_THROW(gc::validate(gc::CleanSettings{}));
+  s = {};
+  s.select_backend = "no-such-backend";  // refused in every build, not only where a GPU runs
+  EXPECT_THROW(gc::validate(s), gc::InvalidSettings);
+  s.select_backend = "cutting-plane";
+  EXPECT_NO_THROW(gc::validate(s));
+}
+
+TEST(Settings, ExplicitThresholdAloneTurnsTheAutoThresholdOff) {
+  gc::CleanSettings s;
+  gc::apply_explicit_threshold(s, false, false);
+  EXPECT_EQ(s.auto_threshold, 3.0);
+  gc::apply_explicit_threshold(s, true, true);
+  EXPECT_EQ(s.auto_threshold, 3.0);
+  gc::apply_explicit_threshold(s, true, false);
+  EXPECT_EQ(s.auto_threshold, 0.0);
+  s.threshold = 0.5;
+  EXPECT_EQ(gc::describe_stopping_rules(s), "--threshold 0.5; auto-threshold off; --niter 100000; divergence");
 }
 
 TEST(Psf, PreparationChecksAndNormalises) {
@@ -87,4 +106,29 @@ TEST(Psf, PreparationChecksAndNormalises) {
   EXPECT_THROW(gc::prepare_psf(psf, 64, 64, nullptr), gc::InvalidInput);
   psf.at(3, 3) = std::numeric_limits<float>::quiet_NaN();
   EXPECT_THROW(gc::prepare_psf(psf, 32, 32, nullptr), gc::InvalidInput);
+}
+
+TEST(Psf, NegatedOrShiftedPeakIsRefusedUnlessUnchecked) {
+  gc::HostImage negated = gpuclean::test::sidelobed_psf(32);
+  for (float& v : negated.pixels) v = -v;
+  ASSERT_GT(*std::max_element(negated.pixels.begin(), negated.pixels.end()), 0.0f);  // a positive sidelobe
+  EXPECT_THROW(gc::prepare_psf(negated, 32, 32, nullptr), gc::InvalidInput);
+  gc::PsfChecks unchecked;
+  unchecked.strict = false;
+  std::string warning;
+  EXPECT_GT(gc::prepare_psf(negated, 32, 32, &warning, unchecked).original_peak, 0.0f);
+  EXPECT_NE(warning.find("not at the centre"), std::string::npos) << warning;
+
+  // The peak 6 pixels off the centre: refused, unless the header's CRPIX puts it there.
+  gc::HostImage shifted(32, 32, 0.0f);
+  shifted.at(22, 16) = 1.0f;
+  shifted.at(21, 16) = shifted.at(23, 16) = 0.4f;
+  EXPECT_THROW(gc::prepare_psf(shifted, 32, 32, nullptr), gc::InvalidInput);
+  gc::PsfChecks header;
+  header.header_peak = std::make_pair(22.0, 16.0);
+  EXPECT_EQ(gc::prepare_psf(shifted, 32, 32, nullptr, header).peak_x, 22u);
+  // Within the tolerance of the centre (even/odd conventions): accepted.
+  gc::HostImage near(32, 32, 0.0f);
+  near.at(17, 15) = 1.0f;
+  EXPECT_EQ(gc::prepare_psf(near, 32, 32, nullptr).peak_x, 17u);
 }

@@ -26,7 +26,7 @@ TEST_P(Simulator, PsfPeakIsOneAtTheCentre) {
   const std::size_t n = sim.size, c = n / 2;
   EXPECT_FLOAT_EQ(sim.psf[c * n + c], 1.0f);
   EXPECT_EQ(*std::max_element(sim.psf.begin(), sim.psf.end()), sim.psf[c * n + c]);
-  // Natural weighting: the PSF is real and point-symmetric about its peak.
+  // Whatever the weighting, the PSF is real and point-symmetric about its peak.
   for (std::size_t dy = 1; dy < 20; dy += 3)
     for (std::size_t dx = 1; dx < 20; dx += 5)
       EXPECT_NEAR(sim.psf[(c + dy) * n + c + dx], sim.psf[(c - dy) * n + c - dx], 1e-5);

@@ -1,0 +1,40 @@
+#include "io/publish.hpp"
+
+#include <fcntl.h>
+#include <stdio.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "io/fits_error.hpp"
+
+namespace gpuclean::io {
+namespace fs = std::filesystem;
+constexpr auto kOutput = FitsError::Kind::kOutput;
+
+void publish_file(const std::string& tmp, const std::string& target, bool overwrite) {
+  if (overwrite) {
+    if (::rename(tmp.c_str(), target.c_str()) != 0) {
+      throw FitsError(kOutput, "cannot move the finished file to '" + target + "': " + std::strerror(errno));
+    }
+    return;
+  }
+  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0) return;
+  if (errno == EEXIST) {
+    throw FitsError(FitsError::Kind::kExists,
+                    "'" + target + "' appeared while gpuclean was writing it; it was left alone. Give --overwrite to replace it.");
+  }
+  if (errno != EINVAL && errno != ENOSYS) {
+    throw FitsError(kOutput, "cannot move the finished file to '" + target + "': " + std::strerror(errno));
+  }
+  // Filesystems without RENAME_NOREPLACE: check, then rename.
+  if (fs::exists(target)) {
+    throw FitsError(FitsError::Kind::kExists, "'" + target + "' exists; give --overwrite to replace it.");
+  }
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    throw FitsError(kOutput, "cannot move the finished file to '" + target + "': " + std::strerror(errno));
+  }
+}
+
+}  // namespace gpuclean::io
