@@ -69,7 +69,13 @@ std::string describe_stopping_rules(const CleanSettings& s) {
     automatic = text;
   }
   std::snprintf(text, sizeof text, "%s; %s; --niter %zu; divergence", threshold.c_str(), automatic.c_str(), s.niter);
-  return text;
+  std::string rules = text;
+  if (s.auto_mask > 0.0) {
+    std::snprintf(text, sizeof text, "; --auto-mask %g (unmasked to %g x robust noise, then inside the mask)",
+                  s.auto_mask, s.auto_mask);
+    rules += text;
+  }
+  return rules;
 }
 
 }  // namespace gpuclean::clean

@@ -93,6 +93,20 @@ TEST(Settings, ExplicitThresholdAloneTurnsTheAutoThresholdOff) {
   EXPECT_EQ(s.auto_threshold, 0.0);
   s.threshold = 0.5;
   EXPECT_EQ(gc::describe_stopping_rules(s), "--threshold 0.5; auto-threshold off; --niter 100000; divergence");
+  s.auto_mask = 5.0;
+  EXPECT_EQ(gc::describe_stopping_rules(s), "--threshold 0.5; auto-threshold off; --niter 100000; divergence; "
+                                             "--auto-mask 5 (unmasked to 5 x robust noise, then inside the mask)");
+}
+
+// Multiscale: the divergence rule watches the residual's own peak, with room for the rise a wide
+// scale's components can leave for a cycle or two.
+TEST(StopRules, MultiscaleDivergenceWatchesTheResidualPeak) {
+  gc::CleanSettings s;
+  EXPECT_FALSE(gc::check_stop(true, 0.5f, 0.1, 5, s, 1.0f, 1.3f, gc::kMultiscaleDivergenceFactor));
+  EXPECT_EQ(gc::check_stop(true, 0.5f, 0.1, 5, s, 1.0f, 1.6f, gc::kMultiscaleDivergenceFactor),
+            gc::StopReason::kDiverged);
+  EXPECT_EQ(gc::check_stop(true, 0.5f, 0.1, 5, s, 1.0f, 1.3f), gc::StopReason::kDiverged);  // Clark's 10%
+  EXPECT_FALSE(gc::check_stop(true, 2.0f, 0.1, 5, s, 1.0f, 0.9f)) << "the watched peak, not the biased one";
 }
 
 TEST(Psf, PreparationChecksAndNormalises) {
