@@ -161,8 +161,13 @@ case "${1:-tests}" in
     # itself runs without it on LD_LIBRARY_PATH (its older libexpat, libffi, ... would shadow the
     # system's under Python's own modules); only the gpuclean binary the tests run gets it.
     export GPUCLEAN_CLI_LIBRARY_PATH=$LD_LIBRARY_PATH LD_LIBRARY_PATH=/usr/local/cuda/lib64
+    # The image's CXX (/opt/gcc's wrapper) links libstdc++ into the module statically, so that a
+    # second libstdc++ (the system's, which libgd's codecs load) shares the process: the module
+    # crashed at import there ('free(): invalid pointer'). The system compiler links it shared.
+    [ -x /usr/bin/g++ ] && export CXX=/usr/bin/g++
     py=$(command -v python3)
-    echo "== build the extension for $($py --version)"
+    echo "== build the extension for $($py --version) with $(${CXX:-c++} --version | head -1); its default" \
+      "C++11 ABI: $(printf '#include <string>\n_GLIBCXX_USE_CXX11_ABI\n' | ${CXX:-c++} -E -x c++ - | tail -1)"
     { cmake -S python -B build-py -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUCLEAN_PREBUILT_DIR="$bin" \
         -DGPUCLEAN_LIBRARY_DIR="$PWD/.devlib" -DPython_EXECUTABLE="$py" -Dpybind11_DIR="$($py -m pybind11 --cmakedir)" \
         -DCUDAToolkit_ROOT=/usr/local/cuda && cmake --build build-py; } >"$out/python_build.log" 2>&1 \

@@ -50,7 +50,11 @@ def test_components_and_summary_equal_the_cli(cli_outputs, sample, tmp_path, mon
     assert (tmp_path / "components.csv").read_text() == (cli_outputs / "components.csv").read_text()
     ours, theirs = (json.loads((d / "summary.json").read_text()) for d in (tmp_path, cli_outputs))
     for summary in (ours, theirs, result.summary):
+        # Measurements, not results: times, the device memory in use (other allocations of the
+        # process count), and the time-weighted share of busy SMs.
         summary.pop("seconds")
+        summary.pop("peak_gpu_memory_bytes")
+        summary.get("minor_cycles_gpu", {}).pop("sm_busy_fraction", None)
     assert ours == theirs == result.summary
     assert set(result.seconds) >= {"read", "clean", "restore", "write", "select", "minor", "convolve"}
     assert result.stop_reason == theirs["stop_reason"] and result.iterations == theirs["iterations"]
