@@ -80,6 +80,17 @@ Field faint_field() {
   return f;
 }
 
+// Clean down to 1 sigma (no mask unless the test adds one).
+gc::CleanSettings one_sigma(gc::Device device) {
+  gc::CleanSettings s;
+  s.device = device;
+  s.niter = 20000;
+  s.auto_threshold = 1.0;
+  s.beam_patch = 16;
+  s.threads = 2;
+  return s;
+}
+
 // |model| farther than 3 pixels from every source, over the sources' total flux.
 double spurious_fraction(const Field& f, const gc::HostImage& model) {
   double spurious = 0.0, total = 0.0;
@@ -106,12 +117,7 @@ class AutoMaskField : public ::testing::TestWithParam<gc::Device> {
 
 TEST_P(AutoMaskField, CleaningToOneSigmaStaysOnTheSources) {
   const Field f = faint_field();
-  gc::CleanSettings s;
-  s.device = GetParam();
-  s.niter = 20000;
-  s.auto_threshold = 1.0;
-  s.beam_patch = 16;
-  s.threads = 2;
+  gc::CleanSettings s = one_sigma(GetParam());
   auto d = gc::make_deconvolver(s.algorithm, s.device);
   const gc::CleanResult plain = d->run(gc::CleanProblem{f.dirty, f.psf, f.mask}, s, nullptr);
   s.auto_mask = 5.0;
@@ -129,13 +135,8 @@ TEST_P(AutoMaskField, CleaningToOneSigmaStaysOnTheSources) {
 
 TEST_P(AutoMaskField, WorksWithMultiscale) {
   const Field f = faint_field();
-  gc::CleanSettings s;
-  s.device = GetParam();
-  s.niter = 20000;
-  s.auto_threshold = 1.0;
+  gc::CleanSettings s = one_sigma(GetParam());
   s.auto_mask = 5.0;
-  s.beam_patch = 16;
-  s.threads = 2;
   s.multiscale.enabled = true;
   auto d = gc::make_deconvolver(s.algorithm, s.device);
   const gc::CleanResult r = d->run(gc::CleanProblem{f.dirty, f.psf, f.mask}, s, nullptr);

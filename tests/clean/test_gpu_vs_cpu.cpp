@@ -47,6 +47,20 @@ Field field_from(gc::HostImage dirty, const gc::HostImage& psf) {
   return f;
 }
 
+// A simulated MeerKAT field (the simulator's defaults otherwise).
+Field simulated_field(std::size_t size, std::size_t sources, std::size_t gaussians, std::uint64_t seed) {
+  gpuclean::data::SimulationSettings sim;
+  sim.size = size;
+  sim.sources = sources;
+  sim.gaussians = gaussians;
+  sim.seed = seed;
+  const auto out = gpuclean::data::simulate(sim);
+  gc::HostImage dirty(size, size), psf(size, size);
+  dirty.pixels = out.dirty;
+  psf.pixels = out.psf;
+  return field_from(std::move(dirty), psf);
+}
+
 double restored_peak(const gc::HostImage& img) {
   double peak = 0.0;
   for (float v : img.pixels)
@@ -130,18 +144,9 @@ TEST_F(GpuVsCpu, ClarkOnTheWscleanPair) {
 }
 
 TEST_F(GpuVsCpu, ClarkOnA4096SimulatedField) {
-  gpuclean::data::SimulationSettings sim;
-  sim.size = 4096;
-  sim.sources = 2000;
-  sim.gaussians = 20;
-  sim.seed = 11;
-  const auto out = gpuclean::data::simulate(sim);
-  gc::HostImage dirty(sim.size, sim.size), psf(sim.size, sim.size);
-  dirty.pixels = out.dirty;
-  psf.pixels = out.psf;
   gc::CleanSettings s;
   s.niter = 20000;
-  expect_agree(field_from(std::move(dirty), psf), s);
+  expect_agree(simulated_field(4096, 2000, 20, 11), s);
 }
 
 TEST_F(GpuVsCpu, MaskAndPositiveOnlyOnTheSample) {
@@ -164,17 +169,8 @@ TEST_F(GpuVsCpu, MultiscaleOnTheBundledSample) {
 }
 
 TEST_F(GpuVsCpu, MultiscaleOnASimulatedFieldWithGaussians) {
-  gpuclean::data::SimulationSettings sim;
-  sim.size = 1024;
-  sim.sources = 100;
-  sim.gaussians = 40;
-  sim.seed = 5;
-  const auto out = gpuclean::data::simulate(sim);
-  gc::HostImage dirty(sim.size, sim.size), psf(sim.size, sim.size);
-  dirty.pixels = out.dirty;
-  psf.pixels = out.psf;
   gc::CleanSettings s;
   s.multiscale.enabled = true;
   s.niter = 20000;
-  expect_agree(field_from(std::move(dirty), psf), s);
+  expect_agree(simulated_field(1024, 100, 40, 5), s);
 }
