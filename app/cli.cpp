@@ -124,6 +124,10 @@ void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
   sub.add_option("--out", o.out_dir, "Folder for dirty.fits, psf.fits, truth.fits and sources.csv")->required();
   sub.add_option("--sources", s.sources, "Number of point sources")->capture_default_str();
   sub.add_option("--gaussians", s.gaussians, "Number of Gaussian sources")->capture_default_str();
+  auto* gsize = sub.add_option_function<std::vector<double>>(
+      "--gaussian-size", [&s](const std::vector<double>& v) { s.gaussian_min_beams = v[0], s.gaussian_max_beams = v[1]; },
+      "Range of the Gaussians' major FWHM, in beams (default 1.5 4)");
+  gsize->expected(2)->type_name("MIN MAX");
   sub.add_option("--seed", s.seed, "Random seed")->capture_default_str();
   sub.add_option("--array", s.array, "Antenna layout")->check(CLI::IsMember(data::array_names()))->capture_default_str();
   sub.add_option("--noise", s.noise, "Thermal noise, image-plane RMS [Jy/beam]")->check(CLI::NonNegativeNumber)

@@ -83,6 +83,9 @@ void validate(const SimulationSettings& s) {
   if (!(s.pixel_arcsec >= 0.0) || !std::isfinite(s.pixel_arcsec)) fail("--pixel-scale must be a finite size >= 0 (arcsec).");
   if (s.weighting.mode == WeightingMode::kBriggs && !std::isfinite(s.weighting.robust))
     fail("--weighting briggs R needs a finite R (-2: about uniform, 2: about natural).");
+  if (!(s.gaussian_min_beams > 0.0 && s.gaussian_min_beams <= s.gaussian_max_beams) ||
+      !std::isfinite(s.gaussian_max_beams))
+    fail("--gaussian-size MIN MAX needs 0 < MIN <= MAX (the Gaussians' major FWHM, in beams).");
   array_layout(s.array);  // throws std::invalid_argument naming the arrays
 }
 
@@ -138,6 +141,8 @@ Simulation simulate(const SimulationSettings& s) {
   sky.min_flux = s.noise > 0.0 ? 10.0 * s.noise : 1e-3;
   sky.max_flux = 500.0 * sky.min_flux;
   sky.beam_fwhm_px = s.pixels_per_beam;
+  sky.gaussian_min_beams = s.gaussian_min_beams;
+  sky.gaussian_max_beams = s.gaussian_max_beams;
   Rng rng(s.seed);
   return simulate_sky(fixed, random_sky(sky, rng));
 }

@@ -24,6 +24,8 @@ struct SkySettings {
   double max_flux = 0.5;           ///< Jy
   double power_law_index = 2.0;    ///< dN/dS ~ S^-index
   double beam_fwhm_px = 4.0;       ///< scale of the Gaussians
+  double gaussian_min_beams = 1.5; ///< a Gaussian's major FWHM, in beams, is drawn from this range
+  double gaussian_max_beams = 4.0;
   double edge_fraction = 0.1;      ///< sources stay this far (fraction of the size) from the edge
 };
 

@@ -76,6 +76,24 @@ TEST(Simulator, SeedMakesTheSameSky) {
   EXPECT_NE(gd::simulate(s).dirty, a.dirty);
 }
 
+// --gaussian-size: every Gaussian's major FWHM lies in the range, in beams of pixels_per_beam.
+TEST(Simulator, GaussianSizesFollowTheRange) {
+  gd::SimulationSettings s;
+  s.size = 128;
+  s.sources = 0;
+  s.gaussians = 20;
+  s.gaussian_min_beams = 6.0;
+  s.gaussian_max_beams = 9.0;
+  const auto sim = gd::simulate(s);
+  ASSERT_EQ(sim.sources.size(), 20u);
+  for (const auto& g : sim.sources) {
+    EXPECT_GE(g.fwhm_major_px, 6.0 * s.pixels_per_beam);
+    EXPECT_LE(g.fwhm_major_px, 9.0 * s.pixels_per_beam);
+  }
+  s.gaussian_min_beams = 10.0;
+  EXPECT_THROW(gd::validate(s), std::invalid_argument);
+}
+
 TEST(Arrays, PublishedLayouts) {
   EXPECT_EQ(gd::array_layout("meerkat").x.size(), 64u);
   EXPECT_EQ(gd::array_layout("vla-a").x.size(), 27u);
