@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -49,18 +50,35 @@ Peak find_peak(std::span<const float> image, std::span<const std::uint8_t> mask,
   return result;
 }
 
-double rms(std::span<const float> image) {
-  double sum = 0.0;
-  std::size_t n = 0;
-#pragma omp parallel for reduction(+ : sum, n)
-  for (std::size_t i = 0; i < image.size(); ++i) {
-    const double v = image[i];
-    if (std::isfinite(v)) {
-      sum += v * v;
-      ++n;
-    }
+namespace {
+
+// Sums term(i) over [0, n) in fixed blocks, the block sums added in order: the same bits whatever
+// the thread count, so that a run's statistics repeat exactly from one process to the next.
+template <class Term>
+double ordered_sum(std::size_t n, Term term) {
+  constexpr std::size_t kBlock = std::size_t{1} << 16;
+  const std::size_t blocks = (n + kBlock - 1) / kBlock;
+  std::vector<double> partial(blocks, 0.0);
+#pragma omp parallel for schedule(static)
+  for (std::size_t b = 0; b < blocks; ++b) {
+    double sum = 0.0;
+    for (std::size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i) sum += term(i);
+    partial[b] = sum;
   }
-  return n ? std::sqrt(sum / static_cast<double>(n)) : 0.0;
+  double total = 0.0;
+  for (double p : partial) total += p;
+  return total;
+}
+
+}  // namespace
+
+double rms(std::span<const float> image) {
+  const double sum = ordered_sum(image.size(), [&](std::size_t i) {
+    const double v = image[i];
+    return std::isfinite(v) ? v * v : 0.0;
+  });
+  const double n = ordered_sum(image.size(), [&](std::size_t i) { return std::isfinite(image[i]) ? 1.0 : 0.0; });
+  return n > 0 ? std::sqrt(sum / n) : 0.0;
 }
 
 double robust_sigma(std::span<const float> image) {
@@ -78,12 +96,7 @@ double robust_sigma(std::span<const float> image) {
 }
 
 double total_flux(std::span<const float> image) {
-  double sum = 0.0;
-#pragma omp parallel for reduction(+ : sum)
-  for (std::size_t i = 0; i < image.size(); ++i) {
-    if (std::isfinite(image[i])) sum += image[i];
-  }
-  return sum;
+  return ordered_sum(image.size(), [&](std::size_t i) { return std::isfinite(image[i]) ? image[i] : 0.0; });
 }
 
 }  // namespace gpuclean::clean
