@@ -71,7 +71,7 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
     // Multiscale: the divergence rule watches the residual's own peak (stop_rules.hpp).
     std::optional<float> residual_peak;
     if (multiscale) {
-      const Peak p = find_peak(result.residual.pixels, problem.mask, neg, settings.threads);
+      const Peak p = scale_images.residual_peak(result.residual.pixels, neg, settings.threads);
       residual_peak = p.index < 0 ? 0.0f : (neg ? std::abs(p.value) : p.value);
     }
     if (!gate.open(result, choice.scale >= 0, choice.biased, threshold, sigma, total_flux(result.model.pixels),

@@ -18,7 +18,7 @@ std::vector<std::uint8_t> inner_mask(const std::vector<std::uint8_t>& mask, std:
 
 ScaleImagesCpu::ScaleImagesCpu(const std::vector<CleanScale>& scales, const std::vector<std::uint8_t>& mask,
                                std::size_t width, std::size_t height, int threads)
-    : scales_(scales), width_(width), height_(height), conv_(scales.size()), masks_(scales.size()) {
+    : scales_(scales), base_mask_(mask), width_(width), height_(height), conv_(scales.size()), masks_(scales.size()) {
   bool any = false;
   for (std::size_t s = 0; s < scales.size(); ++s) {
     const HostImage& k = scales[s].kernel;
@@ -36,6 +36,7 @@ ScaleImagesCpu::Choice ScaleImagesCpu::choose(const std::vector<float>& residual
     for (std::size_t i = 0; i < residual.size(); ++i) finite_[i] = std::isnan(residual[i]) ? 0.0f : residual[i];
   }
   Choice best;
+  residual_peak_.reset();
   for (std::size_t s = 0; s < scales_.size(); ++s) {
     const std::vector<float>* img = &residual;
     if (conv_[s]) {
@@ -43,6 +44,7 @@ ScaleImagesCpu::Choice ScaleImagesCpu::choose(const std::vector<float>& residual
       img = &image_;
     }
     const Peak p = find_peak(*img, mask(s), allow_negative, threads);
+    if (!conv_[s] && !restricted_) residual_peak_ = p;
     if (p.index < 0) continue;
     const float biased = static_cast<float>((allow_negative ? std::abs(p.value) : p.value) * scales_[s].bias);
     if (best.scale < 0 || biased > best.biased) {
@@ -59,7 +61,12 @@ const std::vector<float>& ScaleImagesCpu::image(const Choice& c, const std::vect
 
 const std::vector<std::uint8_t>& ScaleImagesCpu::mask(std::size_t scale) const { return masks_[scale]; }
 
+Peak ScaleImagesCpu::residual_peak(const std::vector<float>& residual, bool allow_negative, int threads) const {
+  return residual_peak_ ? *residual_peak_ : find_peak(residual, base_mask_, allow_negative, threads);
+}
+
 void ScaleImagesCpu::restrict(const std::vector<std::vector<std::uint8_t>>& masks) {
+  restricted_ = true;
   for (std::size_t s = 0; s < scales_.size(); ++s) masks_[s] = inner_mask(masks[s], width_, height_, scales_[s].border);
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "clean/fft_convolver_cpu.hpp"
@@ -32,6 +33,11 @@ class ScaleImagesCpu {
   const std::vector<float>& image(const Choice& c, const std::vector<float>& residual) const;
   const std::vector<std::uint8_t>& mask(std::size_t scale) const;
 
+  /// The residual's own peak over the clean mask (what the divergence rule watches with
+  /// --multiscale): the delta scale's search of the last choose() when it was that search, else a
+  /// search of its own.
+  Peak residual_peak(const std::vector<float>& residual, bool allow_negative, int threads) const;
+
   /// From now on scale s searches only where masks[s] is set (--auto-mask's second phase).
   void restrict(const std::vector<std::vector<std::uint8_t>>& masks);
 
@@ -41,7 +47,10 @@ class ScaleImagesCpu {
 
  private:
   const std::vector<CleanScale>& scales_;
+  const std::vector<std::uint8_t>& base_mask_;
   std::size_t width_, height_;
+  bool restricted_ = false;
+  std::optional<Peak> residual_peak_;  // from the last choose(), when a delta scale searched the base mask
   std::vector<std::unique_ptr<FftConvolverCpu>> conv_;
   std::vector<std::vector<std::uint8_t>> masks_;  // per scale: the search mask, its border applied
   std::vector<float> finite_, image_, best_image_;

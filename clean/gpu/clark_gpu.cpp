@@ -144,7 +144,7 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     // Multiscale: the divergence rule watches the residual's own peak (stop_rules.hpp).
     std::optional<float> residual_peak;
     if (multiscale) {
-      const Peak p = st.peak();
+      const Peak p = scale_images.residual_peak();
       residual_peak = p.index < 0 ? 0.0f : (neg ? std::abs(p.value) : p.value);
     }
     if (!gate.open(result, choice.scale >= 0, choice.biased, threshold, sigma, st.model_flux(), last_candidates,

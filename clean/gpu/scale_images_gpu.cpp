@@ -55,6 +55,7 @@ ScaleImagesGpu::Choice ScaleImagesGpu::choose() {
   const bool neg = state_.settings().allow_negative;
   if (finite_.size()) zero_nan(state_.stream(), state_.residual(), finite_.data(), state_.size());
   Choice best;
+  residual_peak_.reset();
   for (std::size_t i = 0; i < scales_.size(); ++i) {
     const std::uint8_t* mask = masks_.empty() ? state_.mask() : masks_[i].data();
     Peak p;
@@ -68,6 +69,7 @@ ScaleImagesGpu::Choice ScaleImagesGpu::choose() {
       p = state_.peak_of(image_.data());
     } else {
       p = state_.peak();
+      residual_peak_ = p;
       own = false;
     }
     if (p.index < 0) continue;
@@ -80,6 +82,8 @@ ScaleImagesGpu::Choice ScaleImagesGpu::choose() {
   }
   return best;
 }
+
+Peak ScaleImagesGpu::residual_peak() { return residual_peak_ ? *residual_peak_ : state_.peak(); }
 
 const float* ScaleImagesGpu::masked(const Choice&) const {
   return best_is_own_ ? best_image_.data() : state_.masked();

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "clean/gpu/fft_convolver_gpu.hpp"
@@ -31,6 +32,11 @@ class ScaleImagesGpu {
   /// The chosen scale's search image (valid until the next choose()).
   const float* masked(const Choice& c) const;
 
+  /// The residual's own peak over the clean mask (what the divergence rule watches with
+  /// --multiscale): the delta scale's search of the last choose() when it was that search, else a
+  /// search of its own.
+  Peak residual_peak();
+
   /// From now on scale s searches only where masks[s] is set (--auto-mask's second phase).
   void restrict(const std::vector<std::vector<std::uint8_t>>& masks);
 
@@ -47,7 +53,8 @@ class ScaleImagesGpu {
   std::vector<std::unique_ptr<FftConvolverGpu>> conv_;
   std::vector<cuda::DeviceBuffer<std::uint8_t>> masks_;  // per scale once restricted; else the state's mask
   cuda::DeviceBuffer<float> finite_, image_, best_image_;
-  bool best_is_own_ = false;  // the chosen image is in best_image_ (not the state's masked residual)
+  bool best_is_own_ = false;
+  std::optional<Peak> residual_peak_;  // from the last choose(), when a delta scale searched the clean mask  // the chosen image is in best_image_ (not the state's masked residual)
 };
 
 }  // namespace gpuclean::clean::gpu
