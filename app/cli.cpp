@@ -26,6 +26,13 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
                  "Clean unmasked to SIGMA x robust noise, then on only where components went (per scale, their "
                  "footprints) down to the final threshold; 0 turns it off (WSClean's -auto-mask)")
       ->group(loop)->capture_default_str();
+  app.add_flag("--local-rms", s.local_rms.enabled,
+               "Clark: search peaks on residual x lowest local noise / local noise, so thresholds hold against the "
+               "local noise map (WSClean's -local-rms)")
+      ->group(loop);
+  app.add_option("--local-rms-window", s.local_rms.window,
+                 "--local-rms: the noise window's FWHM in restoring beams (WSClean's -local-rms-window)")
+      ->group(loop)->capture_default_str();
 
   const std::string algo = "Algorithm";
   // Enum options are parsed as names and mapped in a callback (CLI11 2.1 cannot print these enums).
@@ -111,6 +118,7 @@ void add_output_file_options(CLI::App& app, RunOptions& r) {
   app.add_option("--components", r.components, "Component list to write (CSV: x, y, RA, Dec, flux)")->group(outs);
   app.add_option("--json", r.json, "Machine-readable summary: a file, or - for stdout")->group(outs);
   app.add_option("--quicklook", r.quicklook, "PNG preview of the restored image (see --quicklook-range)")->group(outs);
+  app.add_option("--noise-map", r.noise_map, "--local-rms: write its local noise map (Jy/beam) here")->group(outs);
   app.add_option("--compare-prefix", r.compare_prefix,
                  "--compare-select writes PREFIX.csv, .json and .png (default: the restored image's name + -select)")
       ->group("Selection backends");
@@ -162,6 +170,9 @@ void add_bench_clean_options(CLI::App& sub, BenchCleanOptions& o) {
       ->capture_default_str();
   sub.add_option("--max-scales", o.max_scales, "multiscale paths: automatic scales, 0 included")
       ->check(CLI::Range(1, 16))->capture_default_str();
+  sub.add_flag("--local-rms", o.local_rms, "Clark and multiscale paths: --local-rms (the noise map's time is in setup)");
+  sub.add_option("--local-rms-window", o.local_rms_window, "with --local-rms: its window in beams")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   sub.add_option("--cli-size", o.cli_size, "size of the whole-command-line run (0: skip)")->capture_default_str();
   sub.add_option("--format", o.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();

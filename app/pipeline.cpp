@@ -74,7 +74,7 @@ ComparePaths compare_paths(const RunOptions& o) {
 
 std::vector<std::string> output_paths(const RunOptions& o) {
   std::vector<std::string> out;
-  for (const auto* p : {&o.residual, &o.model, &o.components, &o.quicklook}) {
+  for (const auto* p : {&o.residual, &o.model, &o.components, &o.quicklook, &o.noise_map}) {
     if (!p->empty()) out.push_back(*p);
   }
   if (o.settings.compare_select) {
@@ -100,6 +100,8 @@ void check_outputs(const RunOptions& o) {
     }
     io::check_output_path(outputs[i], base);
   }
+  if (!o.noise_map.empty() && !o.settings.local_rms.enabled)
+    throw clean::InvalidSettings("--noise-map writes the --local-rms noise map; add --local-rms.");
   if (!o.quicklook.empty() &&
       !(o.quicklook_low >= 0.0 && o.quicklook_low < o.quicklook_high && o.quicklook_high <= 100.0)) {
     throw clean::InvalidSettings("--quicklook-range LOW HIGH must satisfy 0 <= LOW < HIGH <= 100 (percent).");
@@ -222,6 +224,7 @@ clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device devic
   const auto t = Clock::now();
   clean::CleanProblem problem{obs.dirty, obs.psf, obs.mask, &report.beam_pixels};
   if (!o.quicklook.empty()) problem.restored_quantiles = {o.quicklook_low / 100.0, o.quicklook_high / 100.0};
+  problem.keep_noise_map = !o.noise_map.empty();
   clean::CleanResult result = deconvolver.run(problem, s, [&](const clean::CycleReport& c) {
     log.info("cycle %4zu  components %8zu  peak %11.4e Jy  model flux %11.4e Jy  threshold %10.3e  %8.2f s",
              c.cycle, c.iterations, c.peak, c.model_flux, c.threshold, c.seconds);
@@ -291,6 +294,11 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
     w.keywords.push_back({"GCSBIAS", s.multiscale.scale_bias, "multiscale scale bias"});
     w.keywords.push_back({"GCSGAIN", s.multiscale.gain, "multiscale gain (sub-minor loop)"});
   }
+  if (s.local_rms.enabled) {
+    w.keywords.push_back({"GCLRMS", true, "thresholds against the local noise map"});
+    w.keywords.push_back({"GCLRMSW", s.local_rms.window, "local-RMS window FWHM [beams]"});
+    w.keywords.push_back({"GCLRMSMN", result.local_rms.min_rms, "lowest local RMS [Jy/beam]"});
+  }
   w.history = history_lines(o.command_line);
   char line[96];
   std::snprintf(line, sizeof line, "gpuclean %s: %s on %s, %zu components, stop %s", kVersion,
@@ -315,6 +323,11 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
   }
   if (!o.components.empty())
     io::write_text_file(staged.stage(o.components), components_csv(result, obs.wcs, s.multiscale.enabled), true);
+  if (!o.noise_map.empty()) {
+    if (result.noise_map.size() != width * height) throw std::logic_error("the deconvolver did not keep the noise map");
+    io::write_fits_image(staged.stage(o.noise_map), result.noise_map.pixels.data(), width, height, obs.header, obs.axes,
+                         restored_opt);
+  }
   if (!o.quicklook.empty()) {
     if (result.restored_quantile_values.size() != 2)
       throw std::logic_error("the deconvolver did not report the quick-look percentiles");

@@ -15,6 +15,7 @@ struct RunOptions {
   std::string dirty, psf, output;
   std::string model, residual, components, json, fits_mask;
   std::string quicklook;                  ///< PNG preview of the restored image
+  std::string noise_map;                  ///< --local-rms's noise map (FITS)
   double quicklook_low = 0.5, quicklook_high = 99.5;  ///< its scaling percentiles
   /// --compare-select: the per-cycle timings go to PREFIX.csv, .json and .png (default: the
   /// restored image's name without .fits, plus "-select").

@@ -46,6 +46,8 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
                    {"threshold", s.threshold},
                    {"auto_threshold", s.auto_threshold},
                    {"auto_mask", s.auto_mask},
+                   {"local_rms", s.local_rms.enabled},
+                   {"local_rms_window", s.local_rms.window},
                    {"stopping_rules", clean::describe_stopping_rules(s)},
                    {"allow_negative", s.allow_negative},
                    {"clean_border_percent", s.clean_border_percent},
@@ -60,6 +62,7 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
                   {"setup", result.seconds.setup},
                   {"download", result.seconds.download},
                   {"scale_images", result.seconds.scales},
+                  {"noise_map", result.seconds.noise_map},
                   {"select", result.seconds.select},
                   {"minor", result.seconds.minor},
                   {"convolve", result.seconds.convolve},
@@ -75,6 +78,14 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
   }
   if (s.auto_mask > 0.0) {
     j["auto_mask"] = {{"sigma", s.auto_mask}, {"cycle", result.auto_mask_cycle}, {"pixels", result.auto_mask_pixels}};
+  }
+  if (result.local_rms.used) {
+    const clean::LocalRmsSummary& l = result.local_rms;
+    j["local_rms"] = {{"window_beams", l.window_beams},
+                      {"window_fwhm_pixels", l.window_fwhm_pixels},
+                      {"min_rms", l.min_rms},
+                      {"max_rms", l.max_rms},
+                      {"dropped_at_cycle", l.dropped_at_cycle}};
   }
   if (s.multiscale.enabled) {
     nlohmann::json scales = nlohmann::json::array();

@@ -10,6 +10,7 @@
 #include "clean/auto_mask.hpp"
 #include "clean/fft_convolver_cpu.hpp"
 #include "clean/image_stats.hpp"
+#include "clean/local_rms.hpp"
 #include "clean/minor_cycle_cpu.hpp"
 #include "clean/restore.hpp"
 #include "clean/scale_images_cpu.hpp"
@@ -45,6 +46,21 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
   std::vector<float> masked(n), delta(n, 0.0f);
   std::vector<ActiveMember> active;
 
+  // --local-rms: the noise map of the dirty image, and the peak search's weights from it.
+  LocalRmsWeights rms;
+  bool weighing = settings.local_rms.enabled;
+  if (weighing) {
+    const auto t_map = Clock::now();
+    const double fwhm = settings.local_rms.window * beam_fwhm_pixels(problem);
+    HostImage map = local_rms_map(dirty, local_rms_taps(fwhm), settings.threads);
+    rms = local_rms_weights(map);
+    result.local_rms = {true, settings.local_rms.window, fwhm, rms.min_rms, rms.max_rms, 0};
+    if (problem.keep_noise_map) result.noise_map = std::move(map);
+    scale_images.set_weights(&rms.weights);
+    result.seconds.noise_map = since(t_map);
+  }
+  auto noise = [&]() { return weighing ? std::optional<double>(rms.min_rms) : std::nullopt; };
+
   MajorCycleGate gate(settings, on_cycle);
   AutoMaskPhase phase(settings);
   std::size_t last_candidates = 0;
@@ -53,11 +69,18 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
     ScaleImagesCpu::Choice choice = scale_images.choose(result.residual.pixels, neg, settings.threads);
     if (multiscale) result.seconds.scales += since(t_scales);
     double sigma = 0.0;
-    const double final_threshold = current_threshold(settings, result.residual.pixels, &sigma);
+    double final_threshold = current_threshold(settings, result.residual.pixels, &sigma, noise());
     double threshold = phase.threshold(final_threshold, sigma);
     if (phase.first_phase() && (choice.scale < 0 || choice.biased <= threshold)) {
-      // --auto-mask: the unmasked phase is done; on inside the components' footprints.
+      // --auto-mask: the unmasked phase is done; on inside the components' footprints. As in
+      // WSClean, the local noise map is not used inside the mask.
       phase.switch_to_mask();
+      if (weighing) {
+        weighing = false;
+        scale_images.set_weights(nullptr);
+        result.local_rms.dropped_at_cycle = result.major_cycles + 1;
+        final_threshold = current_threshold(settings, result.residual.pixels, &sigma);
+      }
       std::vector<const HostImage*> kernels;
       for (const CleanScale& sc : scales) kernels.push_back(&sc.kernel);
       const auto masks = auto_masks(kernels, result.components, problem.mask, width, height);
@@ -86,7 +109,7 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
     // Clark's limit (clark_cpu.hpp), in the scale image's units; bias and gain are 1 without
     // --multiscale.
     const double limit =
-        std::max({result.threshold / scale.bias, static_cast<double>(scale.sidelobe) * peak,
+        std::max({result.threshold / scale.bias, static_cast<double>(scale.sidelobe) * choice.unweighted,
                   (1.0 - settings.mgain) * peak, multiscale ? (1.0 - settings.multiscale.gain) * peak : 0.0});
 
     // Active set: the brightest cleanable pixels of the scale's image above the limit.
@@ -100,7 +123,8 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
     active.clear();
     for (std::size_t j = 0; j < top.indices.size(); ++j) {
       const std::uint32_t i = top.indices[j];
-      active.push_back({static_cast<std::int32_t>(i % width), static_cast<std::int32_t>(i / width), top.values[j]});
+      active.push_back({static_cast<std::int32_t>(i % width), static_cast<std::int32_t>(i / width), top.values[j],
+                        weighing ? rms.weights[i] : 1.0f});
     }
     last_candidates = active.size();
     result.seconds.select += since(t_select);

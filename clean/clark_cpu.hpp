@@ -21,6 +21,10 @@
 //      member is at or below the limit, or niter.
 //   5. model += the components (x) K; residual -= that (x) full PSF, by zero-padded FFT
 //      convolution.
+// With --local-rms (local_rms.hpp) every search (steps 1, 3, 4) is on the image x the weights
+// min_rms / rms, sigma is min_rms, and a component's flux is gain x value / weight. Step 2's
+// f x peak then uses the scale image's own (unweighted) peak: the weights are at most 1, so
+// the patch's error in a weighed value stays below it.
 
 #include "clean/deconvolver.hpp"
 

@@ -50,6 +50,10 @@ void validate(const CleanSettings& s) {
   validate(s.multiscale);
   if (s.multiscale.enabled && s.algorithm != Algorithm::kClark)
     fail("--multiscale runs on Clark's major/minor cycles; drop --algorithm hogbom.");
+  if (s.local_rms.enabled && s.algorithm != Algorithm::kClark)
+    fail("--local-rms runs on Clark's major/minor cycles (with or without --multiscale); drop --algorithm hogbom.");
+  if (!(s.local_rms.window > 0.0) || !std::isfinite(s.local_rms.window))
+    fail("--local-rms-window must be a finite number of beams > 0; WSClean's default is 25.");
 }
 
 void apply_explicit_threshold(CleanSettings& s, bool threshold_given, bool auto_threshold_given) {
@@ -73,6 +77,12 @@ std::string describe_stopping_rules(const CleanSettings& s) {
   if (s.auto_mask > 0.0) {
     std::snprintf(text, sizeof text, "; --auto-mask %g (unmasked to %g x robust noise, then inside the mask)",
                   s.auto_mask, s.auto_mask);
+    rules += text;
+  }
+  if (s.local_rms.enabled) {
+    std::snprintf(text, sizeof text,
+                  "; --local-rms (thresholds in units of the lowest local noise, window %g beams%s)",
+                  s.local_rms.window, s.auto_mask > 0.0 ? ", until the auto-mask is made" : "");
     rules += text;
   }
   return rules;

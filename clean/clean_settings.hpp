@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "clean/beam.hpp"
+#include "clean/local_rms.hpp"
 #include "clean/multiscale_settings.hpp"
 
 namespace gpuclean::clean {
@@ -48,6 +49,7 @@ struct CleanSettings {
   bool compare_select = false;
   bool compare_select_cpu = false;  ///< ... and the CPU reference too
   MultiscaleSettings multiscale;    ///< --multiscale and its options (Clark only)
+  LocalRmsSettings local_rms;       ///< --local-rms, --local-rms-window (Clark only)
 };
 
 /// Throws InvalidSettings, with a sentence that says what to change, when a setting is out of range.

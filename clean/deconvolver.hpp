@@ -12,6 +12,7 @@
 #include "clean/beam.hpp"
 #include "clean/clean_settings.hpp"
 #include "clean/host_image.hpp"
+#include "clean/local_rms.hpp"
 #include "clean/psf.hpp"
 
 namespace gpuclean::clean {
@@ -62,6 +63,8 @@ struct CleanProblem {
   /// Quantiles (fractions in [0, 1]) of the restored image's finite pixels to report, taken with
   /// the selection library where the image lives (the quick-look scaling).
   std::vector<double> restored_quantiles = {};
+  /// --noise-map: hand the --local-rms map back in CleanResult::noise_map.
+  bool keep_noise_map = false;
 };
 
 /// One backend's time on one major cycle's selection (--compare-select).
@@ -83,6 +86,7 @@ struct StageSeconds {
   double setup = 0.0;     ///< GPU: from the call to the first major cycle (uploads, PSF transform, workspaces)
   double download = 0.0;  ///< GPU: residual, model and components to the host
   double scales = 0.0;    ///< multiscale: the scale images and the choice among them
+  double noise_map = 0.0; ///< --local-rms: the noise map and its weights (GPU: inside setup)
   double select = 0.0;    ///< candidate selection (Clark)
   double minor = 0.0;     ///< minor cycles / Högbom iterations
   double convolve = 0.0;  ///< major-cycle PSF convolutions
@@ -123,6 +127,8 @@ struct CleanResult {
   /// and the pixels the mask let each scale clean.
   std::size_t auto_mask_cycle = 0;
   std::vector<std::size_t> auto_mask_pixels;
+  LocalRmsSummary local_rms;           ///< --local-rms: its map's window and range
+  HostImage noise_map;                 ///< --local-rms with CleanProblem::keep_noise_map (Jy/beam)
 };
 
 class Deconvolver {

@@ -22,7 +22,8 @@ void MinorCycleCpu::subtract(ActiveMember& a, const ActiveMember& c, float flux)
   if (px < 0 || py < 0 || px >= static_cast<std::ptrdiff_t>(psf_->image.width) ||
       py >= static_cast<std::ptrdiff_t>(psf_->image.height))
     return;
-  a.value -= flux * psf_->image.at(static_cast<std::size_t>(px), static_cast<std::size_t>(py));
+  // Rounded as the GPU rounds it (subtract_rn); a weight of 1 changes nothing.
+  a.value -= (flux * a.weight) * psf_->image.at(static_cast<std::size_t>(px), static_cast<std::size_t>(py));
 }
 
 std::size_t MinorCycleCpu::run(std::vector<ActiveMember>& active, double limit, double gain, bool allow_negative,
@@ -44,7 +45,7 @@ std::size_t MinorCycleCpu::run(std::vector<ActiveMember>& active, double limit, 
     }
     if (active.empty() || !(best_key > limit)) break;
     const ActiveMember c = active[best];
-    const float flux = static_cast<float>(gain) * c.value;
+    const float flux = static_cast<float>(gain) * (c.value / c.weight);
     components->push_back({static_cast<std::uint32_t>(c.x), static_cast<std::uint32_t>(c.y), flux});
     if (peaks) peaks->push_back(pack_peak(best_key, static_cast<std::uint32_t>(index_of(c)), c.value < 0.0f));
     ++made;

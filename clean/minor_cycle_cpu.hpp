@@ -11,10 +11,12 @@
 
 namespace gpuclean::clean {
 
-/// A member of a major cycle's active set: its pixel and its residual value.
+/// A member of a major cycle's active set: its pixel and its residual value, as weighed for the
+/// peak search (--local-rms: value = residual x weight; otherwise weight 1).
 struct ActiveMember {
   std::int32_t x = 0, y = 0;
   float value = 0.0f;
+  float weight = 1.0f;
 };
 
 class MinorCycleCpu {
@@ -30,7 +32,8 @@ class MinorCycleCpu {
   }
 
   /// Högbom on `active` (members in pixel order; their values are updated) until the best member
-  /// is at or below `limit`, or `budget` components were made. The best member is the first
+  /// is at or below `limit`, or `budget` components were made. A component's flux is gain x its
+  /// value / its weight; it takes flux x weight x PSF off each member's (weighed) value. The best member is the first
   /// maximum of |x| (or x without negative components) in member order, so ties go to the lowest
   /// pixel. Appends the components; returns how many. `peaks`, when given, receives each
   /// component's packed peak (packed_peak.hpp: its key, pixel and sign) as it was chosen.

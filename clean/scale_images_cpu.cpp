@@ -31,10 +31,16 @@ ScaleImagesCpu::ScaleImagesCpu(const std::vector<CleanScale>& scales, const std:
   if (any) finite_.resize(mask.size()), image_.resize(mask.size()), best_image_.resize(mask.size());
 }
 
+void ScaleImagesCpu::set_weights(const std::vector<float>* weights) {
+  weights_ = weights;
+  if (weights_ && image_.empty()) image_.resize(base_mask_.size()), best_image_.resize(base_mask_.size());
+}
+
 ScaleImagesCpu::Choice ScaleImagesCpu::choose(const std::vector<float>& residual, bool allow_negative, int threads) {
   if (!finite_.empty()) {
     for (std::size_t i = 0; i < residual.size(); ++i) finite_[i] = std::isnan(residual[i]) ? 0.0f : residual[i];
   }
+  auto key = [allow_negative](float v) { return allow_negative ? std::abs(v) : v; };
   Choice best;
   residual_peak_.reset();
   for (std::size_t s = 0; s < scales_.size(); ++s) {
@@ -43,20 +49,29 @@ ScaleImagesCpu::Choice ScaleImagesCpu::choose(const std::vector<float>& residual
       conv_[s]->convolve(finite_.data(), image_.data());
       img = &image_;
     }
-    const Peak p = find_peak(*img, mask(s), allow_negative, threads);
+    Peak p = find_peak(*img, mask(s), allow_negative, threads);
     if (!conv_[s] && !restricted_) residual_peak_ = p;
     if (p.index < 0) continue;
-    const float biased = static_cast<float>((allow_negative ? std::abs(p.value) : p.value) * scales_[s].bias);
+    const float unweighted = key(p.value);
+    if (weights_) {  // --local-rms: the search image is the scale's image x the weights
+      const std::vector<float>& w = *weights_;
+      for (std::size_t i = 0; i < image_.size(); ++i) image_[i] = (*img)[i] * w[i];
+      img = &image_;
+      p = find_peak(image_, mask(s), allow_negative, threads);
+      if (p.index < 0) continue;
+    }
+    const float biased = static_cast<float>(key(p.value) * scales_[s].bias);
     if (best.scale < 0 || biased > best.biased) {
-      best = {static_cast<std::ptrdiff_t>(s), p, biased};
-      if (img == &image_) std::swap(image_, best_image_);
+      best = {static_cast<std::ptrdiff_t>(s), p, biased, unweighted};
+      best_in_buffer_ = img == &image_;
+      if (best_in_buffer_) std::swap(image_, best_image_);
     }
   }
   return best;
 }
 
-const std::vector<float>& ScaleImagesCpu::image(const Choice& c, const std::vector<float>& residual) const {
-  return conv_[static_cast<std::size_t>(c.scale)] ? best_image_ : residual;
+const std::vector<float>& ScaleImagesCpu::image(const Choice&, const std::vector<float>& residual) const {
+  return best_in_buffer_ ? best_image_ : residual;
 }
 
 const std::vector<std::uint8_t>& ScaleImagesCpu::mask(std::size_t scale) const { return masks_[scale]; }

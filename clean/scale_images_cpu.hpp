@@ -24,7 +24,14 @@ class ScaleImagesCpu {
     std::ptrdiff_t scale = -1;  ///< -1: no scale has a cleanable pixel
     Peak peak;                  ///< in the scale's image
     float biased = 0.0f;        ///< |peak| (or peak without negatives) x the scale's bias
+    /// The same key of the scale image's own peak, before --local-rms's weights (Clark's
+    /// sidelobe limit bounds errors in the image's own units); |peak| without weights.
+    float unweighted = 0.0f;
   };
+  /// --local-rms: from the next choose() on, search every scale's image x `weights` (null: no
+  /// weights). `weights` must outlive those searches.
+  void set_weights(const std::vector<float>* weights);
+
   /// Makes every scale's image of `residual` (NaN counted as 0) and picks the scale to clean.
   Choice choose(const std::vector<float>& residual, bool allow_negative, int threads);
 
@@ -50,6 +57,8 @@ class ScaleImagesCpu {
   const std::vector<std::uint8_t>& base_mask_;
   std::size_t width_, height_;
   bool restricted_ = false;
+  const std::vector<float>* weights_ = nullptr;
+  bool best_in_buffer_ = false;  // the chosen search image is best_image_ (not the residual)
   std::optional<Peak> residual_peak_;  // from the last choose(), when a delta scale searched the base mask
   std::vector<std::unique_ptr<FftConvolverCpu>> conv_;
   std::vector<std::vector<std::uint8_t>> masks_;  // per scale: the search mask, its border applied

@@ -16,11 +16,12 @@ std::string_view to_string(StopReason r) {
   return "unknown";
 }
 
-double current_threshold(const CleanSettings& settings, std::span<const float> residual, double* sigma) {
+double current_threshold(const CleanSettings& settings, std::span<const float> residual, double* sigma,
+                         std::optional<double> noise) {
   *sigma = 0.0;
   double threshold = settings.threshold;
   if (settings.auto_threshold > 0.0 || settings.auto_mask > 0.0) {
-    *sigma = robust_sigma(residual);
+    *sigma = noise ? *noise : robust_sigma(residual);
     threshold = std::max(threshold, settings.auto_threshold * *sigma);
   }
   return threshold;

@@ -10,9 +10,10 @@
 #   scripts/gpu-check.sh batch      batch and --compare-select tests, memcheck of a comparison run
 #   scripts/gpu-check.sh batch-bench  --compare-select on the WSClean pair and a 4096^2 field; bench batch
 #                                   (64 and 256 x 2048^2)
-#   scripts/gpu-check.sh multiscale  multiscale tests (analytic, GPU = CPU), memcheck of the GPU analytic cases,
-#                                   bench clean --paths gpu-multiscale,cpu-multiscale (2048^2, 4096^2) and 16384^2
-#                                   (GPU Clark, GPU multiscale)
+#   scripts/gpu-check.sh multiscale  multiscale and --local-rms tests (analytic, GPU = CPU), memcheck and racecheck
+#                                   of their GPU cases, bench clean --paths gpu-multiscale,cpu-multiscale (2048^2,
+#                                   4096^2; 4096^2 with --local-rms) and 16384^2 (GPU Clark, GPU multiscale, with
+#                                   and without --local-rms)
 #   scripts/gpu-check.sh select     test_select_gpu (timed), sanitizers on the small selection cases, bench select
 #                                   at 2^24 and 2^28 with the auto table
 #   scripts/gpu-check.sh python     builds the Python package here for this machine's python3 (pybind11 from pip)
@@ -117,6 +118,20 @@ case "${1:-tests}" in
     timeout 200 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/tests/test_clean" --gtest_brief=1 \
       --gtest_filter='*Multiscale*PointSource*gpu' >"$out/racecheck_multiscale.log" 2>&1
     echo "racecheck exit $? $(grep -E 'RACECHECK SUMMARY' "$out/racecheck_multiscale.log" | tail -1)"
+    echo "== --local-rms: the map, the two-noise field, GPU = CPU; compute-sanitizer on its GPU cases"
+    "$bin/tests/test_clean" --gtest_brief=1 --gtest_filter='*LocalRms*' >"$out/test_local_rms.log" 2>&1 || status=1
+    grep -E "^  |PASSED|FAILED|Failure" "$out/test_local_rms.log" | cut -c1-300 | head -12
+    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/tests/test_clean" --gtest_brief=1 \
+      --gtest_filter='LocalRmsGpu.*:*LocalRmsField*gpu' >"$out/memcheck_local_rms.log" 2>&1
+    echo "memcheck exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck_local_rms.log" | tail -1)"
+    timeout 200 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/tests/test_clean" --gtest_brief=1 \
+      --gtest_filter='LocalRmsGpu.MapAndWeights*:*LocalRmsField.Thresholds*gpu' >"$out/racecheck_local_rms.log" 2>&1
+    echo "racecheck exit $? $(grep -E 'RACECHECK SUMMARY' "$out/racecheck_local_rms.log" | tail -1)"
+    echo "== bench clean: --local-rms at 4096^2, GPU and CPU"
+    timeout ${MS_BENCH_TIMEOUT:-300} "$bin/gpuclean" bench clean --sizes 4096 --niters 10000 --local-rms \
+      --paths gpu-multiscale,cpu-multiscale,gpu-clark,cpu-clark --gaussians 300 --cli-size 0 \
+      >"$out/bench_local_rms.txt" 2>"$out/bench_local_rms.err"
+    echo "bench exit $?"; cut -c1-300 "$out/bench_local_rms.txt" | tail -5
     echo "== bench clean: multiscale, GPU and CPU"
     timeout ${MS_BENCH_TIMEOUT:-300} "$bin/gpuclean" bench clean --sizes ${MS_SIZES:-2048,4096} --niters 10000 \
       --paths gpu-multiscale,cpu-multiscale,gpu-clark,cpu-clark --gaussians 300 --cli-size 0 --format csv \
@@ -129,6 +144,9 @@ case "${1:-tests}" in
     timeout 200 "$bin/gpuclean" bench clean --sizes 16384 --niters 10000 --paths gpu-multiscale --gaussians 300 \
       --cli-size 0 >"$out/bench_16384_ms.txt" 2>"$out/bench_16384_ms.err"
     echo "bench exit $?"; cut -c1-280 "$out/bench_16384_ms.txt" | tail -2; tail -3 "$out/bench_16384_ms.err"
+    timeout 200 "$bin/gpuclean" bench clean --sizes 16384 --niters 10000 --paths gpu-multiscale --gaussians 300 \
+      --local-rms --cli-size 0 >"$out/bench_16384_ms_lrms.txt" 2>"$out/bench_16384_ms_lrms.err"
+    echo "bench exit $?"; cut -c1-300 "$out/bench_16384_ms_lrms.txt" | tail -2; tail -3 "$out/bench_16384_ms_lrms.err"
     exit $status ;;
   select)
     status=0

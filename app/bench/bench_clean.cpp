@@ -34,6 +34,7 @@ struct Row {
   std::string stop;
   double clean = 0, setup = 0, download = 0, select = 0, minor = 0, convolve = 0, restore = 0;
   double scales = 0;         // multiscale: the scale images and the choice among them
+  double noise_map = 0;      // --local-rms: the noise map and its weights
   std::size_t n_scales = 1;
   double gbps = 0;  // traffic of the dominant passes (see header of the table)
   double sm_busy = 0;        // GPU Clark: SMs given minor-cycle work (launch configuration)
@@ -67,6 +68,8 @@ Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t n
   s.device = is_cpu(path) ? clean::Device::kCpu : clean::Device::kGpu;
   s.multiscale.enabled = is_multiscale(path);
   s.multiscale.max_scales = o.max_scales;
+  s.local_rms.enabled = o.local_rms && s.algorithm == clean::Algorithm::kClark;
+  s.local_rms.window = o.local_rms_window;
   // A warm process, as in batch mode: CUDA, the cuFFT plans, the pooled memory and the cached
   // transforms of this size exist before the timed run (a short run of the same path makes them).
   const auto deconvolver = clean::make_deconvolver(s.algorithm, s.device);
@@ -92,6 +95,7 @@ Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t n
   row.convolve = r.seconds.convolve;
   row.restore = r.seconds.restore;
   row.scales = r.seconds.scales;
+  row.noise_map = r.seconds.noise_map;
   row.n_scales = r.scales.size();
   row.peak_gpu_mib = r.peak_gpu_bytes >> 20;
   row.sm_busy = r.minor_stats.sm_busy_fraction;
@@ -103,15 +107,15 @@ Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t n
 }
 
 void print_table(const std::vector<Row>& rows) {
-  std::printf("%-6s %-7s %-14s %6s %8s %6s %-9s %9s %8s %8s %8s %8s %8s %8s %8s %11s %9s %8s %8s %8s %8s %8s %8s\n",
-              "size", "niter", "path", "scales", "comps", "cycles", "stop", "clean s", "setup", "download", "scale im",
+  std::printf("%-6s %-7s %-14s %6s %8s %6s %-9s %9s %8s %9s %8s %8s %8s %8s %8s %8s %11s %9s %8s %8s %8s %8s %8s %8s\n",
+              "size", "niter", "path", "scales", "comps", "cycles", "stop", "clean s", "setup", "noise map", "download", "scale im",
               "select", "minor", "convolve", "restore", "comps/s", "us/comp", "SMs busy", "clusters", "chain", "GB/s",
               "GPU MiB", "speed-up");
   for (const Row& r : rows) {
     const bool clark_gpu = r.path == "gpu-clark" || r.path == "gpu-multiscale";
-    std::printf("%-6zu %-7zu %-14s %6zu %8zu %6zu %-9s %9.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %11.0f %9.3f %8s %8s %8s %8.0f %8zu %8s\n",
+    std::printf("%-6zu %-7zu %-14s %6zu %8zu %6zu %-9s %9.3f %8.3f %9.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %11.0f %9.3f %8s %8s %8s %8.0f %8zu %8s\n",
                 r.size, r.niter, r.path.c_str(), r.n_scales, r.components, r.cycles, r.stop.c_str(), r.clean, r.setup,
-                r.download, r.scales, r.select, r.minor, r.convolve, r.restore,
+                r.noise_map, r.download, r.scales, r.select, r.minor, r.convolve, r.restore,
                 r.clean > 0 ? static_cast<double>(r.components) / r.clean : 0.0,
                 r.components ? 1e6 * r.minor / static_cast<double>(r.components) : 0.0,
                 clark_gpu ? (std::to_string(static_cast<int>(100 * r.sm_busy + 0.5)) + "%").c_str() : "-",
@@ -134,6 +138,9 @@ int run_bench_clean(const BenchCleanOptions& o) {
               cuda::describe_device().c_str(), static_cast<int>(std::thread::hardware_concurrency()), o.threshold);
   std::printf("multiscale paths: up to %zu automatic scales (0 included); 'scale im': the scale images and the "
               "choice among them; speed-up against the CPU path of the same algorithm\n", o.max_scales);
+  if (o.local_rms)
+    std::printf("--local-rms on the Clark and multiscale paths, window %g beams; 'noise map': its map and weights "
+                "(on the GPU also inside setup)\n", o.local_rms_window);
   std::printf("GB/s: least traffic of the dominant passes (Clark: the cuFFT major cycles; Hogbom: the "
               "subtract-and-find-peak pass) over their time; H100 peak 3080 GB/s\n");
   std::printf("GPU runs are timed in a warm process (a 100-component run of the same path and field first); "
@@ -215,7 +222,7 @@ int run_bench_clean(const BenchCleanOptions& o) {
       for (const Row& r : rows)
         j.push_back({{"size", r.size}, {"niter", r.niter}, {"path", r.path}, {"components", r.components},
                      {"cycles", r.cycles}, {"stop", r.stop}, {"clean_s", r.clean}, {"setup_s", r.setup}, {"download_s", r.download}, {"select_s", r.select},
-                     {"minor_s", r.minor}, {"convolve_s", r.convolve}, {"restore_s", r.restore}, {"scale_images_s", r.scales}, {"scales", r.n_scales},
+                     {"minor_s", r.minor}, {"convolve_s", r.convolve}, {"restore_s", r.restore}, {"scale_images_s", r.scales}, {"noise_map_s", r.noise_map}, {"scales", r.n_scales},
                      {"gbps", r.gbps}, {"peak_gpu_mib", r.peak_gpu_mib}, {"speedup_vs_cpu", r.speedup},
                      {"sm_busy_fraction", r.sm_busy}, {"clusters", r.clusters}, {"longest_chain", r.chain},
                      {"minor_us_per_component", r.components ? 1e6 * r.minor / static_cast<double>(r.components) : 0.0}});

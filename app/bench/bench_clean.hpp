@@ -19,6 +19,8 @@ struct BenchCleanOptions {
   std::size_t sources = 3000;
   std::size_t gaussians = 0;           ///< extended sources per field (0: sources / 100)
   std::size_t max_scales = 5;          ///< multiscale paths: automatic scales, 0 included
+  bool local_rms = false;              ///< Clark and multiscale paths: --local-rms
+  double local_rms_window = 25.0;
   std::size_t cli_size = 4096;         ///< 0: skip the command-line run
   std::string format = "table";
   std::string output;

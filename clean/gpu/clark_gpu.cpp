@@ -9,6 +9,7 @@
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/fft_convolver_gpu.hpp"
 #include "clean/gpu/gpu_image_state.hpp"
+#include "clean/gpu/local_rms_gpu.hpp"
 #include "clean/gpu/minor_engine.hpp"
 #include "clean/gpu/scale_images_gpu.hpp"
 #include "clean/gpu/scale_set_gpu.hpp"
@@ -114,6 +115,19 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   if (settings.compare_select) compare.emplace(s, settings, k_max);
 
   CleanResult result;
+  // --local-rms: the noise map of the dirty image (the residual now), and the weights from it.
+  gpu::LocalRmsDevice rms;
+  bool weighing = settings.local_rms.enabled;
+  if (weighing) {
+    const auto t_map = Clock::now();
+    const double fwhm = settings.local_rms.window * beam_fwhm_pixels(problem);
+    rms = gpu::local_rms_gpu(s, st.residual(), st.width(), st.height(), local_rms_taps(fwhm), problem.keep_noise_map);
+    result.local_rms = {true, settings.local_rms.window, fwhm, rms.min_rms, rms.max_rms, 0};
+    result.noise_map = std::move(rms.map);
+    scale_images.set_weights(rms.weights.data());
+    st.sample_memory();
+    result.seconds.noise_map = since(t_map);
+  }
   CycleScales cycle_scales;
   result.seconds.setup = since(t_start);
   MajorCycleGate gate(settings, on_cycle);
@@ -126,12 +140,19 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     gpu::ScaleImagesGpu::Choice choice = scale_images.choose();
     if (multiscale) result.seconds.scales += since(t_scales);
     double sigma = 0.0;
-    const double final_threshold = st.threshold(&sigma);
+    double final_threshold = st.threshold(&sigma, weighing ? std::optional<double>(rms.min_rms) : std::nullopt);
     double threshold = phase.threshold(final_threshold, sigma);
     if (phase.first_phase() && (choice.scale < 0 || choice.biased <= threshold)) {
       // --auto-mask: the unmasked phase is done; on inside the components' footprints (made on
-      // the host, as the CPU makes them, from the components so far).
+      // the host, as the CPU makes them, from the components so far). As in WSClean, the local
+      // noise map is not used inside the mask.
       phase.switch_to_mask();
+      if (weighing) {
+        weighing = false;
+        scale_images.set_weights(nullptr);
+        result.local_rms.dropped_at_cycle = result.major_cycles + 1;
+        final_threshold = st.threshold(&sigma);
+      }
       const auto masks = auto_masks(kernels, components_so_far(st, result.iterations, cycle_scales),
                                     problem.mask, st.width(), st.height());
       note_auto_mask(result, masks);
@@ -156,7 +177,7 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     const float* masked = scale_images.masked(choice);
     const double peak = neg ? std::abs(choice.peak.value) : choice.peak.value;
     const double limit =
-        std::max({result.threshold / scale.bias, static_cast<double>(scale.sidelobe) * peak,
+        std::max({result.threshold / scale.bias, static_cast<double>(scale.sidelobe) * choice.unweighted,
                   (1.0 - settings.mgain) * peak, multiscale ? (1.0 - settings.multiscale.gain) * peak : 0.0});
 
     // Active set: the brightest cleanable pixels of the scale's image above the limit.
@@ -202,6 +223,7 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     req.delta = st.scratch();
     req.model = delta_scale ? st.model() : nullptr;
     req.flux_divisor = scale.psf_peak;
+    req.weights = weighing ? rms.weights.data() : nullptr;
     const std::uint32_t h_made = minor.run(req);
     cycle_scales.emplace_back(result.iterations, static_cast<std::uint32_t>(b));
     result.iterations += h_made;

@@ -10,6 +10,7 @@
 #include "clean/errors.hpp"
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/fft_convolver_gpu.hpp"
+#include "clean/gpu/local_rms_gpu.hpp"
 #include "clean/gpu/minor_engine.hpp"
 #include "clean/gpu/scale_images_gpu.hpp"
 #include "clean/packed_peak.hpp"
@@ -158,9 +159,13 @@ Peak GpuImageState::peak_of(const float* masked) {
   return p;
 }
 
-double GpuImageState::threshold(double* sigma) {
+double GpuImageState::threshold(double* sigma, std::optional<double> noise) {
   *sigma = 0.0;
   double t = settings_.threshold;
+  if ((settings_.auto_threshold > 0.0 || settings_.auto_mask > 0.0) && noise) {
+    *sigma = *noise;
+    return std::max(t, settings_.auto_threshold * *sigma);
+  }
   if ((settings_.auto_threshold > 0.0 || settings_.auto_mask > 0.0) && finite_pixels() > 0) {
     // 1.4826 x MAD over the finite pixels, as clean::robust_sigma: one selection-library call.
     const select::RobustStats r = selector_->robust_statistics(stream_, residual_.data(), size(), workspace_);
@@ -325,6 +330,8 @@ RunBytes run_bytes(std::size_t width, std::size_t height, std::size_t psf_width,
                                                 psf_width, psf_height);
     for (const CleanScale& sc : scales) multiscale += (2 * sc.patch + 1) * (2 * sc.patch + 1) * sizeof(float);
   }
+  // --local-rms: the weights and two search images, and while the map is made its two sums.
+  if (settings.local_rms.enabled) multiscale += local_rms_gpu_bytes(width, height) + 2 * n * sizeof(float);
   const std::size_t comps = std::min<std::size_t>(settings.niter, 1u << 20) * 8 * 2;
   const std::size_t slack = 64u << 20;  // CUDA context allocations, cuFFT plans, alignment
   b.fixed = images + select + clark + multiscale + comps + slack;

@@ -65,8 +65,9 @@ class GpuImageState {
   Peak peak() { return peak_of(masked_.data()); }
   /// The same for another search image (NaN where not cleanable): a scale's.
   Peak peak_of(const float* masked);
-  /// max(--threshold, --auto-threshold x robust sigma), sigma from two GPU medians.
-  double threshold(double* sigma);
+  /// max(--threshold, --auto-threshold x robust sigma), sigma from two GPU medians, or `noise`
+  /// when given (--local-rms: the lowest local noise).
+  double threshold(double* sigma, std::optional<double> noise = std::nullopt);
   double model_flux();
 
   /// Room for `more` components after the `used` ones; grows the device list (kept contents).

@@ -135,6 +135,7 @@ std::uint32_t MinorCycleEngine::run(const MinorCycleRequest& r) {
     a.width = width_;
     a.limit = r.limit;
     a.gain = r.gain;
+    a.weights = r.weights;
     a.abs_key = r.abs_key;
     a.budget = r.budget;
     a.rec_pixel = rec_pixel_.data();

@@ -31,6 +31,10 @@ struct MinorCycleRequest {
   float* model = nullptr;                 ///< += the same (null: left alone)
   /// A component's flux is the cycle's gain x value divided by this (a scale's PSF peak).
   float flux_divisor = 1.0f;
+  /// --local-rms: one weight per image pixel (device); the values are residual x weight, a
+  /// component's flux is gain x value / weight, and it takes flux x weight x patch off each
+  /// member (MinorCycleCpu's rule). Null: every weight is 1.
+  const float* weights = nullptr;
 };
 
 struct MinorEngineOptions {

@@ -37,6 +37,7 @@ struct TeamArgs {
   std::uint32_t width = 0;
   double limit = 0.0;
   float gain = 0.1f;
+  const float* weights = nullptr;       ///< --local-rms: per image pixel (MinorCycleRequest::weights)
   bool abs_key = true;
   std::uint32_t budget = 0;             ///< most components per cluster
   std::uint32_t* rec_pixel = nullptr;   ///< the record pool

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "clean/gpu/clean_kernels.hpp"
+#include "clean/gpu/local_rms_gpu.hpp"
 #include "clean/scale_kernels.hpp"
 #include "select/cuda/cuda_check.hpp"
 
@@ -51,33 +52,49 @@ void ScaleImagesGpu::restrict(const std::vector<std::vector<std::uint8_t>>& mask
   GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(s));  // the host masks may go
 }
 
+void ScaleImagesGpu::set_weights(const float* weights) {
+  weights_ = weights;
+  const cudaStream_t s = state_.stream();
+  const std::size_t n = state_.size();
+  if (weights_ && image_.size() == 0) image_ = cuda::DeviceBuffer<float>(n, s), best_image_ = cuda::DeviceBuffer<float>(n, s);
+}
+
 ScaleImagesGpu::Choice ScaleImagesGpu::choose() {
   const bool neg = state_.settings().allow_negative;
-  if (finite_.size()) zero_nan(state_.stream(), state_.residual(), finite_.data(), state_.size());
+  const cudaStream_t s = state_.stream();
+  if (finite_.size()) zero_nan(s, state_.residual(), finite_.data(), state_.size());
+  auto key = [neg](float v) { return neg ? std::abs(v) : v; };
   Choice best;
   residual_peak_.reset();
   for (std::size_t i = 0; i < scales_.size(); ++i) {
     const std::uint8_t* mask = masks_.empty() ? state_.mask() : masks_[i].data();
     Peak p;
-    bool own = true;
+    const float* searched = image_.data();  // the image p was found in
     if (conv_[i]) {
       conv_[i]->convolve(finite_.data());
       conv_[i]->mask_to(mask, scales_[i].border, image_.data());
       p = state_.peak_of(image_.data());
     } else if (!masks_.empty()) {
-      apply_mask(state_.stream(), state_.residual(), mask, image_.data(), state_.size());
+      apply_mask(s, state_.residual(), mask, image_.data(), state_.size());
       p = state_.peak_of(image_.data());
     } else {
       p = state_.peak();
       residual_peak_ = p;
-      own = false;
+      searched = state_.masked();
     }
     if (p.index < 0) continue;
-    const float biased = static_cast<float>((neg ? std::abs(p.value) : p.value) * scales_[i].bias);
+    const float unweighted = key(p.value);
+    if (weights_) {  // --local-rms: the search image is the scale's image x the weights
+      weigh(s, searched, weights_, image_.data(), state_.size());
+      searched = image_.data();
+      p = state_.peak_of(image_.data());
+      if (p.index < 0) continue;
+    }
+    const float biased = static_cast<float>(key(p.value) * scales_[i].bias);
     if (best.scale < 0 || biased > best.biased) {
-      best = {static_cast<std::ptrdiff_t>(i), p, biased};
-      best_is_own_ = own;
-      if (own) std::swap(image_, best_image_);
+      best = {static_cast<std::ptrdiff_t>(i), p, biased, unweighted};
+      best_is_own_ = searched == image_.data();
+      if (best_is_own_) std::swap(image_, best_image_);
     }
   }
   return best;

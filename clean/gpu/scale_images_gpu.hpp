@@ -24,7 +24,11 @@ class ScaleImagesGpu {
     std::ptrdiff_t scale = -1;  ///< -1: no scale has a cleanable pixel
     Peak peak;
     float biased = 0.0f;
+    float unweighted = 0.0f;  ///< the scale image's own peak key, before --local-rms's weights
   };
+  /// --local-rms: from the next choose() on, search every scale's image x `weights` (device,
+  /// one per pixel; null: no weights). `weights` must outlive those searches.
+  void set_weights(const float* weights);
   /// Makes every scale's search image of the state's residual and picks the scale to clean (one
   /// host round trip per scale).
   Choice choose();
@@ -54,6 +58,7 @@ class ScaleImagesGpu {
   std::vector<cuda::DeviceBuffer<std::uint8_t>> masks_;  // per scale once restricted; else the state's mask
   cuda::DeviceBuffer<float> finite_, image_, best_image_;
   bool best_is_own_ = false;
+  const float* weights_ = nullptr;
   std::optional<Peak> residual_peak_;  // from the last choose(), when a delta scale searched the clean mask  // the chosen image is in best_image_ (not the state's masked residual)
 };
 

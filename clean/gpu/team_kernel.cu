@@ -80,6 +80,15 @@ __device__ bool flush_records(const TeamArgs& a, std::uint32_t n, std::uint32_t 
   return true;
 }
 
+// --local-rms: a component's flux from its weighed value, and its weighed share at a member
+// (MinorCycleCpu's rounding); without weights, the plain rule.
+__device__ __forceinline__ float component_flux(const TeamArgs& a, float value, std::uint32_t pixel) {
+  return a.weights ? __fmul_rn(a.gain, __fdiv_rn(value, __ldg(a.weights + pixel))) : __fmul_rn(a.gain, value);
+}
+__device__ __forceinline__ float member_flux(const TeamArgs& a, float flux, std::uint32_t xy) {
+  return a.weights ? __fmul_rn(flux, __ldg(a.weights + (xy >> 16) * a.width + (xy & 0xFFFFu))) : flux;
+}
+
 struct BlockShared {
   unsigned long long best[2][32];  // per-warp maxima, double-buffered: one barrier per component
   unsigned int stop[2];
@@ -161,10 +170,10 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
     const UnpackedPeak p = unpack_peak(best, abs_key);
     if (!(static_cast<double>(p.key) > a.limit)) break;
     const std::uint32_t slot = p.pixel;
-    const float flux = __fmul_rn(a.gain, p.value);
     const std::uint32_t q = xy[slot];
     const int bx = static_cast<int>(q & 0xFFFFu), by = static_cast<int>(q >> 16);
     const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
+    const float flux = component_flux(a, p.value, pixel);
     order = min(order, pack_peak(p.key, pixel, p.value < 0.0f));
     if (warp == 0 && lane == (made & 31)) {
       r_pixel = pixel;
@@ -195,7 +204,8 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
         const int dx = static_cast<int>(qj & 0xFFFFu) - bx;
         if (dx < -hw || dx > hw) continue;
         const int dy = static_cast<int>(qj >> 16) - by;
-        const float v = subtract_rn(vals[j], flux, __ldg(a.patch + (dy + hw) * side + (dx + hw)));
+        const float v =
+            subtract_rn(vals[j], member_flux(a, flux, qj), __ldg(a.patch + (dy + hw) * side + (dx + hw)));
         vals[j] = v;
         if (j == mine) hit = true;
         else local = max(local, pack_slot(v, j, abs_key));
@@ -240,9 +250,9 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
 #pragma unroll
     for (std::uint32_t i = 0; i < kPerLane; ++i) mq = i == row ? q[i] : mq;
     const std::uint32_t qq = __shfl_sync(kFullMask, mq, static_cast<int>(slot & 31));
-    const float flux = __fmul_rn(a.gain, p.value);
     const int bx = static_cast<int>(qq & 0xFFFFu), by = static_cast<int>(qq >> 16);
     const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
+    const float flux = component_flux(a, p.value, pixel);
     order = min(order, pack_peak(p.key, pixel, p.value < 0.0f));
     if (lane == (made & 31)) {
       r_pixel = pixel;
@@ -258,7 +268,7 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
       if (j < m) {
         const int dx = static_cast<int>(q[i] & 0xFFFFu) - bx, dy = static_cast<int>(q[i] >> 16) - by;
         if (dx >= -hw && dx <= hw && dy >= -hw && dy <= hw)
-          v[i] = subtract_rn(v[i], flux, __ldg(a.patch + (dy + hw) * side + (dx + hw)));
+          v[i] = subtract_rn(v[i], member_flux(a, flux, q[i]), __ldg(a.patch + (dy + hw) * side + (dx + hw)));
         local = max(local, pack_slot(v[i], j, abs_key));
       }
     }

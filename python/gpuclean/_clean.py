@@ -57,7 +57,8 @@ class Result:
     ``model`` (Jy/pixel), ``residual`` and ``restored`` (Jy/beam) are NumPy float32 arrays of
     shape (height, width); ``components`` is a structured array (x, y, flux, scale: its scale in
     pixels, 0 without multiscale) in the order found
-    (the CSV sums those at one pixel). ``summary`` is the command line's --json summary, and each
+    (the CSV sums those at one pixel). ``noise_map`` is the local noise map (Jy/beam) of a run with
+    ``local_rms=True`` and ``noise_map=FILE``, else None. ``summary`` is the command line's --json summary, and each
     of its keys is also an attribute: ``stop_reason``, ``iterations``, ``major_cycles``,
     ``peak_residual``, ``rms_residual``, ``model_flux``, ``restored_peak``, ``threshold``,
     ``noise_sigma``, ``beam``, ``seconds`` (the stage times), ``settings``, ...
@@ -67,6 +68,7 @@ class Result:
         self.model = raw["model"]
         self.residual = raw["residual"]
         self.restored = raw["restored"]
+        self.noise_map = raw.get("noise_map")
         n = len(raw["component_flux"])
         self.components = np.empty(
             n, dtype=[("x", np.uint32), ("y", np.uint32), ("flux", np.float32), ("scale", np.float64)])

@@ -44,6 +44,7 @@ py::dict to_dict(app::EmbeddedRun&& run) {
   d["model"] = to_array(std::move(r.model));
   d["residual"] = to_array(std::move(r.residual));
   d["restored"] = to_array(std::move(r.restored));
+  if (r.noise_map.size()) d["noise_map"] = to_array(std::move(r.noise_map));
   const auto len = static_cast<py::ssize_t>(n);
   d["component_x"] = adopt(std::move(x), {len});
   d["component_y"] = adopt(std::move(y), {len});

@@ -3,9 +3,11 @@
 // the JSON summary and the provenance keywords.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "io/fits_reader.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/simulated_pair.hpp"
 
@@ -63,4 +65,39 @@ TEST_F(CliMultiscale, RunWritesScalesInEveryOutput) {
   EXPECT_NE(header.find("GCMSCALE="), std::string::npos);
   EXPECT_NE(header.find("GCSCALES= '0,8,16"), std::string::npos);  // FITS pads short strings
   EXPECT_NE(header.find("GCAMASK ="), std::string::npos);
+}
+
+TEST_F(CliMultiscale, LocalRmsSettingsAreCheckedBeforeAnyWork) {
+  expect_usage_error("--noise-map " + tmp_.file("n.fits"), "add --local-rms");
+  expect_usage_error("--local-rms --algorithm hogbom", "drop --algorithm hogbom");
+  expect_usage_error("--local-rms --local-rms-window 0", "--local-rms-window must be");
+  expect_usage_error("--local-rms --local-rms-window -3", "--local-rms-window must be");
+  EXPECT_FALSE(fs::exists(tmp_.file("n.fits")));
+}
+
+TEST_F(CliMultiscale, LocalRmsWritesItsMapAndReportsIt) {
+  const auto r = run_gpuclean(tmp_, pair() + " --device cpu --niter 300 --local-rms --local-rms-window 10 --noise-map " +
+                                     tmp_.file("noise.fits") + " --json " + tmp_.file("s.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(tmp_.file("s.json")));
+  ASSERT_TRUE(j.contains("local_rms"));
+  EXPECT_EQ(j["local_rms"]["window_beams"], 10.0);
+  const double lo = j["local_rms"]["min_rms"].get<double>(), hi = j["local_rms"]["max_rms"].get<double>();
+  EXPECT_GT(lo, 0.0);
+  EXPECT_GE(hi, lo);
+  EXPECT_EQ(j["noise_sigma"].get<double>(), lo);  // the auto-threshold's sigma is the lowest local noise
+  EXPECT_NE(j["settings"]["stopping_rules"].get<std::string>().find("--local-rms"), std::string::npos);
+  const auto map = gpuclean::io::read_fits_image(tmp_.file("noise.fits"));
+  const auto in = gpuclean::io::read_fits_image(dirty());
+  ASSERT_EQ(map.width, in.width);
+  ASSERT_EQ(map.height, in.height);
+  EXPECT_EQ(map.header.get_string("CTYPE1"), in.header.get_string("CTYPE1"));
+  EXPECT_EQ(map.header.get_string("BUNIT").value_or(""), "JY/BEAM");
+  float map_lo = 1e30f, map_hi = 0.0f;
+  for (float v : map.pixels) map_lo = std::min(map_lo, v), map_hi = std::max(map_hi, v);
+  EXPECT_FLOAT_EQ(map_lo, static_cast<float>(lo));
+  EXPECT_FLOAT_EQ(map_hi, static_cast<float>(hi));
+  const auto img = gpuclean::io::read_fits_image(tmp_.file("img.fits"));
+  EXPECT_TRUE(img.header.has("GCLRMS"));
+  EXPECT_EQ(img.header.get_double("GCLRMSW").value_or(0.0), 10.0);
 }

@@ -1,0 +1,33 @@
+#pragma once
+// --local-rms on the GPU: the noise map of local_rms.hpp (two separable passes, sums in double
+// added tap by tap without fused multiply-adds, so the map equals the CPU's to the bit), its
+// peak-search weights min_rms / rms, and the weighing of a search image.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "clean/host_image.hpp"
+#include "select/cuda/device_buffer.hpp"
+
+namespace gpuclean::clean::gpu {
+
+struct LocalRmsDevice {
+  cuda::DeviceBuffer<float> weights;  ///< min_rms / rms, 0 where the map is 0
+  double min_rms = 0.0, max_rms = 0.0;
+  HostImage map;                      ///< the map itself, when asked for
+};
+
+/// The map of `image` (device, width x height; NaN pixels count as absent) with `taps`
+/// (local_rms_taps), its weights, and (keep_map) the map on the host. Synchronises `s`.
+LocalRmsDevice local_rms_gpu(cudaStream_t s, const float* image, std::size_t width, std::size_t height,
+                             const std::vector<double>& taps, bool keep_map);
+
+/// Device bytes local_rms_gpu holds at its peak for a width x height image (the weights kept).
+std::size_t local_rms_gpu_bytes(std::size_t width, std::size_t height);
+
+/// out[i] = in[i] x w[i], rounded as the CPU rounds it (in place when out == in).
+void weigh(cudaStream_t s, const float* in, const float* w, float* out, std::size_t n);
+
+}  // namespace gpuclean::clean::gpu

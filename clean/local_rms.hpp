@@ -1,0 +1,61 @@
+#pragma once
+// WSClean's -local-rms: thresholds against a map of the local noise instead of one global
+// value. The map is the root of a Gaussian-weighted mean of the squared residual,
+//   rms(p) = sqrt( sum_q w(q - p) r(q)^2 / sum_q w(q - p) [r(q) finite] ),
+// over a circular Gaussian window of FWHM = window x the restoring beam's major axis (WSClean's
+// radler uses the same circular window), cut at 4 sigma. Unlike radler, the mean is over the
+// window's part that holds finite pixels, so the map does not fall towards the edges or NaN
+// areas. Peaks are then searched on r(p) x min_rms / rms(p): thresholds (and --auto-threshold's
+// sigma, which becomes min_rms) are in the units of the quietest part of the image.
+//
+// The window is separable, so the map is two 1-D passes with sums in double, added tap by tap
+// in the same order on the CPU and the GPU (local_rms_gpu.hpp) without fused multiply-adds: the
+// two maps are the same to the bit.
+
+#include <cstddef>
+#include <vector>
+
+#include "clean/host_image.hpp"
+
+namespace gpuclean::clean {
+
+struct LocalRmsSettings {
+  bool enabled = false;
+  double window = 25.0;  ///< the window's FWHM in restoring-beam major axes (WSClean's default)
+};
+
+/// The window's taps t[j], j = -radius .. radius (t[0] at index radius): exp(-j^2 / (2 sigma^2)).
+std::vector<double> local_rms_taps(double fwhm_pixels);
+
+/// At least this fraction of the window's weight must fall on finite pixels for a map value;
+/// elsewhere the map is 0 (and such pixels are never cleaned).
+inline constexpr double kLocalRmsMinCoverage = 0.01;
+
+/// The noise map of `image` (NaN pixels count as absent) on the CPU.
+HostImage local_rms_map(const HostImage& image, const std::vector<double>& taps, int threads);
+
+/// The peak-search weights of a map: min_rms / rms(p), 0 where the map is 0. min_rms is the
+/// smallest positive map value (0 when there is none: then every weight is 0).
+struct LocalRmsWeights {
+  std::vector<float> weights;
+  double min_rms = 0.0, max_rms = 0.0;
+};
+LocalRmsWeights local_rms_weights(const HostImage& map);
+
+/// One weight from a map value, as the CPU and the GPU both compute it.
+inline float local_rms_weight(float rms, float min_rms) {
+  return rms > 0.0f ? static_cast<float>(static_cast<double>(min_rms) / static_cast<double>(rms)) : 0.0f;
+}
+
+/// What a run reports about its map (CleanResult::local_rms).
+struct LocalRmsSummary {
+  bool used = false;
+  double window_beams = 0.0;
+  double window_fwhm_pixels = 0.0;
+  double min_rms = 0.0, max_rms = 0.0;
+  /// --auto-mask: the major cycle from which the map was no longer used (as in WSClean, the
+  /// masked phase thresholds against the global noise); 0 when it was used to the end.
+  std::size_t dropped_at_cycle = 0;
+};
+
+}  // namespace gpuclean::clean
