@@ -64,7 +64,7 @@ std::vector<std::string> split_record(const std::string& line, char delimiter, c
 
 bool is_path_column(const std::string& c) {
   static const char* const paths[] = {"dirty", "psf", "out", "fits-mask", "model", "residual",
-                                      "components", "json", "quicklook", "compare-prefix"};
+                                      "components", "json", "quicklook", "compare-prefix", "noise-map"};
   return std::find(std::begin(paths), std::end(paths), c) != std::end(paths);
 }
 

@@ -171,6 +171,27 @@ TEST_F(Batch, ManifestRowsCarryTheirOwnOptions) {
   EXPECT_TRUE(fs::exists(tmp_.file("out/b-residual.fits")));
 }
 
+TEST_F(Batch, MultiscaleAutoMaskAndLocalRmsRunPerRow) {
+  std::ofstream(tmp_.file("m.csv")) << "name,dirty,psf,out,noise-map,json\n"
+                                    << "a," << field(0, "dirty.fits") << "," << field(0, "psf.fits")
+                                    << ",a.fits,a-noise.fits,a.json\n"
+                                    << "b," << field(1, "dirty.fits") << "," << field(1, "psf.fits")
+                                    << ",b.fits,b-noise.fits,b.json\n";
+  const Result r = run(tmp_, gpuclean_cmd("batch " + tmp_.file("m.csv") +
+                                          " --device cpu --multiscale --multiscale-scales 0,6 --auto-mask 6"
+                                          " --auto-threshold 2 --local-rms --local-rms-window 10"));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  for (const char* name : {"a", "b"}) {
+    const json j = json::parse(slurp(tmp_.file(std::string(name) + ".json")));
+    EXPECT_EQ(j["algorithm"], "multiscale");
+    ASSERT_TRUE(j.contains("local_rms")) << name;
+    EXPECT_EQ(j["local_rms"]["window_beams"], 10.0);
+    ASSERT_TRUE(j.contains("auto_mask")) << name;
+    EXPECT_EQ(j["local_rms"]["dropped_at_cycle"], j["auto_mask"]["cycle"]) << name;
+    EXPECT_TRUE(fs::exists(tmp_.file(std::string(name) + "-noise.fits"))) << name;
+  }
+}
+
 TEST_F(Batch, BadManifestStopsBeforeAnyWork) {
   std::ofstream(tmp_.file("m.csv")) << "dirty,psf,out,gain\n"
                                     << field(0, "dirty.fits") << "," << field(0, "psf.fits") << ",a.fits,0.1\n"
