@@ -118,7 +118,7 @@ void add_output_file_options(CLI::App& app, RunOptions& r) {
   app.add_option("--components", r.components, "Component list to write (CSV: x, y, RA, Dec, flux)")->group(outs);
   app.add_option("--json", r.json, "Machine-readable summary: a file, or - for stdout")->group(outs);
   app.add_option("--quicklook", r.quicklook, "PNG preview of the restored image (see --quicklook-range)")->group(outs);
-  app.add_option("--noise-map", r.noise_map, "--local-rms: write its local noise map (Jy/beam) here")->group(outs);
+  app.add_option("--noise-map", r.noise_map, "--local-rms: write its last local noise map (Jy/beam) here")->group(outs);
   app.add_option("--compare-prefix", r.compare_prefix,
                  "--compare-select writes PREFIX.csv, .json and .png (default: the restored image's name + -select)")
       ->group("Selection backends");
@@ -170,7 +170,7 @@ void add_bench_clean_options(CLI::App& sub, BenchCleanOptions& o) {
       ->capture_default_str();
   sub.add_option("--max-scales", o.max_scales, "multiscale paths: automatic scales, 0 included")
       ->check(CLI::Range(1, 16))->capture_default_str();
-  sub.add_flag("--local-rms", o.local_rms, "Clark and multiscale paths: --local-rms (the noise map's time is in setup)");
+  sub.add_flag("--local-rms", o.local_rms, "Clark and multiscale paths: --local-rms");
   sub.add_option("--local-rms-window", o.local_rms_window, "with --local-rms: its window in beams")
       ->check(CLI::PositiveNumber)->capture_default_str();
   sub.add_option("--cli-size", o.cli_size, "size of the whole-command-line run (0: skip)")->capture_default_str();

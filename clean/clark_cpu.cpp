@@ -46,25 +46,28 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
   std::vector<float> masked(n), delta(n, 0.0f);
   std::vector<ActiveMember> active;
 
-  // --local-rms: the noise map of the dirty image, and the peak search's weights from it.
+  // --local-rms: at the start of every major cycle, the noise map of the residual and the peak
+  // search's weights from it (WSClean remakes its map at every major iteration).
   LocalRmsWeights rms;
   bool weighing = settings.local_rms.enabled;
-  if (weighing) {
+  const double rms_fwhm = weighing ? settings.local_rms.window * beam_fwhm_pixels(problem) : 0.0;
+  const std::vector<double> rms_taps = weighing ? local_rms_taps(rms_fwhm) : std::vector<double>{};
+  auto remake_map = [&]() {
     const auto t_map = Clock::now();
-    const double fwhm = settings.local_rms.window * beam_fwhm_pixels(problem);
-    HostImage map = local_rms_map(dirty, local_rms_taps(fwhm), settings.threads);
+    HostImage map = local_rms_map(result.residual, rms_taps, settings.threads);
     rms = local_rms_weights(map);
-    result.local_rms = {true, settings.local_rms.window, fwhm, rms.min_rms, rms.max_rms, 0};
+    result.local_rms = {true, settings.local_rms.window, rms_fwhm, rms.min_rms, rms.max_rms, 0};
     if (problem.keep_noise_map) result.noise_map = std::move(map);
     scale_images.set_weights(&rms.weights);
-    result.seconds.noise_map = since(t_map);
-  }
+    result.seconds.noise_map += since(t_map);
+  };
   auto noise = [&]() { return weighing ? std::optional<double>(rms.min_rms) : std::nullopt; };
 
   MajorCycleGate gate(settings, on_cycle);
   AutoMaskPhase phase(settings);
   std::size_t last_candidates = 0;
   while (true) {
+    if (weighing) remake_map();
     auto t_scales = Clock::now();
     ScaleImagesCpu::Choice choice = scale_images.choose(result.residual.pixels, neg, settings.threads);
     if (multiscale) result.seconds.scales += since(t_scales);

@@ -86,7 +86,7 @@ struct StageSeconds {
   double setup = 0.0;     ///< GPU: from the call to the first major cycle (uploads, PSF transform, workspaces)
   double download = 0.0;  ///< GPU: residual, model and components to the host
   double scales = 0.0;    ///< multiscale: the scale images and the choice among them
-  double noise_map = 0.0; ///< --local-rms: the noise map and its weights (GPU: inside setup)
+  double noise_map = 0.0; ///< --local-rms: the noise maps and their weights, over the major cycles
   double select = 0.0;    ///< candidate selection (Clark)
   double minor = 0.0;     ///< minor cycles / Högbom iterations
   double convolve = 0.0;  ///< major-cycle PSF convolutions

@@ -19,13 +19,16 @@ std::vector<double> local_rms_taps(double fwhm_pixels) {
 
 namespace {
 
-// out[i] = sum_j t[j] in[i + j] along one axis (stride `step`, length `len`), taps in order.
-inline double tap_sum(const double* in, std::ptrdiff_t i, std::ptrdiff_t len, std::ptrdiff_t step,
-                      const std::vector<double>& taps, std::ptrdiff_t radius) {
-  const std::ptrdiff_t lo = std::max<std::ptrdiff_t>(-radius, -i), hi = std::min(radius, len - 1 - i);
-  double acc = 0.0;
-  for (std::ptrdiff_t j = lo; j <= hi; ++j) acc += taps[static_cast<std::size_t>(j + radius)] * in[(i + j) * step];
-  return acc;
+// out[x] = sum_j t[j] in[x + j] over j = -radius .. radius with 0 <= x + j < len, each pixel's
+// terms added in ascending j (the GPU's order); the loop over x innermost, so it vectorises.
+void row_taps(const double* in, std::ptrdiff_t len, const std::vector<double>& taps, std::ptrdiff_t radius,
+              double* out) {
+  std::fill(out, out + len, 0.0);
+  for (std::ptrdiff_t j = -radius; j <= radius; ++j) {
+    const double t = taps[static_cast<std::size_t>(j + radius)];
+    const std::ptrdiff_t x0 = std::max<std::ptrdiff_t>(0, -j), x1 = std::min(len, len - j);
+    for (std::ptrdiff_t x = x0; x < x1; ++x) out[x] += t * in[x + j];
+  }
 }
 
 }  // namespace
@@ -34,31 +37,51 @@ HostImage local_rms_map(const HostImage& image, const std::vector<double>& taps,
   const auto w = static_cast<std::ptrdiff_t>(image.width), h = static_cast<std::ptrdiff_t>(image.height);
   const auto radius = static_cast<std::ptrdiff_t>(taps.size() / 2);
   const std::size_t n = image.size();
-  std::vector<double> sq(n), valid(n), row_sq(n), row_valid(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double v = image.pixels[i];
-    const bool finite = std::isfinite(v);
-    sq[i] = finite ? v * v : 0.0;
-    valid[i] = finite ? 1.0 : 0.0;
-  }
+  std::vector<double> row_sq(n), row_valid(n);
   double total = 0.0;
   for (double t : taps) total += t;
   const double min_weight = kLocalRmsMinCoverage * total * total;
   const int used = n < (1u << 16) ? 1 : (threads > 0 ? threads : omp_get_max_threads());
-#pragma omp parallel for num_threads(used) schedule(static)
-  for (std::ptrdiff_t y = 0; y < h; ++y) {
-    for (std::ptrdiff_t x = 0; x < w; ++x) {
-      row_sq[y * w + x] = tap_sum(sq.data() + y * w, x, w, 1, taps, radius);
-      row_valid[y * w + x] = tap_sum(valid.data() + y * w, x, w, 1, taps, radius);
+  // Along rows: the window's sums of r^2 and of the finite-pixel indicator.
+#pragma omp parallel num_threads(used)
+  {
+    std::vector<double> sq(static_cast<std::size_t>(w)), valid(static_cast<std::size_t>(w));
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t y = 0; y < h; ++y) {
+      for (std::ptrdiff_t x = 0; x < w; ++x) {
+        const double v = image.pixels[static_cast<std::size_t>(y * w + x)];
+        const bool finite = std::isfinite(v);
+        sq[static_cast<std::size_t>(x)] = finite ? v * v : 0.0;
+        valid[static_cast<std::size_t>(x)] = finite ? 1.0 : 0.0;
+      }
+      row_taps(sq.data(), w, taps, radius, row_sq.data() + y * w);
+      row_taps(valid.data(), w, taps, radius, row_valid.data() + y * w);
     }
   }
+  // Along columns, a row of outputs at a time, then the map.
   HostImage out(image.width, image.height);
-#pragma omp parallel for num_threads(used) schedule(static)
-  for (std::ptrdiff_t y = 0; y < h; ++y) {
-    for (std::ptrdiff_t x = 0; x < w; ++x) {
-      const double s = tap_sum(row_sq.data() + x, y, h, w, taps, radius);
-      const double c = tap_sum(row_valid.data() + x, y, h, w, taps, radius);
-      out.pixels[static_cast<std::size_t>(y * w + x)] = c >= min_weight ? static_cast<float>(std::sqrt(s / c)) : 0.0f;
+#pragma omp parallel num_threads(used)
+  {
+    std::vector<double> s(static_cast<std::size_t>(w)), c(static_cast<std::size_t>(w));
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t y = 0; y < h; ++y) {
+      std::fill(s.begin(), s.end(), 0.0);
+      std::fill(c.begin(), c.end(), 0.0);
+      const std::ptrdiff_t lo = std::max<std::ptrdiff_t>(-radius, -y), hi = std::min(radius, h - 1 - y);
+      for (std::ptrdiff_t j = lo; j <= hi; ++j) {
+        const double t = taps[static_cast<std::size_t>(j + radius)];
+        const double* rs = row_sq.data() + (y + j) * w;
+        const double* rc = row_valid.data() + (y + j) * w;
+        for (std::ptrdiff_t x = 0; x < w; ++x) {
+          s[static_cast<std::size_t>(x)] += t * rs[x];
+          c[static_cast<std::size_t>(x)] += t * rc[x];
+        }
+      }
+      for (std::ptrdiff_t x = 0; x < w; ++x) {
+        const double cx = c[static_cast<std::size_t>(x)];
+        out.pixels[static_cast<std::size_t>(y * w + x)] =
+            cx >= min_weight ? static_cast<float>(std::sqrt(s[static_cast<std::size_t>(x)] / cx)) : 0.0f;
+      }
     }
   }
   return out;

@@ -1,6 +1,7 @@
 #pragma once
 // WSClean's -local-rms: thresholds against a map of the local noise instead of one global
-// value. The map is the root of a Gaussian-weighted mean of the squared residual,
+// value, remade from the residual at the start of every major cycle (as WSClean remakes it at
+// every major iteration). The map is the root of a Gaussian-weighted mean of the squared residual,
 //   rms(p) = sqrt( sum_q w(q - p) r(q)^2 / sum_q w(q - p) [r(q) finite] ),
 // over a circular Gaussian window of FWHM = window x the restoring beam's major axis (WSClean's
 // radler uses the same circular window), cut at 4 sigma. Unlike radler, the mean is over the

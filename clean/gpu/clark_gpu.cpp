@@ -115,19 +115,20 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   if (settings.compare_select) compare.emplace(s, settings, k_max);
 
   CleanResult result;
-  // --local-rms: the noise map of the dirty image (the residual now), and the weights from it.
+  // --local-rms: at the start of every major cycle, the noise map of the residual and the peak
+  // search's weights from it (WSClean remakes its map at every major iteration).
   gpu::LocalRmsDevice rms;
   bool weighing = settings.local_rms.enabled;
-  if (weighing) {
+  const double rms_fwhm = weighing ? settings.local_rms.window * beam_fwhm_pixels(problem) : 0.0;
+  const std::vector<double> rms_taps = weighing ? local_rms_taps(rms_fwhm) : std::vector<double>{};
+  auto remake_map = [&]() {
     const auto t_map = Clock::now();
-    const double fwhm = settings.local_rms.window * beam_fwhm_pixels(problem);
-    rms = gpu::local_rms_gpu(s, st.residual(), st.width(), st.height(), local_rms_taps(fwhm), problem.keep_noise_map);
-    result.local_rms = {true, settings.local_rms.window, fwhm, rms.min_rms, rms.max_rms, 0};
-    result.noise_map = std::move(rms.map);
+    gpu::local_rms_gpu(s, st.residual(), st.width(), st.height(), rms_taps, rms);
+    result.local_rms = {true, settings.local_rms.window, rms_fwhm, rms.min_rms, rms.max_rms, 0};
     scale_images.set_weights(rms.weights.data());
     st.sample_memory();
-    result.seconds.noise_map = since(t_map);
-  }
+    result.seconds.noise_map += since(t_map);
+  };
   CycleScales cycle_scales;
   result.seconds.setup = since(t_start);
   MajorCycleGate gate(settings, on_cycle);
@@ -136,6 +137,7 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   for (const CleanScale& sc : scales) kernels.push_back(&sc.kernel);
   std::size_t last_candidates = 0;
   while (true) {
+    if (weighing) remake_map();
     auto t_scales = Clock::now();
     gpu::ScaleImagesGpu::Choice choice = scale_images.choose();
     if (multiscale) result.seconds.scales += since(t_scales);
@@ -242,6 +244,8 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     result.seconds.convolve += since(t);
   }
   result.minor_stats = minor.stats();
+  if (problem.keep_noise_map && rms.map.size()) result.noise_map = gpu::download_map(s, rms, st.width(), st.height());
+  rms = gpu::LocalRmsDevice();
   conv.reset();  // restoration needs the room
   st.finish(problem, result);
   assign_scales(cycle_scales, result.components);

@@ -101,30 +101,28 @@ unsigned blocks_for(std::size_t n) {
 
 }  // namespace
 
-LocalRmsDevice local_rms_gpu(cudaStream_t s, const float* image, std::size_t width, std::size_t height,
-                             const std::vector<double>& taps, bool keep_map) {
+void local_rms_gpu(cudaStream_t s, const float* image, std::size_t width, std::size_t height,
+                   const std::vector<double>& taps, LocalRmsDevice& out) {
   const std::size_t n = width * height;
   const int radius = static_cast<int>(taps.size() / 2);
   double total = 0.0;
   for (double t : taps) total += t;
   cuda::DeviceBuffer<double> d_taps(taps.size(), s);
   GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_taps.data(), taps.data(), taps.size() * sizeof(double), cudaMemcpyHostToDevice, s));
-  LocalRmsDevice out;
-  out.weights = cuda::DeviceBuffer<float>(n, s);
-  cuda::DeviceBuffer<float> map(n, s);
+  if (out.map.size() != n) out.map = cuda::DeviceBuffer<float>(n, s), out.weights = cuda::DeviceBuffer<float>(n, s);
   {
     cuda::DeviceBuffer<double> sq(n, s), valid(n, s);  // freed in stream order after the columns
     const int w = static_cast<int>(width), h = static_cast<int>(height);
     rows_kernel<<<grid2d(width, height), kBlock, 0, s>>>(image, w, h, d_taps.data(), radius, sq.data(), valid.data());
     GPUCLEAN_CHECK_LAUNCH();
     columns_kernel<<<grid2d(width, height), kBlock, 0, s>>>(sq.data(), valid.data(), w, h, d_taps.data(), radius,
-                                                            kLocalRmsMinCoverage * total * total, map.data());
+                                                            kLocalRmsMinCoverage * total * total, out.map.data());
     GPUCLEAN_CHECK_LAUNCH();
   }
   cuda::DeviceBuffer<unsigned int> range(2, s);
   const unsigned int init[2] = {0xFFFFFFFFu, 0u};
   GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(range.data(), init, sizeof init, cudaMemcpyHostToDevice, s));
-  positive_range_kernel<<<blocks_for(n), 256, 0, s>>>(map.data(), n, range.data());
+  positive_range_kernel<<<blocks_for(n), 256, 0, s>>>(out.map.data(), n, range.data());
   GPUCLEAN_CHECK_LAUNCH();
   unsigned int bits[2] = {0, 0};
   GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(bits, range.data(), sizeof bits, cudaMemcpyDeviceToHost, s));
@@ -133,18 +131,20 @@ LocalRmsDevice local_rms_gpu(cudaStream_t s, const float* image, std::size_t wid
   if (bits[0] != 0xFFFFFFFFu) std::memcpy(&lo, &bits[0], sizeof lo), std::memcpy(&hi, &bits[1], sizeof hi);
   out.min_rms = lo;
   out.max_rms = hi;
-  weights_kernel<<<blocks_for(n), 256, 0, s>>>(map.data(), n, lo, out.weights.data());
+  weights_kernel<<<blocks_for(n), 256, 0, s>>>(out.map.data(), n, lo, out.weights.data());
   GPUCLEAN_CHECK_LAUNCH();
-  if (keep_map) {
-    out.map = HostImage(width, height);
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(out.map.pixels.data(), map.data(), n * sizeof(float), cudaMemcpyDeviceToHost, s));
-  }
+}
+
+HostImage download_map(cudaStream_t s, const LocalRmsDevice& rms, std::size_t width, std::size_t height) {
+  HostImage map(width, height);
+  GPUCLEAN_CUDA_TRY(
+      cudaMemcpyAsync(map.pixels.data(), rms.map.data(), map.size() * sizeof(float), cudaMemcpyDeviceToHost, s));
   GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(s));
-  return out;
+  return map;
 }
 
 std::size_t local_rms_gpu_bytes(std::size_t width, std::size_t height) {
-  return width * height * (2 * sizeof(double) + 2 * sizeof(float));
+  return width * height * (2 * sizeof(double) + 2 * sizeof(float));  // the two sums; map and weights
 }
 
 void weigh(cudaStream_t s, const float* in, const float* w, float* out, std::size_t n) {

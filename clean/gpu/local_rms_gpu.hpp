@@ -14,15 +14,18 @@
 namespace gpuclean::clean::gpu {
 
 struct LocalRmsDevice {
+  cuda::DeviceBuffer<float> map;      ///< rms, Jy/beam
   cuda::DeviceBuffer<float> weights;  ///< min_rms / rms, 0 where the map is 0
   double min_rms = 0.0, max_rms = 0.0;
-  HostImage map;                      ///< the map itself, when asked for
 };
 
 /// The map of `image` (device, width x height; NaN pixels count as absent) with `taps`
-/// (local_rms_taps), its weights, and (keep_map) the map on the host. Synchronises `s`.
-LocalRmsDevice local_rms_gpu(cudaStream_t s, const float* image, std::size_t width, std::size_t height,
-                             const std::vector<double>& taps, bool keep_map);
+/// (local_rms_taps) into `out` (its buffers made on first use), and its weights. Synchronises `s`.
+void local_rms_gpu(cudaStream_t s, const float* image, std::size_t width, std::size_t height,
+                   const std::vector<double>& taps, LocalRmsDevice& out);
+
+/// The map, to the host.
+HostImage download_map(cudaStream_t s, const LocalRmsDevice& rms, std::size_t width, std::size_t height);
 
 /// Device bytes local_rms_gpu holds at its peak for a width x height image (the weights kept).
 std::size_t local_rms_gpu_bytes(std::size_t width, std::size_t height);

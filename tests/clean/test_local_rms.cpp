@@ -3,7 +3,8 @@
 // against the local noise clean the sources of both halves and leave the noisy half's noise (and
 // a source below 5 local sigma there) alone, where one global noise level cleans that noise.
 // CPU, and where a GPU is usable: the GPU map equals the CPU map to the bit, and GPU CLEAN with
-// --local-rms makes the CPU's first cycle and final statistics.
+// --local-rms makes the CPU's first cycle and final statistics (the map is remade every major
+// cycle from the residual).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -216,9 +217,11 @@ TEST(LocalRmsGpu, MapAndWeightsEqualTheCpusToTheBit) {
   const gc::LocalRmsWeights cpu_w = gc::local_rms_weights(cpu);
   gpuclean::cuda::DeviceBuffer<float> d_img(img.size(), nullptr);
   ASSERT_EQ(cudaMemcpy(d_img.data(), img.pixels.data(), img.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  gc::gpu::LocalRmsDevice gpu = gc::gpu::local_rms_gpu(nullptr, d_img.data(), img.width, img.height, taps, true);
-  ASSERT_EQ(gpu.map.size(), cpu.size());
-  for (std::size_t i = 0; i < cpu.size(); ++i) ASSERT_EQ(gpu.map.pixels[i], cpu.pixels[i]) << i;
+  gc::gpu::LocalRmsDevice gpu;
+  gc::gpu::local_rms_gpu(nullptr, d_img.data(), img.width, img.height, taps, gpu);
+  const gc::HostImage map = gc::gpu::download_map(nullptr, gpu, img.width, img.height);
+  ASSERT_EQ(map.size(), cpu.size());
+  for (std::size_t i = 0; i < cpu.size(); ++i) ASSERT_EQ(map.pixels[i], cpu.pixels[i]) << i;
   EXPECT_EQ(gpu.min_rms, cpu_w.min_rms);
   EXPECT_EQ(gpu.max_rms, cpu_w.max_rms);
   std::vector<float> w(img.size());
@@ -241,7 +244,10 @@ TEST(LocalRmsGpu, CleanMakesTheCpusFirstCycleAndStatistics) {
     s.device = gc::Device::kGpu;
     const gc::CleanResult gpu = gc::make_deconvolver(gc::Algorithm::kClark, gc::Device::kGpu)
                                     ->run(problem, s, [&](const gc::CycleReport& c) { if (c.cycle == 1) first_gpu = c.iterations; });
-    ASSERT_EQ(gpu.noise_map.pixels, cpu.noise_map.pixels);
+    // The last maps are of the last residuals, which differ in the last bits after the first cycle.
+    ASSERT_EQ(gpu.noise_map.size(), cpu.noise_map.size());
+    for (std::size_t i = 0; i < cpu.noise_map.size(); ++i)
+      ASSERT_NEAR(gpu.noise_map.pixels[i], cpu.noise_map.pixels[i], 1e-4 * cpu.noise_map.pixels[i]) << i;
     ASSERT_EQ(first_gpu, first_cpu) << "multiscale " << multiscale;
     ASSERT_GT(first_cpu, 0u);
     for (std::size_t i = 0; i < first_cpu; ++i) {
