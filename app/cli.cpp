@@ -33,6 +33,14 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
   app.add_option("--local-rms-window", s.local_rms.window,
                  "--local-rms: the noise window's FWHM in restoring beams (WSClean's -local-rms-window)")
       ->group(loop)->capture_default_str();
+  app.add_option_function<std::string>(
+         "--local-rms-method",
+         [&s](const std::string& v) {
+           s.local_rms.method = v == "mad" ? clean::LocalRmsMethod::kMad : clean::LocalRmsMethod::kRms;
+         },
+         "--local-rms: rms (WSClean's: Gaussian-window RMS) or mad (1.4826 x median absolute deviation in boxes, "
+         "interpolated: hardly raised by sources)")
+      ->check(CLI::IsMember({"rms", "mad"}))->group(loop)->default_str("rms");
 
   const std::string algo = "Algorithm";
   // Enum options are parsed as names and mapped in a callback (CLI11 2.1 cannot print these enums).
@@ -173,6 +181,8 @@ void add_bench_clean_options(CLI::App& sub, BenchCleanOptions& o) {
   sub.add_flag("--local-rms", o.local_rms, "Clark and multiscale paths: --local-rms");
   sub.add_option("--local-rms-window", o.local_rms_window, "with --local-rms: its window in beams")
       ->check(CLI::PositiveNumber)->capture_default_str();
+  sub.add_option("--local-rms-method", o.local_rms_method, "with --local-rms: rms or mad")
+      ->check(CLI::IsMember({"rms", "mad"}))->capture_default_str();
   sub.add_option("--cli-size", o.cli_size, "size of the whole-command-line run (0: skip)")->capture_default_str();
   sub.add_option("--format", o.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();

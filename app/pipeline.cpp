@@ -297,6 +297,7 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
   if (s.local_rms.enabled) {
     w.keywords.push_back({"GCLRMS", true, "thresholds against the local noise map"});
     w.keywords.push_back({"GCLRMSW", s.local_rms.window, "local-RMS window FWHM [beams]"});
+    w.keywords.push_back({"GCLRMSME", std::string(clean::to_string(s.local_rms.method)), "local-RMS method"});
     w.keywords.push_back({"GCLRMSMN", result.local_rms.min_rms, "lowest local RMS [Jy/beam]"});
   }
   w.history = history_lines(o.command_line);

@@ -81,7 +81,8 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
   }
   if (result.local_rms.used) {
     const clean::LocalRmsSummary& l = result.local_rms;
-    j["local_rms"] = {{"window_beams", l.window_beams},
+    j["local_rms"] = {{"method", std::string(clean::to_string(s.local_rms.method))},
+                      {"window_beams", l.window_beams},
                       {"window_fwhm_pixels", l.window_fwhm_pixels},
                       {"min_rms", l.min_rms},
                       {"max_rms", l.max_rms},

@@ -51,10 +51,9 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
   LocalRmsWeights rms;
   bool weighing = settings.local_rms.enabled;
   const double rms_fwhm = weighing ? settings.local_rms.window * beam_fwhm_pixels(problem) : 0.0;
-  const std::vector<double> rms_taps = weighing ? local_rms_taps(rms_fwhm) : std::vector<double>{};
   auto remake_map = [&]() {
     const auto t_map = Clock::now();
-    HostImage map = local_rms_map(result.residual, rms_taps, settings.threads);
+    HostImage map = local_noise_map(result.residual, settings.local_rms, rms_fwhm, settings.threads);
     rms = local_rms_weights(map);
     result.local_rms = {true, settings.local_rms.window, rms_fwhm, rms.min_rms, rms.max_rms, 0};
     if (problem.keep_noise_map) result.noise_map = std::move(map);

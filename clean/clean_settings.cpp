@@ -81,8 +81,9 @@ std::string describe_stopping_rules(const CleanSettings& s) {
   }
   if (s.local_rms.enabled) {
     std::snprintf(text, sizeof text,
-                  "; --local-rms (thresholds in units of the lowest local noise, window %g beams%s)",
-                  s.local_rms.window, s.auto_mask > 0.0 ? ", until the auto-mask is made" : "");
+                  "; --local-rms %s (thresholds in units of the lowest local noise, window %g beams%s)",
+                  std::string(to_string(s.local_rms.method)).c_str(), s.local_rms.window,
+                  s.auto_mask > 0.0 ? ", until the auto-mask is made" : "");
     rules += text;
   }
   return rules;

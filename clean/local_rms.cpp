@@ -6,7 +6,11 @@
 
 #include <omp.h>
 
+#include "select/cpu_reference.hpp"
+
 namespace gpuclean::clean {
+
+std::string_view to_string(LocalRmsMethod m) { return m == LocalRmsMethod::kMad ? "mad" : "rms"; }
 
 std::vector<double> local_rms_taps(double fwhm_pixels) {
   const double sigma = fwhm_pixels / (2.0 * std::sqrt(2.0 * std::log(2.0)));
@@ -99,6 +103,104 @@ LocalRmsWeights local_rms_weights(const HostImage& map) {
   out.weights.resize(map.size());
   for (std::size_t i = 0; i < map.size(); ++i) out.weights[i] = local_rms_weight(map.pixels[i], min_rms);
   return out;
+}
+
+}  // namespace gpuclean::clean
+
+namespace gpuclean::clean {
+
+namespace {
+
+std::vector<std::uint32_t> centres(std::size_t len, std::size_t step) {
+  std::vector<std::uint32_t> c;
+  for (std::size_t i = 0;; ++i) {
+    c.push_back(static_cast<std::uint32_t>(std::min(i * step, len - 1)));
+    if (i * step >= len - 1) break;
+  }
+  return c;
+}
+
+}  // namespace
+
+MadGrid mad_grid(std::size_t width, std::size_t height, double window_pixels) {
+  MadGrid g;
+  g.box = std::max<std::size_t>(8, static_cast<std::size_t>(std::lround(window_pixels)));
+  g.step = std::max<std::size_t>(1, g.box / 2);
+  g.stride = (g.box + 63) / 64;
+  g.cx = centres(width, g.step);
+  g.cy = centres(height, g.step);
+  return g;
+}
+
+std::vector<float> mad_box_sigmas(const HostImage& image, const MadGrid& g, int threads) {
+  const std::size_t gx = g.cx.size(), gy = g.cy.size();
+  std::vector<float> out(gx * gy);
+  const int used = gx * gy < 64 ? 1 : (threads > 0 ? threads : omp_get_max_threads());
+#pragma omp parallel num_threads(used)
+  {
+    std::vector<float> v;
+#pragma omp for schedule(dynamic, 16)
+    for (std::ptrdiff_t b = 0; b < static_cast<std::ptrdiff_t>(gx * gy); ++b) {
+      const auto bx = static_cast<std::size_t>(b) % gx, by = static_cast<std::size_t>(b) / gx;
+      const std::ptrdiff_t half = static_cast<std::ptrdiff_t>(g.box / 2);
+      const std::ptrdiff_t x0 = std::max<std::ptrdiff_t>(0, g.cx[bx] - half), y0 = std::max<std::ptrdiff_t>(0, g.cy[by] - half);
+      const std::ptrdiff_t x1 = std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(image.width), g.cx[bx] - half + static_cast<std::ptrdiff_t>(g.box));
+      const std::ptrdiff_t y1 = std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(image.height), g.cy[by] - half + static_cast<std::ptrdiff_t>(g.box));
+      v.clear();
+      const auto q = static_cast<std::ptrdiff_t>(g.stride);
+      for (std::ptrdiff_t y = y0; y < y1; y += q)
+        for (std::ptrdiff_t x = x0; x < x1; x += q) {
+          const float p = image.pixels[static_cast<std::size_t>(y) * image.width + static_cast<std::size_t>(x)];
+          if (std::isfinite(p)) v.push_back(p);
+        }
+      if (v.size() < kMadMinSamples) {
+        out[static_cast<std::size_t>(b)] = -1.0f;
+        continue;
+      }
+      const std::size_t mid = (v.size() - 1) / 2;  // the lower median, as clean::robust_sigma takes it
+      const float median = select::order_statistic_cpu(v, mid);
+      for (float& x : v) x = std::abs(x - median);
+      const float mad = select::order_statistic_cpu(v, mid);
+      out[static_cast<std::size_t>(b)] = static_cast<float>(1.4826 * static_cast<double>(mad));
+    }
+  }
+  return out;
+}
+
+HostImage mad_interpolate(const std::vector<float>& sig, const MadGrid& g, std::size_t width, std::size_t height) {
+  HostImage out(width, height);
+  const std::size_t gx = g.cx.size(), gy = g.cy.size();
+  auto cell = [&](const std::vector<std::uint32_t>& c, std::size_t p, double* f) {
+    const std::size_t i = c.size() < 2 ? 0 : std::min(p / g.step, c.size() - 2);
+    const std::size_t j = std::min(i + 1, c.size() - 1);
+    *f = j == i ? 0.0 : (static_cast<double>(p) - c[i]) / (static_cast<double>(c[j]) - c[i]);
+    return i;
+  };
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t y = 0; y < static_cast<std::ptrdiff_t>(height); ++y) {
+    double fy = 0.0;
+    const std::size_t iy = cell(g.cy, static_cast<std::size_t>(y), &fy), jy = std::min(iy + 1, gy - 1);
+    for (std::size_t x = 0; x < width; ++x) {
+      double fx = 0.0;
+      const std::size_t ix = cell(g.cx, x, &fx), jx = std::min(ix + 1, gx - 1);
+      const float corner[4] = {sig[iy * gx + ix], sig[iy * gx + jx], sig[jy * gx + ix], sig[jy * gx + jx]};
+      const double weight[4] = {(1.0 - fx) * (1.0 - fy), fx * (1.0 - fy), (1.0 - fx) * fy, fx * fy};
+      double num = 0.0, den = 0.0;
+      for (int k = 0; k < 4; ++k) {
+        if (corner[k] < 0.0f) continue;
+        num += weight[k] * corner[k];
+        den += weight[k];
+      }
+      out.pixels[static_cast<std::size_t>(y) * width + x] = den > 0.0 ? static_cast<float>(num / den) : 0.0f;
+    }
+  }
+  return out;
+}
+
+HostImage local_noise_map(const HostImage& image, const LocalRmsSettings& settings, double window_pixels, int threads) {
+  if (settings.method == LocalRmsMethod::kRms) return local_rms_map(image, local_rms_taps(window_pixels), threads);
+  const MadGrid g = mad_grid(image.width, image.height, window_pixels);
+  return mad_interpolate(mad_box_sigmas(image, g, threads), g, image.width, image.height);
 }
 
 }  // namespace gpuclean::clean

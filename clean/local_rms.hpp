@@ -14,15 +14,26 @@
 // two maps are the same to the bit.
 
 #include <cstddef>
+#include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "clean/host_image.hpp"
 
 namespace gpuclean::clean {
 
+/// kRms: WSClean's map (above). kMad: a robust one, as the global --auto-threshold's noise is:
+/// 1.4826 x the median absolute deviation of the finite pixels in boxes of side window x beam on
+/// a grid of half that step (at most 64 x 64 samples of each box, on a regular lattice), taken
+/// as exact order statistics, and bilinear between the box centres (BANE's and SExtractor's
+/// scheme). Sources hardly raise it, where they raise the RMS until they are cleaned.
+enum class LocalRmsMethod { kRms, kMad };
+std::string_view to_string(LocalRmsMethod m);
+
 struct LocalRmsSettings {
   bool enabled = false;
   double window = 25.0;  ///< the window's FWHM in restoring-beam major axes (WSClean's default)
+  LocalRmsMethod method = LocalRmsMethod::kRms;
 };
 
 /// The window's taps t[j], j = -radius .. radius (t[0] at index radius): exp(-j^2 / (2 sigma^2)).
@@ -34,6 +45,25 @@ inline constexpr double kLocalRmsMinCoverage = 0.01;
 
 /// The noise map of `image` (NaN pixels count as absent) on the CPU.
 HostImage local_rms_map(const HostImage& image, const std::vector<double>& taps, int threads);
+
+/// kMad's boxes: side `box`, centres cx[i] = min(i x step, width - 1) (and cy likewise), the
+/// samples every `stride` pixels from the box's corner.
+struct MadGrid {
+  std::size_t box = 1, step = 1, stride = 1;
+  std::vector<std::uint32_t> cx, cy;
+};
+MadGrid mad_grid(std::size_t width, std::size_t height, double window_pixels);
+
+/// Boxes with fewer finite samples than this have no value; the map interpolates around them.
+inline constexpr std::size_t kMadMinSamples = 16;
+
+/// 1.4826 x MAD of each box (row-major over cy, cx; -1 where a box has too few samples).
+std::vector<float> mad_box_sigmas(const HostImage& image, const MadGrid& grid, int threads);
+/// The map from the boxes' values: bilinear between centres over the valid ones (0 where none is).
+HostImage mad_interpolate(const std::vector<float>& sigmas, const MadGrid& grid, std::size_t width, std::size_t height);
+
+/// The map of `settings.method` for a window of FWHM `window_pixels`.
+HostImage local_noise_map(const HostImage& image, const LocalRmsSettings& settings, double window_pixels, int threads);
 
 /// The peak-search weights of a map: min_rms / rms(p), 0 where the map is 0. min_rms is the
 /// smallest positive map value (0 when there is none: then every weight is 0).

@@ -70,6 +70,7 @@ Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t n
   s.multiscale.max_scales = o.max_scales;
   s.local_rms.enabled = o.local_rms && s.algorithm == clean::Algorithm::kClark;
   s.local_rms.window = o.local_rms_window;
+  s.local_rms.method = o.local_rms_method == "mad" ? clean::LocalRmsMethod::kMad : clean::LocalRmsMethod::kRms;
   // A warm process, as in batch mode: CUDA, the cuFFT plans, the pooled memory and the cached
   // transforms of this size exist before the timed run (a short run of the same path makes them).
   const auto deconvolver = clean::make_deconvolver(s.algorithm, s.device);
@@ -139,8 +140,8 @@ int run_bench_clean(const BenchCleanOptions& o) {
   std::printf("multiscale paths: up to %zu automatic scales (0 included); 'scale im': the scale images and the "
               "choice among them; speed-up against the CPU path of the same algorithm\n", o.max_scales);
   if (o.local_rms)
-    std::printf("--local-rms on the Clark and multiscale paths, window %g beams; 'noise map': its maps and weights "
-                "(remade every major cycle)\n", o.local_rms_window);
+    std::printf("--local-rms %s on the Clark and multiscale paths, window %g beams; 'noise map': its maps and "
+                "weights (remade every major cycle)\n", o.local_rms_method.c_str(), o.local_rms_window);
   std::printf("GB/s: least traffic of the dominant passes (Clark: the cuFFT major cycles; Hogbom: the "
               "subtract-and-find-peak pass) over their time; H100 peak 3080 GB/s\n");
   std::printf("GPU runs are timed in a warm process (a 100-component run of the same path and field first); "

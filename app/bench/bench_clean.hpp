@@ -21,6 +21,7 @@ struct BenchCleanOptions {
   std::size_t max_scales = 5;          ///< multiscale paths: automatic scales, 0 included
   bool local_rms = false;              ///< Clark and multiscale paths: --local-rms
   double local_rms_window = 25.0;
+  std::string local_rms_method = "rms";
   std::size_t cli_size = 4096;         ///< 0: skip the command-line run
   std::string format = "table";
   std::string output;

@@ -120,10 +120,9 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   gpu::LocalRmsDevice rms;
   bool weighing = settings.local_rms.enabled;
   const double rms_fwhm = weighing ? settings.local_rms.window * beam_fwhm_pixels(problem) : 0.0;
-  const std::vector<double> rms_taps = weighing ? local_rms_taps(rms_fwhm) : std::vector<double>{};
   auto remake_map = [&]() {
     const auto t_map = Clock::now();
-    gpu::local_rms_gpu(s, st.residual(), st.width(), st.height(), rms_taps, rms);
+    gpu::local_noise_gpu(s, st.residual(), st.width(), st.height(), settings.local_rms, rms_fwhm, rms);
     result.local_rms = {true, settings.local_rms.window, rms_fwhm, rms.min_rms, rms.max_rms, 0};
     scale_images.set_weights(rms.weights.data());
     st.sample_memory();

@@ -2,6 +2,8 @@
 // the CPU's order; neighbouring threads read neighbouring pixels of each tap, so every load is
 // coalesced and the taps come from cache.
 
+#include <cub/block/block_radix_sort.cuh>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -10,6 +12,8 @@
 #include "clean/local_rms.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/pinned_staging.hpp"
+
+#include <math_constants.h>
 
 namespace gpuclean::clean::gpu {
 namespace {
@@ -89,6 +93,84 @@ __global__ void weights_kernel(const float* map, std::size_t n, float min_rms, f
   }
 }
 
+// --local-rms-method mad: one block per box. Its finite samples (at most 64 x 64, in any order:
+// the sorted result does not depend on it) are sorted in shared memory, the lower median taken,
+// then the same for the absolute deviations from it: the CPU's order statistics, exactly.
+constexpr int kMadThreads = 256, kMadItems = 16, kMadSamples = kMadThreads * kMadItems;
+static_assert(kMadSamples == 64 * 64, "a box holds at most 64 x 64 samples");
+
+__global__ void __launch_bounds__(kMadThreads) mad_boxes_kernel(const float* image, int width, int height,
+                                                                const std::uint32_t* cx, const std::uint32_t* cy,
+                                                                int box, int stride, float* sigmas) {
+  using Sort = cub::BlockRadixSort<float, kMadThreads, kMadItems>;
+  __shared__ typename Sort::TempStorage temp;
+  __shared__ float vals[kMadSamples];
+  __shared__ unsigned int count;
+  const int half = box / 2;
+  const int x0 = max(0, static_cast<int>(cx[blockIdx.x]) - half), y0 = max(0, static_cast<int>(cy[blockIdx.y]) - half);
+  const int x1 = min(width, static_cast<int>(cx[blockIdx.x]) - half + box);
+  const int y1 = min(height, static_cast<int>(cy[blockIdx.y]) - half + box);
+  const int nx = (x1 - x0 + stride - 1) / stride, ny = (y1 - y0 + stride - 1) / stride;
+  if (threadIdx.x == 0) count = 0;
+  __syncthreads();
+  for (int k = threadIdx.x; k < nx * ny; k += kMadThreads) {
+    const float v = image[static_cast<std::size_t>(y0 + (k / nx) * stride) * width + x0 + (k % nx) * stride];
+    if (isfinite(v)) vals[atomicAdd(&count, 1u)] = v;
+  }
+  __syncthreads();
+  const unsigned int m = count;
+  auto sort = [&]() {
+    float keys[kMadItems];
+    for (int i = 0; i < kMadItems; ++i) {
+      const unsigned int j = threadIdx.x * kMadItems + i;
+      keys[i] = j < m ? vals[j] : CUDART_INF_F;
+    }
+    __syncthreads();
+    Sort(temp).Sort(keys);
+    for (int i = 0; i < kMadItems; ++i) vals[threadIdx.x * kMadItems + i] = keys[i];
+    __syncthreads();
+  };
+  float sigma = -1.0f;
+  if (m >= kMadMinSamples) {
+    sort();
+    const float median = vals[(m - 1) / 2];
+    __syncthreads();
+    for (unsigned int j = threadIdx.x; j < m; j += kMadThreads) vals[j] = fabsf(__fsub_rn(vals[j], median));
+    __syncthreads();
+    sort();
+    sigma = __double2float_rn(__dmul_rn(1.4826, static_cast<double>(vals[(m - 1) / 2])));
+  }
+  if (threadIdx.x == 0) sigmas[blockIdx.y * gridDim.x + blockIdx.x] = sigma;
+}
+
+// Bilinear between the box centres over the valid ones, in the CPU's order of operations.
+__device__ __forceinline__ unsigned int mad_cell(const std::uint32_t* c, unsigned int n, unsigned int p,
+                                                 unsigned int step, double* f) {
+  const unsigned int i = n < 2 ? 0 : min(p / step, n - 2), j = min(i + 1, n - 1);
+  *f = j == i ? 0.0 : __ddiv_rn(static_cast<double>(p) - c[i], static_cast<double>(c[j]) - c[i]);
+  return i;
+}
+
+__global__ void mad_interpolate_kernel(const float* sig, const std::uint32_t* cx, const std::uint32_t* cy,
+                                       unsigned int gx, unsigned int gy, unsigned int step, int width, int height,
+                                       float* map) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width || y >= height) return;
+  double fx = 0.0, fy = 0.0;
+  const unsigned int iy = mad_cell(cy, gy, y, step, &fy), jy = min(iy + 1, gy - 1);
+  const unsigned int ix = mad_cell(cx, gx, x, step, &fx), jx = min(ix + 1, gx - 1);
+  const float corner[4] = {sig[iy * gx + ix], sig[iy * gx + jx], sig[jy * gx + ix], sig[jy * gx + jx]};
+  const double ux = __dsub_rn(1.0, fx), uy = __dsub_rn(1.0, fy);
+  const double weight[4] = {__dmul_rn(ux, uy), __dmul_rn(fx, uy), __dmul_rn(ux, fy), __dmul_rn(fx, fy)};
+  double num = 0.0, den = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    if (corner[k] < 0.0f) continue;
+    num = __dadd_rn(num, __dmul_rn(weight[k], static_cast<double>(corner[k])));
+    den = __dadd_rn(den, weight[k]);
+  }
+  map[static_cast<std::size_t>(y) * width + x] = den > 0.0 ? __double2float_rn(__ddiv_rn(num, den)) : 0.0f;
+}
+
 __global__ void weigh_kernel(const float* in, const float* w, float* out, std::size_t n) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
@@ -101,24 +183,57 @@ unsigned blocks_for(std::size_t n) {
 
 }  // namespace
 
-void local_rms_gpu(cudaStream_t s, const float* image, std::size_t width, std::size_t height,
-                   const std::vector<double>& taps, LocalRmsDevice& out) {
+namespace {
+
+void rms_map(cudaStream_t s, const float* image, std::size_t width, std::size_t height, double window_pixels,
+             float* map) {
   const std::size_t n = width * height;
+  const std::vector<double> taps = local_rms_taps(window_pixels);
   const int radius = static_cast<int>(taps.size() / 2);
   double total = 0.0;
   for (double t : taps) total += t;
   cuda::DeviceBuffer<double> d_taps(taps.size(), s);
   GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_taps.data(), taps.data(), taps.size() * sizeof(double), cudaMemcpyHostToDevice, s));
-  if (out.map.size() != n) out.map = cuda::DeviceBuffer<float>(n, s), out.weights = cuda::DeviceBuffer<float>(n, s);
   {
     cuda::DeviceBuffer<double> sq(n, s), valid(n, s);  // freed in stream order after the columns
     const int w = static_cast<int>(width), h = static_cast<int>(height);
     rows_kernel<<<grid2d(width, height), kBlock, 0, s>>>(image, w, h, d_taps.data(), radius, sq.data(), valid.data());
     GPUCLEAN_CHECK_LAUNCH();
     columns_kernel<<<grid2d(width, height), kBlock, 0, s>>>(sq.data(), valid.data(), w, h, d_taps.data(), radius,
-                                                            kLocalRmsMinCoverage * total * total, out.map.data());
+                                                            kLocalRmsMinCoverage * total * total, map);
     GPUCLEAN_CHECK_LAUNCH();
   }
+  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(s));  // the taps may go
+}
+
+void mad_map(cudaStream_t s, const float* image, std::size_t width, std::size_t height, double window_pixels,
+             float* map) {
+  const MadGrid g = mad_grid(width, height, window_pixels);
+  const std::size_t gx = g.cx.size(), gy = g.cy.size();
+  cuda::DeviceBuffer<std::uint32_t> cx(gx, s), cy(gy, s);
+  cuda::DeviceBuffer<float> sig(gx * gy, s);
+  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(cx.data(), g.cx.data(), gx * 4, cudaMemcpyHostToDevice, s));
+  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(cy.data(), g.cy.data(), gy * 4, cudaMemcpyHostToDevice, s));
+  mad_boxes_kernel<<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), kMadThreads, 0, s>>>(
+      image, static_cast<int>(width), static_cast<int>(height), cx.data(), cy.data(), static_cast<int>(g.box),
+      static_cast<int>(g.stride), sig.data());
+  GPUCLEAN_CHECK_LAUNCH();
+  mad_interpolate_kernel<<<grid2d(width, height), kBlock, 0, s>>>(sig.data(), cx.data(), cy.data(),
+                                                                  static_cast<unsigned>(gx), static_cast<unsigned>(gy),
+                                                                  static_cast<unsigned>(g.step), static_cast<int>(width),
+                                                                  static_cast<int>(height), map);
+  GPUCLEAN_CHECK_LAUNCH();
+  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(s));  // the centres may go
+}
+
+}  // namespace
+
+void local_noise_gpu(cudaStream_t s, const float* image, std::size_t width, std::size_t height,
+                     const LocalRmsSettings& settings, double window_pixels, LocalRmsDevice& out) {
+  const std::size_t n = width * height;
+  if (out.map.size() != n) out.map = cuda::DeviceBuffer<float>(n, s), out.weights = cuda::DeviceBuffer<float>(n, s);
+  if (settings.method == LocalRmsMethod::kMad) mad_map(s, image, width, height, window_pixels, out.map.data());
+  else rms_map(s, image, width, height, window_pixels, out.map.data());
   cuda::DeviceBuffer<unsigned int> range(2, s);
   const unsigned int init[2] = {0xFFFFFFFFu, 0u};
   GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(range.data(), init, sizeof init, cudaMemcpyHostToDevice, s));

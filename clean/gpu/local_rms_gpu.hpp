@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "clean/host_image.hpp"
+#include "clean/local_rms.hpp"
 #include "select/cuda/device_buffer.hpp"
 
 namespace gpuclean::clean::gpu {
@@ -19,10 +20,11 @@ struct LocalRmsDevice {
   double min_rms = 0.0, max_rms = 0.0;
 };
 
-/// The map of `image` (device, width x height; NaN pixels count as absent) with `taps`
-/// (local_rms_taps) into `out` (its buffers made on first use), and its weights. Synchronises `s`.
-void local_rms_gpu(cudaStream_t s, const float* image, std::size_t width, std::size_t height,
-                   const std::vector<double>& taps, LocalRmsDevice& out);
+/// The map of `image` (device, width x height; NaN pixels count as absent) by `settings.method`
+/// for a window of FWHM `window_pixels` into `out` (its buffers made on first use), and its
+/// weights: the CPU's local_noise_map and local_rms_weights, to the bit. Synchronises `s`.
+void local_noise_gpu(cudaStream_t s, const float* image, std::size_t width, std::size_t height,
+                     const LocalRmsSettings& settings, double window_pixels, LocalRmsDevice& out);
 
 /// The map, to the host.
 HostImage download_map(cudaStream_t s, const LocalRmsDevice& rms, std::size_t width, std::size_t height);

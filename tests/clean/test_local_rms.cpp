@@ -96,6 +96,32 @@ TEST(LocalRms, MapFollowsTheNoiseOfEachRegionToTheEdges) {
   EXPECT_FLOAT_EQ(largest, 1.0f);
 }
 
+TEST(LocalRms, MadMapFollowsTheNoiseAndIgnoresSources) {
+  constexpr std::size_t n = 256;
+  gc::HostImage img = noise_image(n, n, 1.0, 5.0, 13);
+  for (std::size_t k = 0; k < 12; ++k) img.at(20 + 18 * k, 40 + 15 * k) += 300.0f;  // bright unresolved sources
+  gc::LocalRmsSettings mad;
+  mad.method = gc::LocalRmsMethod::kMad;
+  const gc::HostImage robust = gc::local_noise_map(img, mad, 24.0, 2);
+  const gc::HostImage rms = gc::local_noise_map(img, gc::LocalRmsSettings{}, 24.0, 2);
+  for (std::size_t k = 0; k < 12; ++k) {
+    const std::size_t x = 20 + 18 * k, y = 40 + 15 * k;
+    const double sigma = x < n / 2 ? 1.0 : 5.0;
+    if (x > n / 2 - 24 && x < n / 2 + 24) continue;  // the boxes straddle the two halves there
+    EXPECT_NEAR(robust.at(x, y), sigma, 0.15 * sigma) << x << "," << y;
+    EXPECT_GT(rms.at(x, y), 2.0 * sigma) << x << "," << y;  // the RMS is raised by the source
+  }
+  // At a box centre the map is that box's value.
+  const gc::MadGrid g = gc::mad_grid(n, n, 24.0);
+  EXPECT_EQ(g.box, 24u);
+  EXPECT_EQ(g.step, 12u);
+  EXPECT_EQ(g.cx.back(), n - 1);
+  const std::vector<float> sig = gc::mad_box_sigmas(img, g, 2);
+  for (std::size_t j = 0; j < g.cy.size(); j += 3)
+    for (std::size_t i = 0; i < g.cx.size(); i += 3)
+      ASSERT_EQ(robust.at(g.cx[i], g.cy[j]), sig[j * g.cx.size() + i]) << i << "," << j;
+}
+
 TEST(LocalRms, EmptyCoverageGivesZeroWeights) {
   gc::HostImage img(64, 64);
   for (float& v : img.pixels) v = NAN;
@@ -188,6 +214,27 @@ TEST_P(LocalRmsField, ThresholdsHoldAgainstTheLocalNoise) {
               1e3 * flux_near(local, f.sources[2]));
 }
 
+TEST_P(LocalRmsField, MadThresholdsHoldToo) {
+  const Field f = two_noise_field();
+  gc::CleanSettings s = five_sigma(GetParam(), true);
+  s.local_rms.method = gc::LocalRmsMethod::kMad;
+  const gc::CleanResult r = gc::make_deconvolver(gc::Algorithm::kClark, GetParam())->run({f.dirty, f.psf, f.mask}, s, nullptr);
+  EXPECT_NEAR(r.local_rms.min_rms, kQuiet, 0.2 * kQuiet);
+  EXPECT_GT(flux_near(r, f.sources[0]), 0.4 * f.sources[0].flux);
+  EXPECT_GT(flux_near(r, f.sources[2]), 0.4 * f.sources[2].flux);
+  EXPECT_EQ(flux_near(r, f.sources[1]), 0.0);
+  // A median is held by the quieter half of a box that straddles the step from 1 to 10 mJy, so
+  // there the map is low and the noisy side's noise is cleaned: count away from the step only.
+  std::size_t off_step = 0, on_step = 0;
+  for (const auto& c : r.components) {
+    if (near(c, f.sources[0], 3) || near(c, f.sources[2], 3)) continue;
+    (std::abs(static_cast<long>(c.x) - static_cast<long>(kN / 2)) < 48 ? on_step : off_step) += 1;
+  }
+  EXPECT_LE(off_step, 2u);
+  std::printf("  mad: components off A and C: %zu within 48 pixels of the noise step, %zu elsewhere\n", on_step,
+              off_step);
+}
+
 TEST_P(LocalRmsField, AutoMaskDropsTheMapInsideTheMask) {
   const Field f = two_noise_field();
   gc::CleanSettings s = five_sigma(GetParam(), true);
@@ -212,30 +259,35 @@ TEST(LocalRmsGpu, MapAndWeightsEqualTheCpusToTheBit) {
   for (std::size_t y = 50; y < 60; ++y)
     for (std::size_t x = 100; x < 130; ++x) img.at(x, y) = NAN;
   img.at(150, 100) = 2.0f;  // a bright pixel
-  const std::vector<double> taps = gc::local_rms_taps(23.0);
-  const gc::HostImage cpu = gc::local_rms_map(img, taps, 2);
-  const gc::LocalRmsWeights cpu_w = gc::local_rms_weights(cpu);
   gpuclean::cuda::DeviceBuffer<float> d_img(img.size(), nullptr);
   ASSERT_EQ(cudaMemcpy(d_img.data(), img.pixels.data(), img.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  gc::gpu::LocalRmsDevice gpu;
-  gc::gpu::local_rms_gpu(nullptr, d_img.data(), img.width, img.height, taps, gpu);
-  const gc::HostImage map = gc::gpu::download_map(nullptr, gpu, img.width, img.height);
-  ASSERT_EQ(map.size(), cpu.size());
-  for (std::size_t i = 0; i < cpu.size(); ++i) ASSERT_EQ(map.pixels[i], cpu.pixels[i]) << i;
-  EXPECT_EQ(gpu.min_rms, cpu_w.min_rms);
-  EXPECT_EQ(gpu.max_rms, cpu_w.max_rms);
-  std::vector<float> w(img.size());
-  ASSERT_EQ(cudaMemcpy(w.data(), gpu.weights.data(), w.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
-  for (std::size_t i = 0; i < w.size(); ++i) ASSERT_EQ(w[i], cpu_w.weights[i]) << i;
+  for (auto method : {gc::LocalRmsMethod::kRms, gc::LocalRmsMethod::kMad}) {
+    gc::LocalRmsSettings settings;
+    settings.method = method;
+    const gc::HostImage cpu = gc::local_noise_map(img, settings, 23.0, 2);
+    const gc::LocalRmsWeights cpu_w = gc::local_rms_weights(cpu);
+    gc::gpu::LocalRmsDevice gpu;
+    gc::gpu::local_noise_gpu(nullptr, d_img.data(), img.width, img.height, settings, 23.0, gpu);
+    const gc::HostImage map = gc::gpu::download_map(nullptr, gpu, img.width, img.height);
+    ASSERT_EQ(map.size(), cpu.size());
+    for (std::size_t i = 0; i < cpu.size(); ++i) ASSERT_EQ(map.pixels[i], cpu.pixels[i]) << gc::to_string(method) << " " << i;
+    EXPECT_EQ(gpu.min_rms, cpu_w.min_rms);
+    EXPECT_EQ(gpu.max_rms, cpu_w.max_rms);
+    std::vector<float> w(img.size());
+    ASSERT_EQ(cudaMemcpy(w.data(), gpu.weights.data(), w.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (std::size_t i = 0; i < w.size(); ++i) ASSERT_EQ(w[i], cpu_w.weights[i]) << gc::to_string(method) << " " << i;
+  }
 }
 
 TEST(LocalRmsGpu, CleanMakesTheCpusFirstCycleAndStatistics) {
   if (!gpuclean::cuda::has_usable_device()) GTEST_SKIP() << "no usable CUDA device";
   const Field f = two_noise_field();
-  for (bool multiscale : {false, true}) {
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool multiscale = variant == 1;
     gc::CleanSettings s = five_sigma(gc::Device::kCpu, true);
     s.auto_threshold = 3.0;
     s.multiscale.enabled = multiscale;
+    if (variant == 2) s.local_rms.method = gc::LocalRmsMethod::kMad;
     std::size_t first_cpu = 0, first_gpu = 0;
     gc::CleanProblem problem{f.dirty, f.psf, f.mask};
     problem.keep_noise_map = true;
@@ -248,7 +300,7 @@ TEST(LocalRmsGpu, CleanMakesTheCpusFirstCycleAndStatistics) {
     ASSERT_EQ(gpu.noise_map.size(), cpu.noise_map.size());
     for (std::size_t i = 0; i < cpu.noise_map.size(); ++i)
       ASSERT_NEAR(gpu.noise_map.pixels[i], cpu.noise_map.pixels[i], 1e-4 * cpu.noise_map.pixels[i]) << i;
-    ASSERT_EQ(first_gpu, first_cpu) << "multiscale " << multiscale;
+    ASSERT_EQ(first_gpu, first_cpu) << "variant " << variant;
     ASSERT_GT(first_cpu, 0u);
     for (std::size_t i = 0; i < first_cpu; ++i) {
       ASSERT_EQ(gpu.components[i].x, cpu.components[i].x) << i;
@@ -260,9 +312,10 @@ TEST(LocalRmsGpu, CleanMakesTheCpusFirstCycleAndStatistics) {
     double cpu_flux = 0.0, gpu_flux = 0.0;
     for (const auto& c : cpu.components) cpu_flux += c.flux;
     for (const auto& c : gpu.components) gpu_flux += c.flux;
-    EXPECT_NEAR(gpu_flux, cpu_flux, 1e-3 * std::abs(cpu_flux)) << "multiscale " << multiscale;
-    std::printf("  multiscale %d: CPU %zu components (%zu in cycle 1), GPU %zu; model flux %.6f / %.6f Jy\n",
-                multiscale, cpu.components.size(), first_cpu, gpu.components.size(), cpu_flux, gpu_flux);
+    EXPECT_NEAR(gpu_flux, cpu_flux, 1e-3 * std::abs(cpu_flux)) << "variant " << variant;
+    std::printf("  %s, %s: CPU %zu components (%zu in cycle 1), GPU %zu; model flux %.6f / %.6f Jy\n",
+                multiscale ? "multiscale" : "clark", std::string(gc::to_string(s.local_rms.method)).c_str(),
+                cpu.components.size(), first_cpu, gpu.components.size(), cpu_flux, gpu_flux);
   }
 }
 #endif
