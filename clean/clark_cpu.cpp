@@ -46,8 +46,8 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
   std::vector<float> masked(n), delta(n, 0.0f);
   std::vector<ActiveMember> active;
 
-  // --local-rms: at the start of every major cycle, the noise map of the residual and the peak
-  // search's weights from it (WSClean remakes its map at every major iteration).
+  // --local-rms: the noise map of the residual (remade as local_rms.hpp says) and the peak
+  // search's weights from it.
   LocalRmsWeights rms;
   bool weighing = settings.local_rms.enabled;
   const double rms_fwhm = weighing ? settings.local_rms.window * beam_fwhm_pixels(problem) : 0.0;
@@ -65,10 +65,21 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
   MajorCycleGate gate(settings, on_cycle);
   AutoMaskPhase phase(settings);
   std::size_t last_candidates = 0;
+  std::optional<float> map_peak;  // the residual's peak when the map was last made
+  if (weighing) remake_map();
   while (true) {
-    if (weighing) remake_map();
     auto t_scales = Clock::now();
     ScaleImagesCpu::Choice choice = scale_images.choose(result.residual.pixels, neg, settings.threads);
+    if (weighing) {  // the map is remade once the residual's peak has fallen by kLocalRmsRemakeFactor
+      const Peak p = scale_images.residual_peak(result.residual.pixels, neg, settings.threads);
+      const float peak_now = p.index < 0 ? 0.0f : (neg ? std::abs(p.value) : p.value);
+      if (map_peak && peak_now <= kLocalRmsRemakeFactor * *map_peak) {
+        remake_map();
+        choice = scale_images.choose(result.residual.pixels, neg, settings.threads);
+        map_peak = peak_now;
+      }
+      if (!map_peak) map_peak = peak_now;
+    }
     if (multiscale) result.seconds.scales += since(t_scales);
     double sigma = 0.0;
     double final_threshold = current_threshold(settings, result.residual.pixels, &sigma, noise());

@@ -1,7 +1,8 @@
 #pragma once
 // WSClean's -local-rms: thresholds against a map of the local noise instead of one global
-// value, remade from the residual at the start of every major cycle (as WSClean remakes it at
-// every major iteration). The map is the root of a Gaussian-weighted mean of the squared residual,
+// value, made from the residual at the start and remade whenever the residual's peak has fallen
+// to half of what it was at the last map (WSClean remakes it at each of its major iterations,
+// which end when the peak has fallen by -mgain, typically 0.8 to 0.9). The map is the root of a Gaussian-weighted mean of the squared residual,
 //   rms(p) = sqrt( sum_q w(q - p) r(q)^2 / sum_q w(q - p) [r(q) finite] ),
 // over a circular Gaussian window of FWHM = window x the restoring beam's major axis (WSClean's
 // radler uses the same circular window), cut at 4 sigma. Unlike radler, the mean is over the
@@ -38,6 +39,9 @@ struct LocalRmsSettings {
 
 /// The window's taps t[j], j = -radius .. radius (t[0] at index radius): exp(-j^2 / (2 sigma^2)).
 std::vector<double> local_rms_taps(double fwhm_pixels);
+
+/// The map is remade once the residual's peak is at most this fraction of its value at the last map.
+inline constexpr float kLocalRmsRemakeFactor = 0.5f;
 
 /// At least this fraction of the window's weight must fall on finite pixels for a map value;
 /// elsewhere the map is 0 (and such pixels are never cleaned).

@@ -141,7 +141,7 @@ int run_bench_clean(const BenchCleanOptions& o) {
               "choice among them; speed-up against the CPU path of the same algorithm\n", o.max_scales);
   if (o.local_rms)
     std::printf("--local-rms %s on the Clark and multiscale paths, window %g beams; 'noise map': its maps and "
-                "weights (remade every major cycle)\n", o.local_rms_method.c_str(), o.local_rms_window);
+                "weights (remade each time the residual peak halved)\n", o.local_rms_method.c_str(), o.local_rms_window);
   std::printf("GB/s: least traffic of the dominant passes (Clark: the cuFFT major cycles; Hogbom: the "
               "subtract-and-find-peak pass) over their time; H100 peak 3080 GB/s\n");
   std::printf("GPU runs are timed in a warm process (a 100-component run of the same path and field first); "

@@ -115,8 +115,8 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   if (settings.compare_select) compare.emplace(s, settings, k_max);
 
   CleanResult result;
-  // --local-rms: at the start of every major cycle, the noise map of the residual and the peak
-  // search's weights from it (WSClean remakes its map at every major iteration).
+  // --local-rms: the noise map of the residual (remade as local_rms.hpp says) and the peak
+  // search's weights from it.
   gpu::LocalRmsDevice rms;
   bool weighing = settings.local_rms.enabled;
   const double rms_fwhm = weighing ? settings.local_rms.window * beam_fwhm_pixels(problem) : 0.0;
@@ -135,10 +135,21 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   std::vector<const HostImage*> kernels;
   for (const CleanScale& sc : scales) kernels.push_back(&sc.kernel);
   std::size_t last_candidates = 0;
+  std::optional<float> map_peak;  // the residual's peak when the map was last made
+  if (weighing) remake_map();
   while (true) {
-    if (weighing) remake_map();
     auto t_scales = Clock::now();
     gpu::ScaleImagesGpu::Choice choice = scale_images.choose();
+    if (weighing) {  // the map is remade once the residual's peak has fallen by kLocalRmsRemakeFactor
+      const Peak p = scale_images.residual_peak();
+      const float peak_now = p.index < 0 ? 0.0f : (neg ? std::abs(p.value) : p.value);
+      if (map_peak && peak_now <= kLocalRmsRemakeFactor * *map_peak) {
+        remake_map();
+        choice = scale_images.choose();
+        map_peak = peak_now;
+      }
+      if (!map_peak) map_peak = peak_now;
+    }
     if (multiscale) result.seconds.scales += since(t_scales);
     double sigma = 0.0;
     double final_threshold = st.threshold(&sigma, weighing ? std::optional<double>(rms.min_rms) : std::nullopt);

@@ -3,8 +3,8 @@
 // against the local noise clean the sources of both halves and leave the noisy half's noise (and
 // a source below 5 local sigma there) alone, where one global noise level cleans that noise.
 // CPU, and where a GPU is usable: the GPU map equals the CPU map to the bit, and GPU CLEAN with
-// --local-rms makes the CPU's first cycle and final statistics (the map is remade every major
-// cycle from the residual).
+// --local-rms makes the CPU's first cycle and final statistics (the map is remade each time the
+// residual's peak has halved).
 #include <gtest/gtest.h>
 
 #include <cmath>
