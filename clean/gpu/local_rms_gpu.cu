@@ -25,41 +25,74 @@ dim3 grid2d(std::size_t width, std::size_t height) {
               static_cast<unsigned>((height + kBlock.y - 1) / kBlock.y));
 }
 
-// Along rows: the window's sums of r^2 and of the finite-pixel indicator.
+// Along rows: the window's sums of r^2 and of the finite-pixel indicator. A thread makes
+// kRowRun outputs of one row, reading each input pixel once for all of them; every output adds
+// its terms in ascending column order, as the CPU does.
+constexpr int kRowRun = 16;
+
 __global__ void rows_kernel(const float* image, int width, int height, const double* taps, int radius, double* sq,
                             double* valid) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= width || y >= height) return;
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * kRowRun, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x0 >= width || y >= height) return;
   const float* row = image + static_cast<std::size_t>(y) * width;
-  const int lo = max(-radius, -x), hi = min(radius, width - 1 - x);
-  double s = 0.0, c = 0.0;
-  for (int j = lo; j <= hi; ++j) {
-    const double t = __ldg(taps + j + radius);
-    const float v = row[x + j];
+  double s[kRowRun], c[kRowRun];
+#pragma unroll
+  for (int k = 0; k < kRowRun; ++k) s[k] = 0.0, c[k] = 0.0;
+  const int first = max(x0 - radius, 0), last = min(x0 + kRowRun - 1 + radius, width - 1);
+  for (int xx = first; xx <= last; ++xx) {
+    const float v = row[xx];
     const bool finite = isfinite(v);
     const double d = finite ? static_cast<double>(v) : 0.0;
-    s = __dadd_rn(s, __dmul_rn(t, __dmul_rn(d, d)));
-    c = __dadd_rn(c, __dmul_rn(t, finite ? 1.0 : 0.0));
+    const double d2 = __dmul_rn(d, d), f = finite ? 1.0 : 0.0;
+#pragma unroll
+    for (int k = 0; k < kRowRun; ++k) {
+      const int j = xx - (x0 + k);
+      if (j < -radius || j > radius) continue;
+      const double t = __ldg(taps + j + radius);
+      s[k] = __dadd_rn(s[k], __dmul_rn(t, d2));
+      c[k] = __dadd_rn(c[k], __dmul_rn(t, f));
+    }
   }
-  const std::size_t i = static_cast<std::size_t>(y) * width + x;
-  sq[i] = s;
-  valid[i] = c;
+  const std::size_t base = static_cast<std::size_t>(y) * width;
+#pragma unroll
+  for (int k = 0; k < kRowRun; ++k) {
+    if (x0 + k < width) sq[base + x0 + k] = s[k], valid[base + x0 + k] = c[k];
+  }
 }
 
 // Along columns, then the map: sqrt(sum r^2 / sum finite) where the window is covered enough.
+// A thread makes kColumnRun outputs of one column: each input row is read once for all of them,
+// and every output still adds its terms in ascending row order.
+constexpr int kColumnRun = 16;
+
 __global__ void columns_kernel(const double* sq, const double* valid, int width, int height, const double* taps,
                                int radius, double min_weight, float* map) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= width || y >= height) return;
-  const int lo = max(-radius, -y), hi = min(radius, height - 1 - y);
-  double s = 0.0, c = 0.0;
-  for (int j = lo; j <= hi; ++j) {
-    const double t = __ldg(taps + j + radius);
-    const std::size_t i = static_cast<std::size_t>(y + j) * width + x;
-    s = __dadd_rn(s, __dmul_rn(t, sq[i]));
-    c = __dadd_rn(c, __dmul_rn(t, valid[i]));
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kColumnRun;
+  if (x >= width || y0 >= height) return;
+  double s[kColumnRun], c[kColumnRun];
+#pragma unroll
+  for (int k = 0; k < kColumnRun; ++k) s[k] = 0.0, c[k] = 0.0;
+  const int first = max(y0 - radius, 0), last = min(y0 + kColumnRun - 1 + radius, height - 1);
+  for (int yy = first; yy <= last; ++yy) {
+    const std::size_t i = static_cast<std::size_t>(yy) * width + x;
+    const double vs = sq[i], vc = valid[i];
+#pragma unroll
+    for (int k = 0; k < kColumnRun; ++k) {
+      const int j = yy - (y0 + k);
+      if (j < -radius || j > radius) continue;
+      const double t = __ldg(taps + j + radius);
+      s[k] = __dadd_rn(s[k], __dmul_rn(t, vs));
+      c[k] = __dadd_rn(c[k], __dmul_rn(t, vc));
+    }
   }
-  map[static_cast<std::size_t>(y) * width + x] = c >= min_weight ? __double2float_rn(__dsqrt_rn(__ddiv_rn(s, c))) : 0.0f;
+#pragma unroll
+  for (int k = 0; k < kColumnRun; ++k) {
+    const int y = y0 + k;
+    if (y < height)
+      map[static_cast<std::size_t>(y) * width + x] =
+          c[k] >= min_weight ? __double2float_rn(__dsqrt_rn(__ddiv_rn(s[k], c[k]))) : 0.0f;
+  }
 }
 
 // range[0] = the smallest positive value's bits, range[1] = the largest's (positive floats
@@ -197,9 +230,13 @@ void rms_map(cudaStream_t s, const float* image, std::size_t width, std::size_t 
   {
     cuda::DeviceBuffer<double> sq(n, s), valid(n, s);  // freed in stream order after the columns
     const int w = static_cast<int>(width), h = static_cast<int>(height);
-    rows_kernel<<<grid2d(width, height), kBlock, 0, s>>>(image, w, h, d_taps.data(), radius, sq.data(), valid.data());
+    const dim3 rows_grid(static_cast<unsigned>((width + kBlock.x * kRowRun - 1) / (kBlock.x * kRowRun)),
+                         static_cast<unsigned>((height + kBlock.y - 1) / kBlock.y));
+    rows_kernel<<<rows_grid, kBlock, 0, s>>>(image, w, h, d_taps.data(), radius, sq.data(), valid.data());
     GPUCLEAN_CHECK_LAUNCH();
-    columns_kernel<<<grid2d(width, height), kBlock, 0, s>>>(sq.data(), valid.data(), w, h, d_taps.data(), radius,
+    const dim3 columns_grid(static_cast<unsigned>((width + kBlock.x - 1) / kBlock.x),
+                            static_cast<unsigned>((height + kBlock.y * kColumnRun - 1) / (kBlock.y * kColumnRun)));
+    columns_kernel<<<columns_grid, kBlock, 0, s>>>(sq.data(), valid.data(), w, h, d_taps.data(), radius,
                                                             kLocalRmsMinCoverage * total * total, map);
     GPUCLEAN_CHECK_LAUNCH();
   }
