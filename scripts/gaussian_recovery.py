@@ -15,7 +15,9 @@ is estimated as the flux seen through a round beam of the restoring beam's FWHM,
 Usage:
   gaussian_recovery.py SIM_DIR --model NAME=MODEL.fits [--model NAME=MODEL.fits ...]
                        [--restored RESTORED.fits] [--noise SIGMA] [--min-peak-sigma S]
-SIM_DIR holds sources.csv and truth.fits. --restored gives the restoring beam (BMAJ, BMIN) for
+SIM_DIR holds sources.csv and truth.fits. A row per Gaussian: its id in sources.csv, its centre
+(0-based pixels), FWHM (major x minor, pixels; major in restoring beams), estimated peak over the
+noise, true flux, the truth within its circle, and each model's share of that, in percent. --restored gives the restoring beam (BMAJ, BMIN) for
 the sizes in beams and the peak/sigma column; --noise is the simulation's thermal noise
 (Jy/beam; gpuclean simulate's --noise, default 1e-4).
 

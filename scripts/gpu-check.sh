@@ -19,7 +19,7 @@
 #   scripts/gpu-check.sh python     builds the Python package here for this machine's python3 (pybind11 from pip)
 #                                   against the pack's static libraries, runs its pytest suite (GPU tests with
 #                                   CuPy and PyTorch included) and python -m gpuclean.bench
-#   scripts/gpu-check.sh figures    scripts/multiscale-figures.sh at 2048^2 on the GPU (FIG_SIZE changes it): Clark
+#   scripts/gpu-check.sh figures    scripts/multiscale-figures.sh at 2048^2 on the GPU (FIG_SIZE, FIG_DEVICE change them): Clark
 #                                   and multiscale side by side (panels.png, residuals.png), the per-Gaussian
 #                                   recovery table (recovery.txt) and both JSON summaries to $OUT
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
@@ -204,7 +204,8 @@ case "${1:-tests}" in
   figures)
     # The FITS images stay in /tmp; what comes back is small: two PNGs, the table, the summaries, the log.
     fig=/tmp/ms-figures
-    FIG_DIR=$fig DEVICE=gpu GPUCLEAN_BUILD=$bin SIZE=${FIG_SIZE:-2048} timeout 500 bash scripts/multiscale-figures.sh \
+    FIG_DIR=$fig DEVICE=${FIG_DEVICE:-gpu} GPUCLEAN_BUILD=$bin SIZE=${FIG_SIZE:-2048} timeout 500 \
+      bash scripts/multiscale-figures.sh \
       2>&1 | tee "$out/figures.log"
     status=${PIPESTATUS[0]}
     for f in panels.png residuals.png recovery.txt clark.json multiscale.json; do
