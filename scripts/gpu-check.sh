@@ -19,9 +19,9 @@
 #   scripts/gpu-check.sh python     builds the Python package here for this machine's python3 (pybind11 from pip)
 #                                   against the pack's static libraries, runs its pytest suite (GPU tests with
 #                                   CuPy and PyTorch included) and python -m gpuclean.bench
-#   scripts/gpu-check.sh figures    scripts/multiscale-figures.sh at 2048^2 on the GPU (FIG_SIZE, FIG_DEVICE change them): Clark
-#                                   and multiscale side by side (panels.png, residuals.png), the per-Gaussian
-#                                   recovery table (recovery.txt) and both JSON summaries to $OUT
+#   scripts/gpu-check.sh figures    scripts/multiscale-figures.sh at 2048^2 on the GPU (FIG_SIZE, FIG_DEVICE change
+#                                   them): Clark and multiscale side by side (panels.png, residuals.png), the
+#                                   per-Gaussian recovery table (recovery.txt) and both JSON summaries to $OUT
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
