@@ -223,6 +223,22 @@ void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
                "and choice (the data behind select/backends/auto_rule.hpp)");
 }
 
+void add_quicklook_options(CLI::App& sub, QuicklookPanelsOptions& o) {
+  sub.add_option("images", o.inputs, "FITS images of one size, shown left to right")->required();
+  sub.add_option("-o,--output", o.output, "PNG to write")->required();
+  auto* percentiles = sub.add_option_function<std::vector<double>>(
+      "--percentiles", [&o](const std::vector<double>& v) { o.low_percent = v[0], o.high_percent = v[1]; },
+      "Percentiles of the first image's finite pixels shown black and white in every panel (default 0.5 99.5)");
+  percentiles->expected(2)->type_name("LO HI");
+  auto* range = sub.add_option_function<std::vector<double>>(
+      "--range", [&o](const std::vector<double>& v) { o.range = std::make_pair(v[0], v[1]); },
+      "Image values shown black and white in every panel, instead of percentiles");
+  range->expected(2)->type_name("MIN MAX")->excludes(percentiles);
+  sub.add_option("--titles", o.titles, "One title per image, separated by commas, drawn above the panels")
+      ->delimiter(',');
+  sub.add_flag("--overwrite", o.overwrite, "Replace an existing PNG (never an input)");
+}
+
 void add_batch_options(CLI::App& sub, BatchOptions& o) {
   sub.add_option("manifest", o.manifest,
                  "CSV/TSV with columns dirty, psf, out (and any option of the single command), or a folder of "
@@ -279,7 +295,8 @@ std::unique_ptr<Cli> make_cli() {
       "gpuclean: Clark and Högbom CLEAN deconvolution of radio images.\n"
       "  gpuclean DIRTY PSF -o RESTORED [options]\n"
       "  gpuclean batch MANIFEST|FOLDER [options]\n"
-      "  gpuclean simulate --size N --out DIR [options]",
+      "  gpuclean simulate --size N --out DIR [options]\n"
+      "  gpuclean quicklook A.fits B.fits ... -o PANELS.png [options]",
       "gpuclean");
   cli->app->set_version_flag("--version", std::string("gpuclean ") + kVersion);
   cli->app->require_subcommand(0, 1);
@@ -301,6 +318,9 @@ std::unique_ptr<Cli> make_cli() {
   add_bench_batch_options(*cli->bench_batch, cli->bench_batch_options);
   cli->bench_clean = cli->bench->add_subcommand("clean", "Time GPU Clark, GPU Hogbom and the CPU path on simulated fields");
   add_bench_clean_options(*cli->bench_clean, cli->bench_clean_options);
+  cli->quicklook = cli->app->add_subcommand(
+      "quicklook", "FITS images side by side in one PNG, under one linear stretch (north up, NaN transparent)");
+  add_quicklook_options(*cli->quicklook, cli->quicklook_options);
   refuse_negative_counts(*cli->app);
   return cli;
 }

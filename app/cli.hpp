@@ -10,6 +10,7 @@
 #include "app/bench/bench_clean.hpp"
 #include "app/bench/bench_select.hpp"
 #include "app/batch/batch_options.hpp"
+#include "app/quicklook_panels.hpp"
 #include "app/run_options.hpp"
 #include "data/simulate.hpp"
 
@@ -34,6 +35,8 @@ struct Cli {
   BenchBatchOptions bench_batch_options;
   CLI::App* bench_clean = nullptr;
   BenchCleanOptions bench_clean_options;
+  CLI::App* quicklook = nullptr;
+  QuicklookPanelsOptions quicklook_options;
   RunOptions run;
   SimulateOptions sim;
 };

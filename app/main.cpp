@@ -83,6 +83,7 @@ int run(int argc, char** argv) {
     cli->batch_options.command_line = command;
     return gpuclean::app::run_batch(cli->batch_options);
   }
+  if (*cli->quicklook) return gpuclean::app::run_quicklook_panels(cli->quicklook_options, command);
   if (*cli->bench_select) return gpuclean::app::run_bench_select(cli->bench_select_options) == 0 ? 0 : 4;
   if (*cli->bench_batch) return gpuclean::app::run_bench_batch(cli->bench_batch_options);
   if (*cli->bench_clean) return gpuclean::app::run_bench_clean(cli->bench_clean_options);

@@ -19,6 +19,9 @@
 #   scripts/gpu-check.sh python     builds the Python package here for this machine's python3 (pybind11 from pip)
 #                                   against the pack's static libraries, runs its pytest suite (GPU tests with
 #                                   CuPy and PyTorch included) and python -m gpuclean.bench
+#   scripts/gpu-check.sh figures    scripts/multiscale-figures.sh at 2048^2 on the GPU (FIG_SIZE, FIG_DEVICE change
+#                                   them): Clark and multiscale side by side (panels.png, residuals.png), the
+#                                   per-Gaussian recovery table (recovery.txt) and both JSON summaries to $OUT
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -197,6 +200,18 @@ case "${1:-tests}" in
     grep -E "^(FAILED|ERROR|SKIPPED)" "$out/pytest.log" | head -20; tail -1 "$out/pytest.log"
     echo "== python -m gpuclean.bench"
     [ -n "${SKIP_PY_BENCH:-}" ] || timeout 400 $py -m gpuclean.bench 2>&1 | tee "$out/bench_python.txt" || status=1
+    exit $status ;;
+  figures)
+    # The FITS images stay in /tmp; what comes back is small: two PNGs, the table, the summaries, the log.
+    fig=/tmp/ms-figures
+    FIG_DIR=$fig DEVICE=${FIG_DEVICE:-gpu} GPUCLEAN_BUILD=$bin SIZE=${FIG_SIZE:-2048} timeout 500 \
+      bash scripts/multiscale-figures.sh \
+      2>&1 | tee "$out/figures.log"
+    status=${PIPESTATUS[0]}
+    for f in panels.png residuals.png recovery.txt clark.json multiscale.json; do
+      [ -f "$fig/$f" ] && cp "$fig/$f" "$out/"
+    done
+    ls -l "$out"
     exit $status ;;
   profile)
     echo "== bench clean 16384^2: where the set-up goes (then with glibc's huge-page tunable)"
