@@ -144,6 +144,10 @@ void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
       "--gaussian-size", [&s](const std::vector<double>& v) { s.gaussian_min_beams = v[0], s.gaussian_max_beams = v[1]; },
       "Range of the Gaussians' major FWHM, in beams (default 1.5 4)");
   gsize->expected(2)->type_name("MIN MAX");
+  auto* gflux = sub.add_option_function<std::vector<double>>(
+      "--gaussian-flux", [&s](const std::vector<double>& v) { s.gaussian_min_flux = v[0], s.gaussian_max_flux = v[1]; },
+      "Range of the Gaussians' integrated flux in Jy, drawn log-uniform (default: 5 x a point source's flux)");
+  gflux->expected(2)->type_name("MIN MAX");
   sub.add_option("--seed", s.seed, "Random seed")->capture_default_str();
   sub.add_option("--array", s.array, "Antenna layout")->check(CLI::IsMember(data::array_names()))->capture_default_str();
   sub.add_option("--noise", s.noise, "Thermal noise, image-plane RMS [Jy/beam]")->check(CLI::NonNegativeNumber)

@@ -86,6 +86,10 @@ void validate(const SimulationSettings& s) {
   if (!(s.gaussian_min_beams > 0.0 && s.gaussian_min_beams <= s.gaussian_max_beams) ||
       !std::isfinite(s.gaussian_max_beams))
     fail("--gaussian-size MIN MAX needs 0 < MIN <= MAX (the Gaussians' major FWHM, in beams).");
+  const bool no_flux = s.gaussian_min_flux == 0.0 && s.gaussian_max_flux == 0.0;
+  if (!no_flux && !(s.gaussian_min_flux > 0.0 && s.gaussian_min_flux <= s.gaussian_max_flux &&
+                    std::isfinite(s.gaussian_max_flux)))
+    fail("--gaussian-flux MIN MAX needs 0 < MIN <= MAX (the Gaussians' integrated flux, in Jy).");
   array_layout(s.array);  // throws std::invalid_argument naming the arrays
 }
 
@@ -143,6 +147,8 @@ Simulation simulate(const SimulationSettings& s) {
   sky.beam_fwhm_px = s.pixels_per_beam;
   sky.gaussian_min_beams = s.gaussian_min_beams;
   sky.gaussian_max_beams = s.gaussian_max_beams;
+  sky.gaussian_min_flux = s.gaussian_min_flux;
+  sky.gaussian_max_flux = s.gaussian_max_flux;
   Rng rng(s.seed);
   return simulate_sky(fixed, random_sky(sky, rng));
 }

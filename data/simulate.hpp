@@ -18,6 +18,8 @@ struct SimulationSettings {
   std::size_t gaussians = 3;
   double gaussian_min_beams = 1.5;  ///< the Gaussians' major FWHM range, in beams (--gaussian-size)
   double gaussian_max_beams = 4.0;
+  double gaussian_min_flux = 0.0;  ///< the Gaussians' integrated flux range [Jy] (--gaussian-flux; 0: the power law)
+  double gaussian_max_flux = 0.0;
   std::uint64_t seed = 1;
   std::string array = "meerkat";
   double noise = 1e-4;            ///< image-plane RMS [Jy/beam]

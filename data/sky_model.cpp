@@ -30,7 +30,9 @@ std::vector<SkySource> random_sky(const SkySettings& s, Rng& rng) {
     g.kind = SkySource::Kind::kGaussian;
     g.x = rng.uniform(lo, hi);
     g.y = rng.uniform(lo, hi);
-    g.flux = 5.0 * flux();
+    g.flux = s.gaussian_max_flux > 0.0
+                 ? s.gaussian_min_flux * std::pow(s.gaussian_max_flux / s.gaussian_min_flux, rng.uniform())
+                 : 5.0 * flux();
     g.fwhm_major_px = s.beam_fwhm_px * rng.uniform(s.gaussian_min_beams, s.gaussian_max_beams);
     g.fwhm_minor_px = g.fwhm_major_px * rng.uniform(0.4, 1.0);
     g.pa_deg = rng.uniform(0.0, 180.0);

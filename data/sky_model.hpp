@@ -26,6 +26,9 @@ struct SkySettings {
   double beam_fwhm_px = 4.0;       ///< scale of the Gaussians
   double gaussian_min_beams = 1.5; ///< a Gaussian's major FWHM, in beams, is drawn from this range
   double gaussian_max_beams = 4.0;
+  /// A Gaussian's integrated flux [Jy], log-uniform in this range; 0, 0: 5 x a point source's
+  /// flux (the power law). Either draw takes one number from the generator.
+  double gaussian_min_flux = 0.0, gaussian_max_flux = 0.0;
   double edge_fraction = 0.1;      ///< sources stay this far (fraction of the size) from the edge
 };
 

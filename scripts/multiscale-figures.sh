@@ -9,8 +9,9 @@
 #   SIZE=512 DEVICE=cpu scripts/multiscale-figures.sh
 #
 # Environment (defaults in brackets):
-#   SIZE [2048]  SEED [11]  GAUSSIANS [96 per 2048^2, at least 8]  SOURCES [64 per 2048^2, at least 6]
-#   GAUSSIAN_SIZE ["3 12", beams, the test's range]  NOISE [1e-4 Jy/beam, simulate's default]
+#   SIZE [2048]  SEED [11]  GAUSSIANS [40 per 2048^2, at least 8]  SOURCES [64 per 2048^2, at least 6]
+#   GAUSSIAN_SIZE ["3 12", beams, the test's range]  GAUSSIAN_FLUX ["0.2 0.6", Jy, integrated; the
+#   test's are 0.3]  NOISE [1e-4 Jy/beam, simulate's default]
 #   DEVICE [gpu if nvidia-smi lists one, else cpu]  GPUCLEAN_BUILD [build]: the folder with gpuclean
 #   FIG_DIR [out/multiscale-figures]: everything goes there (sim/, the FITS images, JSON summaries,
 #   panels.png, residuals.png, recovery.txt)  PYTHON [/usr/bin/python3, else python3; numpy needed]
@@ -22,11 +23,12 @@ cd "$(dirname "$0")/.."
 size=${SIZE:-2048}
 seed=${SEED:-11}
 area=$(( size * size ))
-gaussians=${GAUSSIANS:-$(( 96 * area / (2048 * 2048) ))}
+gaussians=${GAUSSIANS:-$(( 40 * area / (2048 * 2048) ))}
 sources=${SOURCES:-$(( 64 * area / (2048 * 2048) ))}
 [ -n "${GAUSSIANS:-}" ] || [ "$gaussians" -ge 8 ] || gaussians=8
 [ -n "${SOURCES:-}" ] || [ "$sources" -ge 6 ] || sources=6
 read -r gmin gmax <<<"${GAUSSIAN_SIZE:-3 12}"
+read -r fmin fmax <<<"${GAUSSIAN_FLUX:-0.2 0.6}"
 noise=${NOISE:-1e-4}
 if [ -z "${DEVICE:-}" ]; then
   if nvidia-smi -L >/dev/null 2>&1; then DEVICE=gpu; else DEVICE=cpu; fi
@@ -40,8 +42,9 @@ py() { LD_LIBRARY_PATH=${PYTHON_LD_LIBRARY_PATH:-} "$PYTHON" "$@"; }
 dir=${FIG_DIR:-out/multiscale-figures}
 mkdir -p "$dir"
 
-echo "== simulate ${size}^2: $gaussians Gaussians of $gmin to $gmax beams, $sources point sources, seed $seed"
-"$bin" simulate --size "$size" --gaussians "$gaussians" --gaussian-size "$gmin" "$gmax" --sources "$sources" \
+echo "== simulate ${size}^2: $gaussians Gaussians of $gmin to $gmax beams and $fmin to $fmax Jy, $sources point sources, seed $seed"
+"$bin" simulate --size "$size" --gaussians "$gaussians" --gaussian-size "$gmin" "$gmax" \
+  --gaussian-flux "$fmin" "$fmax" --sources "$sources" \
   --seed "$seed" --noise "$noise" --out "$dir/sim" --overwrite
 
 # The test's settings: CleanSettings' defaults, auto-mask 4 sigma, auto-threshold 1 sigma.

@@ -94,6 +94,35 @@ TEST(Simulator, GaussianSizesFollowTheRange) {
   EXPECT_THROW(gd::validate(s), std::invalid_argument);
 }
 
+// --gaussian-flux: every Gaussian's integrated flux lies in the range; the rest of the sky (the
+// generator's sequence) is the same as without it.
+TEST(Simulator, GaussianFluxesFollowTheRange) {
+  gd::SimulationSettings s;
+  s.size = 128;
+  s.sources = 10;
+  s.gaussians = 20;
+  const auto plain = gd::simulate(s);
+  s.gaussian_min_flux = 0.2;
+  s.gaussian_max_flux = 0.6;
+  const auto sim = gd::simulate(s);
+  ASSERT_EQ(sim.sources.size(), plain.sources.size());
+  for (std::size_t i = 0; i < sim.sources.size(); ++i) {
+    const auto& g = sim.sources[i];
+    EXPECT_EQ(g.x, plain.sources[i].x);
+    if (g.kind != gd::SkySource::Kind::kGaussian) {
+      EXPECT_EQ(g.flux, plain.sources[i].flux);
+      continue;
+    }
+    EXPECT_EQ(g.fwhm_major_px, plain.sources[i].fwhm_major_px);
+    EXPECT_GE(g.flux, 0.2);
+    EXPECT_LE(g.flux, 0.6);
+  }
+  s.gaussian_min_flux = 0.7;
+  EXPECT_THROW(gd::validate(s), std::invalid_argument);
+  s.gaussian_min_flux = 0.0;
+  EXPECT_THROW(gd::validate(s), std::invalid_argument);
+}
+
 TEST(Arrays, PublishedLayouts) {
   EXPECT_EQ(gd::array_layout("meerkat").x.size(), 64u);
   EXPECT_EQ(gd::array_layout("vla-a").x.size(), 27u);
