@@ -204,7 +204,8 @@ case "${1:-tests}" in
   figures)
     # The FITS images stay in /tmp; what comes back is small: two PNGs, the table, the summaries, the log.
     fig=/tmp/ms-figures
-    FIG_DIR=$fig DEVICE=${FIG_DEVICE:-gpu} GPUCLEAN_BUILD=$bin SIZE=${FIG_SIZE:-2048} timeout 500 \
+    # The GPU machine's NumPy is under its python3 on PATH, not /usr/bin/python3.
+    FIG_DIR=$fig DEVICE=${FIG_DEVICE:-gpu} GPUCLEAN_BUILD=$bin SIZE=${FIG_SIZE:-2048} PYTHON=${PYTHON:-python3} timeout 500 \
       bash scripts/multiscale-figures.sh \
       2>&1 | tee "$out/figures.log"
     status=${PIPESTATUS[0]}
