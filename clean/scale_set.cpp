@@ -88,8 +88,10 @@ std::vector<CleanScale> plan_scales(const CleanSettings& settings, double beam_f
   return scales;
 }
 
-void drop_uncleanable_scales(std::vector<CleanScale>& scales) {
-  std::erase_if(scales, [](const CleanScale& s) { return !(s.psf_peak > 0.0f); });
+void drop_uncleanable_scales(std::vector<CleanScale>& scales, bool automatic) {
+  std::erase_if(scales, [automatic](const CleanScale& s) {
+    return !(s.psf_peak > 0.0f) || (automatic && s.size > 0.0 && s.sidelobe > kMaxAutomaticScaleSidelobe);
+  });
   if (scales.empty())
     throw InvalidInput("no scale of --multiscale-scales can be cleaned with this PSF: each kernel averages the PSF "
                        "to zero or below at its peak; add scale 0 or smaller scales.");
@@ -113,7 +115,7 @@ std::vector<CleanScale> prepare_scales(const PreparedPsf& psf, const CleanSettin
                           1.0f);
     s.minor_psf = psf_window(twice.image, psf.peak_x, psf.peak_y, s.patch, s.psf_peak);
   }
-  drop_uncleanable_scales(scales);
+  drop_uncleanable_scales(scales, settings.multiscale.scales.empty());
   return scales;
 }
 
