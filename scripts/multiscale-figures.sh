@@ -10,7 +10,7 @@
 #
 # Environment (defaults in brackets):
 #   SIZE [2048]  SEED [11]  GAUSSIANS [40 per 2048^2, at least 8]  SOURCES [64 per 2048^2, at least 6]
-#   GAUSSIAN_SIZE ["3 12", beams, the test's range]  GAUSSIAN_FLUX ["0.2 0.6", Jy, integrated; the
+#   GAUSSIAN_SIZE ["3 12", beams, the test's range]  GAUSSIAN_FLUX ["0.05 0.15", Jy, integrated; the
 #   test's are 0.3]  NOISE [1e-4 Jy/beam, simulate's default]
 #   DEVICE [gpu if nvidia-smi lists one, else cpu]  GPUCLEAN_BUILD [build]: the folder with gpuclean
 #   FIG_DIR [out/multiscale-figures]: everything goes there (sim/, the FITS images, JSON summaries,
@@ -28,7 +28,7 @@ sources=${SOURCES:-$(( 64 * area / (2048 * 2048) ))}
 [ -n "${GAUSSIANS:-}" ] || [ "$gaussians" -ge 8 ] || gaussians=8
 [ -n "${SOURCES:-}" ] || [ "$sources" -ge 6 ] || sources=6
 read -r gmin gmax <<<"${GAUSSIAN_SIZE:-3 12}"
-read -r fmin fmax <<<"${GAUSSIAN_FLUX:-0.2 0.6}"
+read -r fmin fmax <<<"${GAUSSIAN_FLUX:-0.05 0.15}"
 noise=${NOISE:-1e-4}
 if [ -z "${DEVICE:-}" ]; then
   if nvidia-smi -L >/dev/null 2>&1; then DEVICE=gpu; else DEVICE=cpu; fi
