@@ -10,8 +10,8 @@
 #
 # Environment (defaults in brackets):
 #   SIZE [2048]  SEED [11]  GAUSSIANS [40 per 2048^2, at least 8]  SOURCES [64 per 2048^2, at least 6]
-#   GAUSSIAN_SIZE ["3 12", beams, the test's range]  GAUSSIAN_FLUX ["0.05 0.15", Jy, integrated; the
-#   test's are 0.3]  NOISE [1e-4 Jy/beam, simulate's default]
+#   GAUSSIAN_SIZE ["3 12", beams, the test's range]  GAUSSIAN_FLUX ["0.05 0.15", Jy, integrated]
+#   NOISE [1e-4 Jy/beam, simulate's default]
 #   DEVICE [gpu if nvidia-smi lists one, else cpu]  GPUCLEAN_BUILD [build]: the folder with gpuclean
 #   FIG_DIR [out/multiscale-figures]: everything goes there (sim/, the FITS images, JSON summaries,
 #   panels.png, residuals.png, recovery.txt)  PYTHON [/usr/bin/python3, else python3; numpy needed]
