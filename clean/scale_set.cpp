@@ -88,9 +88,10 @@ std::vector<CleanScale> plan_scales(const CleanSettings& settings, double beam_f
   return scales;
 }
 
-void drop_uncleanable_scales(std::vector<CleanScale>& scales, bool automatic) {
-  std::erase_if(scales, [automatic](const CleanScale& s) {
-    return !(s.psf_peak > 0.0f) || (automatic && s.size > 0.0 && s.sidelobe > kMaxAutomaticScaleSidelobe);
+void drop_uncleanable_scales(std::vector<CleanScale>& scales, bool automatic, std::size_t min_side) {
+  const double quarter = 0.25 * static_cast<double>(min_side);
+  std::erase_if(scales, [&](const CleanScale& s) {
+    return !(s.psf_peak > 0.0f) || (automatic && s.size >= quarter && s.sidelobe > kMaxAutomaticScaleSidelobe);
   });
   if (scales.empty())
     throw InvalidInput("no scale of --multiscale-scales can be cleaned with this PSF: each kernel averages the PSF "
@@ -115,7 +116,7 @@ std::vector<CleanScale> prepare_scales(const PreparedPsf& psf, const CleanSettin
                           1.0f);
     s.minor_psf = psf_window(twice.image, psf.peak_x, psf.peak_y, s.patch, s.psf_peak);
   }
-  drop_uncleanable_scales(scales, settings.multiscale.scales.empty());
+  drop_uncleanable_scales(scales, settings.multiscale.scales.empty(), std::min(width, height));
   return scales;
 }
 

@@ -44,17 +44,18 @@ struct CleanScale {
 std::vector<CleanScale> plan_scales(const CleanSettings& settings, double beam_fwhm, std::size_t width,
                                     std::size_t height, std::size_t psf_side);
 
-/// An automatic scale whose twice-convolved PSF keeps more than this fraction of its peak outside
-/// its patch is left out. Such a scale is wider than the PSF image represents well: its minor
-/// cycle may stop at this fraction of its peak, and gpuclean's major cycle subtracts through the
-/// PSF image (WSClean's through the visibilities). Kept, the widest automatic scale of a bright
-/// 2048^2 MeerKAT field (615 pixels, 15%) soaked up -7 Jy of negative flux and the run diverged.
+/// An automatic scale of a quarter of the image or more (WSClean's rule allows up to half) whose
+/// twice-convolved PSF keeps more than this fraction of its peak outside its patch is left out:
+/// it is wider than the PSF image represents well, and gpuclean's major cycle subtracts through
+/// the PSF image (WSClean's through the visibilities). Kept, the widest automatic scale of a
+/// bright 2048^2 MeerKAT field (615 pixels, 15%) soaked up -7 Jy and the run diverged.
 inline constexpr float kMaxAutomaticScaleSidelobe = 0.1f;
 
 /// Drops the scales whose kernel averages the PSF to nothing at its peak (psf_peak <= 0: their
-/// gain would be unbounded) and, when the scales are automatic, those above
-/// kMaxAutomaticScaleSidelobe. Throws InvalidInput when none is left.
-void drop_uncleanable_scales(std::vector<CleanScale>& scales, bool automatic);
+/// gain would be unbounded) and, when the scales are automatic, those that
+/// kMaxAutomaticScaleSidelobe rules out on an image whose smaller side is `min_side`. Throws
+/// InvalidInput when none is left.
+void drop_uncleanable_scales(std::vector<CleanScale>& scales, bool automatic, std::size_t min_side);
 
 /// The scales of a run: {delta} without --multiscale, else the listed or automatic scales,
 /// smallest first. `beam_fwhm` is the restoring beam's major FWHM in pixels (automatic scales,

@@ -88,7 +88,7 @@ std::vector<CleanScale> prepare_scales_gpu(GpuResources& resources, const Prepar
     for (float& v : w.pixels) v /= sc.psf_peak;
     sc.minor_psf = PreparedPsf{std::move(w), psf.peak_x - x0, psf.peak_y - y0, 1.0f};
   }
-  drop_uncleanable_scales(scales, settings.multiscale.scales.empty());
+  drop_uncleanable_scales(scales, settings.multiscale.scales.empty(), std::min(width, height));
   return scales;
 }
 
