@@ -26,4 +26,10 @@ EmbeddedRun run_embedded(const RunOptions& options);
 EmbeddedRun run_embedded(const RunOptions& options, io::FitsImage dirty, io::FitsImage psf,
                          std::optional<clean::HostImage> mask);
 
+/// The same with the dirty image in device memory (CUDA builds): `dirty_header` carries its
+/// header cards and stored axes (no pixels). A GPU run copies it on the device; its NaN pixels
+/// are found there; only a run that ends up on the CPU downloads it.
+EmbeddedRun run_embedded(const RunOptions& options, const clean::DeviceImage& dirty, io::FitsImage dirty_header,
+                         io::FitsImage psf, std::optional<clean::HostImage> mask);
+
 }  // namespace gpuclean::app

@@ -17,6 +17,7 @@
 #include "clean/image_stats.hpp"
 #ifdef GPUCLEAN_HAVE_CUDA
 #include "clean/gpu/gpu_image_state.hpp"
+#include "clean/gpu/device_image.hpp"
 #endif
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
@@ -108,6 +109,15 @@ void check_outputs(const RunOptions& o) {
   }
 }
 
+void host_dirty_for_cpu(LoadedObservation& obs, clean::Device device) {
+  if (!obs.dirty_device || device == clean::Device::kGpu) return;
+#ifdef GPUCLEAN_HAVE_CUDA
+  obs.dirty = clean::gpu::download_device_image(*obs.dirty_device);
+#endif
+  obs.dirty_device.reset();
+  obs.report.dirty_on_device = false;
+}
+
 clean::Device resolve_device(clean::Device requested, const Log& log) {
   if (requested == clean::Device::kCpu) return clean::Device::kCpu;
   if (requested == clean::Device::kGpu) {
@@ -156,7 +166,14 @@ LoadedObservation prepare_observation(const RunOptions& o, ObservationImages ima
   if (dirty_file.nan_count > 0) {
     log.verbose("%zu NaN/blank pixels in the dirty image are treated as missing data", dirty_file.nan_count);
   }
-  obs.dirty = to_host(std::move(dirty_file));
+  if (images.dirty_device) {
+    obs.dirty.width = dirty_file.width;
+    obs.dirty.height = dirty_file.height;
+    obs.dirty_device = images.dirty_device;
+    report.dirty_on_device = true;
+  } else {
+    obs.dirty = to_host(std::move(dirty_file));
+  }
   std::string warning;
   clean::PsfChecks checks;
   checks.strict = !o.psf_unchecked;
@@ -164,7 +181,10 @@ LoadedObservation prepare_observation(const RunOptions& o, ObservationImages ima
   if (crpix1 && crpix2) checks.header_peak = std::make_pair(*crpix1 - 1.0, *crpix2 - 1.0);
   obs.psf = clean::prepare_psf(to_host(std::move(psf_file)), obs.dirty.width, obs.dirty.height, &warning, checks);
   if (!warning.empty()) log.warn("%s", warning.c_str());
-  obs.mask = clean::make_clean_mask(obs.dirty, mask_image ? &*mask_image : nullptr, s.clean_border_percent);
+  obs.mask = obs.dirty_device ? clean::make_clean_mask(obs.dirty.width, obs.dirty.height, images.dirty_not_nan,
+                                                       mask_image ? &*mask_image : nullptr, s.clean_border_percent)
+                              : clean::make_clean_mask(obs.dirty, mask_image ? &*mask_image : nullptr,
+                                                       s.clean_border_percent);
 
   // Restoring beam: fitted to the PSF unless given.
   if (s.beam_shape) {
@@ -225,6 +245,7 @@ clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device devic
   clean::CleanProblem problem{obs.dirty, obs.psf, obs.mask, &report.beam_pixels};
   if (!o.quicklook.empty()) problem.restored_quantiles = {o.quicklook_low / 100.0, o.quicklook_high / 100.0};
   problem.keep_noise_map = !o.noise_map.empty();
+  problem.dirty_on_device = obs.dirty_device ? &*obs.dirty_device : nullptr;
   clean::CleanResult result = deconvolver.run(problem, s, [&](const clean::CycleReport& c) {
     log.info("cycle %4zu  components %8zu  peak %11.4e Jy  model flux %11.4e Jy  threshold %10.3e  %8.2f s",
              c.cycle, c.iterations, c.peak, c.model_flux, c.threshold, c.seconds);

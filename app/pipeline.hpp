@@ -23,7 +23,8 @@ namespace gpuclean::app {
 
 struct LoadedObservation {
   RunOptions options;
-  clean::HostImage dirty;
+  clean::HostImage dirty;  ///< its size only (no pixels) while the image is on the device
+  std::optional<clean::DeviceImage> dirty_device;
   clean::PreparedPsf psf;
   std::vector<std::uint8_t> mask;
   io::FitsHeader header;
@@ -40,6 +41,10 @@ std::vector<std::string> output_paths(const RunOptions& options);
 /// unless --overwrite). Call before any work so that a run never ends on "file exists".
 void check_outputs(const RunOptions& options);
 
+/// A run on the CPU of a dirty image on the device (a CUDA array from Python) needs it on the
+/// host: downloads it there (and says so in the report). Nothing otherwise.
+void host_dirty_for_cpu(LoadedObservation& obs, clean::Device device);
+
 /// --device auto picks the GPU when this build has CUDA and a device is usable.
 clean::Device resolve_device(clean::Device requested, const Log& log);
 
@@ -48,6 +53,10 @@ clean::Device resolve_device(clean::Device requested, const Log& log);
 struct ObservationImages {
   io::FitsImage dirty, psf;
   std::optional<clean::HostImage> mask;
+  /// The Python package's CUDA array: then `dirty` holds the header, axes, size and NaN count
+  /// only, and `dirty_not_nan` its not-NaN pixels (empty when none is NaN).
+  std::optional<clean::DeviceImage> dirty_device;
+  std::vector<std::uint8_t> dirty_not_nan;
 };
 
 /// Reads the inputs and prepares them (prepare_observation); report.seconds.read includes the reading.

@@ -19,6 +19,7 @@ RunOutcome run_observation(const RunOptions& o, const std::function<LoadedObserv
 
   LoadedObservation obs = load(log);
   device = fit_device(device, obs, log);
+  host_dirty_for_cpu(obs, device);
   const auto deconvolver = clean::make_deconvolver(o.settings.algorithm, device);
   RunOutcome outcome{clean_observation(obs, device, *deconvolver, log), {}};
   const clean::CleanResult& result = outcome.result;

@@ -17,7 +17,8 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
   j["output"] = r.output;
   j["algorithm"] = r.algorithm;
   j["device"] = r.device;
-  j["image"] = {{"width", r.width}, {"height", r.height}, {"nan_pixels", r.nan_pixels}};
+  j["image"] = {{"width", r.width}, {"height", r.height}, {"nan_pixels", r.nan_pixels},
+                {"dirty_on_device", r.dirty_on_device}};
   j["iterations"] = result.iterations;
   j["major_cycles"] = result.major_cycles;
   j["stop_reason"] = std::string(clean::to_string(result.reason));

@@ -20,6 +20,7 @@ struct RunReport {
   std::string dirty, psf, output;
   std::string algorithm, device;
   std::size_t width = 0, height = 0, nan_pixels = 0;
+  bool dirty_on_device = false;  ///< the dirty image came as a CUDA array and was not copied to the host
   clean::PixelGaussian beam_pixels;
   std::optional<clean::SkyBeam> beam;  ///< empty when the image has no celestial WCS
   bool beam_fitted = true;

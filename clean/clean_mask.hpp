@@ -13,4 +13,10 @@ namespace gpuclean::clean {
 std::vector<std::uint8_t> make_clean_mask(const HostImage& dirty, const HostImage* user_mask,
                                           double border_percent);
 
+/// The same for a dirty image that is not on the host (the Python package's CUDA arrays):
+/// `not_nan` marks its pixels that are not NaN (empty: none is NaN).
+std::vector<std::uint8_t> make_clean_mask(std::size_t width, std::size_t height,
+                                          const std::vector<std::uint8_t>& not_nan, const HostImage* user_mask,
+                                          double border_percent);
+
 }  // namespace gpuclean::clean

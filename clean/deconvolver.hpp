@@ -53,6 +53,14 @@ struct CycleReport {
 };
 using CycleCallback = std::function<void(const CycleReport&)>;
 
+/// A dirty image in device memory (the Python package's CUDA arrays): row-major float32,
+/// width x height, ready on `stream` (a cudaStream_t as an integer; 0: the legacy default).
+struct DeviceImage {
+  const float* data = nullptr;
+  std::size_t width = 0, height = 0;
+  std::uintptr_t stream = 0;
+};
+
 /// What CLEAN works on. The PSF is prepared (unit peak); the mask marks cleanable pixels.
 struct CleanProblem {
   const HostImage& dirty;
@@ -65,6 +73,9 @@ struct CleanProblem {
   std::vector<double> restored_quantiles = {};
   /// --noise-map: hand the --local-rms map back in CleanResult::noise_map.
   bool keep_noise_map = false;
+  /// When set, the GPU paths take the dirty image from device memory, copied on the device, and
+  /// `dirty` holds only its size (the CPU paths need it on the host).
+  const DeviceImage* dirty_on_device = nullptr;
 };
 
 /// One backend's time on one major cycle's selection (--compare-select).

@@ -88,7 +88,15 @@ GpuImageState::GpuImageState(GpuResources& resources, const CleanProblem& proble
   sums_ = cuda::DeviceBuffer<double>(2, stream_);
   counts_ = cuda::DeviceBuffer<unsigned long long>(2, stream_);
   cuda::PinnedStaging& staging = resources_.staging();
-  cuda::upload(staging, stream_, residual_.data(), problem.dirty.pixels.data(), n);
+  if (const DeviceImage* d = problem.dirty_on_device) {
+    // A caller's CUDA array: copied on the device once the caller's stream has made it.
+    cuda::Event ready;
+    ready.record(reinterpret_cast<cudaStream_t>(d->stream));
+    ready.wait_on(stream_);
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(residual_.data(), d->data, n * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
+  } else {
+    cuda::upload(staging, stream_, residual_.data(), problem.dirty.pixels.data(), n);
+  }
   cuda::upload(staging, stream_, mask_.data(), problem.mask.data(), n);
   GPUCLEAN_CUDA_TRY(cudaMemsetAsync(model_.data(), 0, n * sizeof(float), stream_));
   apply_mask(stream_, residual_.data(), mask_.data(), masked_.data(), n);

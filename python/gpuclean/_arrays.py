@@ -117,6 +117,34 @@ class DeviceView:
         return int((~self._cupy.isnan(self.array)).sum())
 
 
+def device_image(x, cuda_stream=None):
+    """(pointer, height, width, stream) of a 2-D, C-ordered float32 CUDA array, for gpuclean to read
+    in place. Anything else is refused rather than copied (a copy is what this path avoids)."""
+    if _module_of(x) == "torch":
+        import torch
+        shape, dtype, contiguous = tuple(x.shape), x.dtype, x.is_contiguous()
+        float32 = dtype == torch.float32
+        pointer = x.data_ptr()
+        default_stream = lambda: torch.cuda.current_stream(x.device).cuda_stream
+    else:
+        cupy = _cupy()
+        a = _as_cupy(x)
+        shape, dtype, contiguous = a.shape, a.dtype, a.flags.c_contiguous
+        float32 = dtype == np.float32
+        pointer = a.data.ptr
+        default_stream = lambda: cupy.cuda.get_current_stream().ptr
+    if len(shape) != 2:
+        raise ValueError(f"images must be 2-D arrays (height, width); this CUDA array has shape {shape}")
+    if not float32:
+        raise ValueError(f"a CUDA dirty image must be float32, not {dtype}: convert it on the device first "
+                         "(CuPy: x.astype(cupy.float32); PyTorch: x.float())")
+    if not contiguous:
+        raise ValueError("a CUDA dirty image must be C-contiguous (row-major): make it so on the device first "
+                         "(CuPy: cupy.ascontiguousarray(x); PyTorch: x.contiguous())")
+    stream = _stream_pointer(cuda_stream) if cuda_stream is not None else default_stream()
+    return int(pointer), int(shape[0]), int(shape[1]), int(stream)
+
+
 def device_view(x, cuda_stream=None):
     """A DeviceView of `x`, or None when `x` is host data."""
     if not is_cuda_array(x):

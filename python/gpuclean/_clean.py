@@ -85,12 +85,19 @@ class Result:
                 f"stop {self.stop_reason}, peak residual {self.peak_residual:.4g}>")
 
 
-def deconvolve(dirty, psf, *, mask=None, header=None, **kwargs):
+def deconvolve(dirty, psf, *, mask=None, header=None, cuda_stream=None, **kwargs):
     """CLEAN ``dirty`` with ``psf`` as ``gpuclean DIRTY PSF [options]`` does; returns a :class:`Result`.
 
     dirty, psf: FITS file names (read as the command line reads them), or 2-D arrays of shape
-        (height, width): NumPy, or CUDA arrays (CuPy, PyTorch), which are copied to the host
-        first (the CLEAN engines take host images).
+        (height, width): NumPy, or CUDA arrays (CuPy, PyTorch, any with ``__cuda_array_interface__``
+        or CUDA DLPack). A CUDA dirty image (float32, C-contiguous, on the current device) is read
+        in place by a GPU run: copied on the device, never to the host; its NaN pixels are found
+        there (a byte per pixel comes back only when it has NaNs), and the summary says
+        ``image.dirty_on_device``. Only a run that ends up on the CPU (``device="cpu"``, or too
+        little GPU memory under ``device="auto"``) downloads it. The PSF is copied to the host:
+        it is checked, normalised and fitted there, and transformed on the GPU after upload.
+    cuda_stream: the stream a CUDA dirty image is ready on (a pointer, or an object with ``.ptr``
+        or ``.cuda_stream``); default: CuPy's current stream, or PyTorch's for a tensor.
     mask: with arrays, a 2-D array whose non-zero pixels may be cleaned (``fits_mask=`` names a
         FITS mask instead).
     header: with arrays, the dirty image's :class:`gpuclean.fits.Header` (from
@@ -114,6 +121,11 @@ def deconvolve(dirty, psf, *, mask=None, header=None, **kwargs):
         psf = read(psf).data
     header = header if header is not None else Header()
     mask = None if mask is None else np.asarray(_arrays.to_host(mask)) != 0
+    if _arrays.is_cuda_array(dirty) and _gpuclean.built_with_cuda and str(kwargs.get("device", "auto")) != "cpu":
+        pointer, height, width, stream = _arrays.device_image(dirty, cuda_stream)
+        raw = _gpuclean.run_device(_arguments(kwargs), pointer, height, width, stream, _host_image(psf),
+                                   header.cards, header.axes, mask)
+        return Result(raw)
     raw = _gpuclean.run(_arguments(kwargs), _host_image(dirty), _host_image(psf), header.cards, header.axes, mask)
     return Result(raw)
 

@@ -88,11 +88,46 @@ py::dict run(const std::vector<std::string>& args, const std::optional<FloatArra
   return to_dict(std::move(result));
 }
 
+std::optional<clean::HostImage> host_mask(
+    const std::optional<py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>>& mask) {
+  if (!mask) return std::nullopt;
+  if (mask->ndim() != 2) throw py::value_error("the mask must be a 2-D array (height, width)");
+  clean::HostImage m(static_cast<std::size_t>(mask->shape(1)), static_cast<std::size_t>(mask->shape(0)));
+  for (py::ssize_t i = 0; i < mask->size(); ++i) m.pixels[i] = mask->data()[i] != 0 ? 1.0f : 0.0f;
+  return m;
+}
+
+/// As run(), with the dirty image a CUDA array given by its device pointer (float32, C order,
+/// height x width) and the stream it is ready on: it is not copied to the host (see
+/// app::run_embedded). The Python side checks the array's type and layout.
+py::dict run_device(const std::vector<std::string>& args, std::uintptr_t dirty_pointer, std::size_t height,
+                    std::size_t width, std::uintptr_t stream, const FloatArray& psf,
+                    const std::vector<std::string>& cards, const std::vector<long>& axes,
+                    const std::optional<py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>>& mask) {
+  app::RunOptions options = app::parse_run_options(args);
+  options.dirty = "dirty (CUDA array)";
+  options.psf = "psf (array)";
+  clean::DeviceImage dirty{reinterpret_cast<const float*>(dirty_pointer), width, height, stream};
+  io::FitsImage header;
+  for (const std::string& card : cards) header.header.add_card(card);
+  header.axes = plane_axes(axes, width, height);
+  io::FitsImage psf_image = to_fits_image(psf, {}, {});
+  std::optional<clean::HostImage> mask_image = host_mask(mask);
+  app::EmbeddedRun result;
+  {
+    py::gil_scoped_release release;
+    result = app::run_embedded(options, dirty, std::move(header), std::move(psf_image), std::move(mask_image));
+  }
+  return to_dict(std::move(result));
+}
+
 }  // namespace
 
 void bind_clean(py::module_& m) {
   m.def("run", &run, py::arg("args"), py::arg("dirty"), py::arg("psf"), py::arg("cards"), py::arg("axes"),
         py::arg("mask"));
+  m.def("run_device", &run_device, py::arg("args"), py::arg("dirty_pointer"), py::arg("height"), py::arg("width"),
+        py::arg("stream"), py::arg("psf"), py::arg("cards"), py::arg("axes"), py::arg("mask"));
   m.def("option_table", [] {
     py::list rows;
     for (const app::OptionInfo& o : app::run_option_table())
