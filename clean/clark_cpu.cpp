@@ -10,6 +10,7 @@
 #include "clean/auto_mask.hpp"
 #include "clean/fft_convolver_cpu.hpp"
 #include "clean/image_stats.hpp"
+#include "clean/joined_planes_cpu.hpp"
 #include "clean/local_rms.hpp"
 #include "clean/minor_cycle_cpu.hpp"
 #include "clean/restore.hpp"
@@ -37,8 +38,17 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
   const auto order = neg ? select::Order::kLargestAbs : select::Order::kLargest;
   const bool multiscale = settings.multiscale.enabled;
 
-  const std::vector<CleanScale> scales = prepare_scales(
+  std::vector<CleanScale> scales = prepare_scales(
       problem.psf, settings, multiscale ? beam_fwhm_pixels(problem) : 0.0, width, height, settings.threads);
+  // Joined planes: the peaks are searched on the integrated image (problem.dirty), the minor and
+  // major cycles work on every plane.
+  check_joinable(problem, settings);
+  std::optional<JoinedPlanesCpu> joined;
+  std::vector<float> plane_values;
+  if (problem.joined) {
+    joined.emplace(*problem.joined, scales[0].patch, settings.threads);
+    scales[0].sidelobe = joined->sidelobe();
+  }
   FftConvolverCpu psf_conv(problem.psf.image, problem.psf.peak_x, problem.psf.peak_y, width, height,
                            settings.threads);
   ScaleImagesCpu scale_images(scales, problem.mask, width, height, settings.threads);
@@ -139,14 +149,18 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
       active.push_back({static_cast<std::int32_t>(i % width), static_cast<std::int32_t>(i / width), top.values[j],
                         weighing ? rms.weights[i] : 1.0f});
     }
+    if (joined) joined->gather(active, plane_values);
     last_candidates = active.size();
     result.seconds.select += since(t_select);
 
     const auto t_minor = Clock::now();
     const std::size_t first = result.components.size();
     minor.set_psf(scale.minor_psf, scale.patch);
-    const std::size_t made = minor.run(active, limit, settings.gain, neg, settings.niter - result.iterations,
-                                       &result.components);
+    const std::size_t budget = settings.niter - result.iterations;
+    const std::size_t made =
+        joined ? minor.run_joined(active, plane_values, joined->minor(), limit, settings.gain, neg, budget,
+                                  &result.components, &result.plane_fluxes)
+               : minor.run(active, limit, settings.gain, neg, budget, &result.components);
     result.iterations += made;
     result.seconds.minor += since(t_minor);
     if (made == 0) {  // the peak itself is at the limit: nothing more can be cleaned safely
@@ -157,6 +171,11 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
     // Major cycle: the components (x) K into the model, and through the full PSF out of the
     // residual. The per-pixel sums go through the kernel by FFT, as on the GPU.
     const auto t_conv = Clock::now();
+    if (joined) {
+      joined->subtract(result.components, first, result.plane_fluxes, result.residual, result.model);
+      result.seconds.convolve += since(t_conv);
+      continue;
+    }
     std::fill(delta.begin(), delta.end(), 0.0f);
     const bool delta_scale = scale_images.is_delta(b);
     for (std::size_t c = first; c < result.components.size(); ++c) {
@@ -177,6 +196,11 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
   }
   result.scales = summarise_scales(scales, result.components);
   restore_if_asked(problem, settings.threads, result);
+  if (joined) {
+    const auto t_restore = Clock::now();
+    joined->finish(problem.restoring_beam, settings.threads, result);
+    result.seconds.restore += since(t_restore);
+  }
   return result;
 }
 

@@ -13,6 +13,7 @@
 #include "clean/clean_settings.hpp"
 #include "clean/host_image.hpp"
 #include "clean/local_rms.hpp"
+#include "clean/plane_set.hpp"
 #include "clean/psf.hpp"
 
 namespace gpuclean::clean {
@@ -76,7 +77,22 @@ struct CleanProblem {
   /// When set, the GPU paths take the dirty image from device memory, copied on the device, and
   /// `dirty` holds only its size (the CPU paths need it on the host).
   const DeviceImage* dirty_on_device = nullptr;
+  /// --join-channels / --join-polarizations: the planes cleaned together. `dirty` and `psf` are
+  /// then their integrated image and PSF (joined_problem_images() makes them), and
+  /// `restoring_beam`, when set, restores every plane.
+  const JoinedPlanes* joined = nullptr;
 };
+
+/// A joined run's integrated dirty image and PSF, for CleanProblem::dirty and ::psf.
+struct JoinedProblemImages {
+  HostImage dirty;
+  PreparedPsf psf;
+};
+JoinedProblemImages joined_problem_images(const JoinedPlanes& planes);
+
+/// Throws InvalidSettings when the problem joins planes with settings that cannot (Högbom,
+/// --multiscale), and InvalidInput when its planes do not share one grid.
+void check_joinable(const CleanProblem& problem, const CleanSettings& settings);
 
 /// One backend's time on one major cycle's selection (--compare-select).
 struct BackendTime {
@@ -117,6 +133,11 @@ struct MinorCycleStats {
   std::size_t sequential = 0;      ///< cycles run as one cluster (the record pool could not grow)
 };
 
+/// One plane of a joined run at its end.
+struct PlaneImages {
+  HostImage model, residual, restored;
+};
+
 struct CleanResult {
   HostImage model;                     ///< Jy/pixel
   HostImage residual;                  ///< Jy/beam; NaN where the dirty image was NaN
@@ -140,6 +161,15 @@ struct CleanResult {
   std::vector<std::size_t> auto_mask_pixels;
   LocalRmsSummary local_rms;           ///< --local-rms: its map's window and range
   HostImage noise_map;                 ///< --local-rms with CleanProblem::keep_noise_map (Jy/beam)
+  /// Joined runs: model and residual above are the integrated ones (Component::flux is the
+  /// integrated flux: the weighted mean over channels, Stokes I's over polarizations); here are
+  /// each plane's images and each component's flux in every plane (component-major).
+  std::vector<PlaneImages> planes;
+  std::vector<float> plane_fluxes;
+  /// --fit-spectral-pol: each component's polynomial terms (component-major), Jy at the
+  /// reference frequency, which is given here.
+  std::vector<double> spectral_terms;
+  double reference_frequency_hz = 0.0;
 };
 
 class Deconvolver {

@@ -36,6 +36,7 @@ void subtract_shifted_psf(HostImage& residual, const PreparedPsf& psf, std::size
 
 CleanResult HogbomCpu::run(const CleanProblem& problem, const CleanSettings& settings,
                            const CycleCallback& on_cycle) {
+  check_joinable(problem, settings);  // Högbom refuses joined planes
   CleanResult result;
   result.residual = problem.dirty;
   result.model = HostImage(problem.dirty.width, problem.dirty.height);

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "clean/deconvolver.hpp"
+#include "clean/plane_set.hpp"
 #include "clean/psf.hpp"
+#include "clean/spectral_fit.hpp"
 
 namespace gpuclean::clean {
 
@@ -18,6 +20,20 @@ struct ActiveMember {
   float value = 0.0f;
   float weight = 1.0f;
 };
+
+/// A joined run's minor cycle (plane_set.hpp): every member carries one value per plane; its
+/// ActiveMember::value is their integration x its weight, the key the peak is chosen by.
+struct JoinedMinor {
+  Join join = Join::kChannels;
+  std::vector<float> weights;             ///< integration_weights()
+  std::vector<const PreparedPsf*> psfs;   ///< each plane's minor-cycle PSF (same peak pixel and size)
+  const SpectralFit* fit = nullptr;       ///< --fit-spectral-pol
+  std::size_t planes() const { return weights.size(); }
+};
+
+/// The integrated flux a component's plane fluxes stand for: the channels' weighted mean, or
+/// Stokes I's (the first plane) for polarizations.
+float integrated_flux(const JoinedMinor& j, const float* plane_fluxes);
 
 class MinorCycleCpu {
  public:
@@ -41,7 +57,23 @@ class MinorCycleCpu {
                   std::size_t budget, std::vector<Component>* components,
                   std::vector<std::uint64_t>* peaks = nullptr);
 
+  /// The joined form: `values` holds each member's plane values (member-major) and is updated.
+  /// A component takes gain x the member's plane values (fitted, with j.fit) in every plane,
+  /// appended to `plane_fluxes`, and plane p subtracts its share through psfs[p]; a member's key
+  /// is then remade from its plane values. The one-plane run above is not this with one plane:
+  /// it keeps the weighed value itself (the GPU engine's rounding).
+  std::size_t run_joined(std::vector<ActiveMember>& active, std::vector<float>& values, const JoinedMinor& j,
+                         double limit, double gain, bool allow_negative, std::size_t budget,
+                         std::vector<Component>* components, std::vector<float>* plane_fluxes,
+                         std::vector<std::uint64_t>* peaks = nullptr);
+
  private:
+  /// Calls fn(member index) for every member within the patch of member `c` (all members when
+  /// the set is smaller than the patch).
+  template <typename Fn>
+  void for_each_near(const std::vector<ActiveMember>& active, const ActiveMember& c, Fn&& fn) const;
+  std::size_t best_member(const std::vector<ActiveMember>& active, bool allow_negative, float* best_key) const;
+
   std::size_t index_of(const ActiveMember& c) const;
   void subtract(ActiveMember& a, const ActiveMember& c, float flux) const;
 

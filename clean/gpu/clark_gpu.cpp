@@ -9,6 +9,7 @@
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/fft_convolver_gpu.hpp"
 #include "clean/gpu/gpu_image_state.hpp"
+#include "clean/gpu/joined_planes_gpu.hpp"
 #include "clean/gpu/local_rms_gpu.hpp"
 #include "clean/gpu/minor_engine.hpp"
 #include "clean/gpu/scale_images_gpu.hpp"
@@ -84,9 +85,17 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   const bool multiscale = settings.multiscale.enabled;
 
   // The scales (one delta function without --multiscale: plain Clark) and their beam patches.
-  const std::vector<CleanScale> scales =
+  std::vector<CleanScale> scales =
       gpu::prepare_scales_gpu(*resources_, problem.psf, settings, multiscale ? beam_fwhm_pixels(problem) : 0.0,
                               st.width(), st.height(), st.exterior_sidelobe());
+  // Joined planes: the peaks are searched on the integrated image (st's residual), the minor
+  // and major cycles work on every plane.
+  check_joinable(problem, settings);
+  std::optional<gpu::JoinedPlanesGpu> joined;
+  if (problem.joined) {
+    joined.emplace(*resources_, *problem.joined, scales[0].patch, st.width(), st.height());
+    scales[0].sidelobe = joined->sidelobe();
+  }
   std::vector<cuda::DeviceBuffer<float>> patches;
   for (const CleanScale& sc : scales) {
     const std::vector<float> h_patch = beam_patch(sc.minor_psf, sc.patch);
@@ -98,7 +107,7 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
 
   // The full PSF only for its transform (cached across runs); the minor cycles need the patch alone.
   std::optional<gpu::FftConvolverGpu> conv;
-  conv.emplace(resources_->plans(), s, st.psf_spectrum());
+  if (!joined) conv.emplace(resources_->plans(), s, st.psf_spectrum());
   st.sample_memory();
 
   const std::size_t k_max = std::min(settings.select_k, n);
@@ -236,7 +245,13 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     req.model = delta_scale ? st.model() : nullptr;
     req.flux_divisor = scale.psf_peak;
     req.weights = weighing ? rms.weights.data() : nullptr;
-    const std::uint32_t h_made = minor.run(req);
+    std::uint32_t h_made = 0;
+    if (joined) {
+      joined->reserve_components(result.iterations, budget);
+      h_made = minor.run_joined(req, joined->request(result.iterations));
+    } else {
+      h_made = minor.run(req);
+    }
     cycle_scales.emplace_back(result.iterations, static_cast<std::uint32_t>(b));
     result.iterations += h_made;
     result.seconds.minor += since(t);
@@ -247,9 +262,13 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
 
     // Major cycle: the components (x) K into the model, and through the full PSF out of the residual.
     t = Clock::now();
-    if (!delta_scale) scale_images.spread(b, st.scratch(), st.model());
-    conv->convolve(st.scratch());
-    conv->subtract_from(st.residual(), st.mask(), st.masked());
+    if (joined) {
+      joined->subtract(st);
+    } else {
+      if (!delta_scale) scale_images.spread(b, st.scratch(), st.model());
+      conv->convolve(st.scratch());
+      conv->subtract_from(st.residual(), st.mask(), st.masked());
+    }
     stream.synchronize();
     result.seconds.convolve += since(t);
   }
@@ -258,6 +277,11 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   rms = gpu::LocalRmsDevice();
   conv.reset();  // restoration needs the room
   st.finish(problem, result);
+  if (joined) {
+    const auto t_restore = Clock::now();
+    joined->finish(problem.restoring_beam, result);
+    result.seconds.restore += since(t_restore);
+  }
   assign_scales(cycle_scales, result.components);
   result.scales = summarise_scales(scales, result.components);
   return result;

@@ -28,6 +28,7 @@ HogbomGpu::~HogbomGpu() = default;
 
 CleanResult HogbomGpu::run(const CleanProblem& problem, const CleanSettings& settings,
                            const CycleCallback& on_cycle) {
+  check_joinable(problem, settings);  // Högbom refuses joined planes
   if (!resources_) resources_ = std::make_unique<gpu::GpuResources>();
   const gpu::GpuResources& stream = *resources_;
   const cudaStream_t s = stream.stream();

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "clean/gpu/clean_kernels.hpp"
+#include "clean/gpu/joined_kernels.hpp"
 #include "clean/gpu/team_kernel.hpp"
 #include "clean/interaction_clusters.hpp"
 #include "select/cuda/cuda_check.hpp"
@@ -90,6 +91,7 @@ void MinorCycleEngine::allocate_pool(std::size_t records) {
   rec_order_sorted_ = cuda::DeviceBuffer<unsigned long long>(records, stream_);
   ord_ = cuda::DeviceBuffer<std::uint32_t>(records, stream_);
   ord_sorted_ = cuda::DeviceBuffer<std::uint32_t>(records, stream_);
+  if (planes_ > 0) rec_plane_flux_ = cuda::DeviceBuffer<float>(records * static_cast<std::size_t>(planes_), stream_);
   const std::size_t need = std::max({sort_pairs_u64_descending_temp_bytes(records),
                                      sort_pairs_u32_temp_bytes(max_members_), sort_pairs_u32_temp_bytes(max_budget_),
                                      std::size_t{256}});
@@ -115,7 +117,74 @@ void MinorCycleEngine::group(const MinorCycleRequest& r, bool clustered) {
                  counters_.data());
 }
 
-std::uint32_t MinorCycleEngine::run(const MinorCycleRequest& r) {
+std::uint32_t MinorCycleEngine::run(const MinorCycleRequest& r) { return run_cycle(r, nullptr); }
+
+std::uint32_t MinorCycleEngine::run_joined(const MinorCycleRequest& r, const JoinedMinorRequest& j) {
+  if (j.planes != planes_) {  // the scratch of the members' plane values and the records' plane fluxes
+    planes_ = j.planes;
+    joined_keys_ = cuda::DeviceBuffer<float>(max_members_, stream_);
+    joined_values_ = cuda::DeviceBuffer<float>(max_members_ * static_cast<std::size_t>(planes_), stream_);
+    allocate_pool(pool_);
+  }
+  return run_cycle(r, &j);
+}
+
+void MinorCycleEngine::launch(const MinorCycleRequest& r, const JoinedMinorRequest* j) {
+  if (j) {
+    JoinedTeamArgs a;
+    a.xy = grouped_xy_.data();
+    a.keys_in = grouped_values_.data();
+    a.keys = joined_keys_.data();
+    a.vals = joined_values_.data();
+    a.stride = static_cast<std::uint32_t>(max_members_);
+    a.big = big_.data();
+    a.small = small_.data();
+    a.counters = counters_.data();
+    a.residuals = j->residuals;
+    a.plane_pixels = j->plane_pixels;
+    a.patches = j->patches;
+    a.half_width = half_width_;
+    a.width = width_;
+    a.planes = j->planes;
+    a.polarizations = j->polarizations;
+    a.iweights = j->iweights;
+    a.projection = j->projection;
+    a.weights = r.weights;
+    a.limit = r.limit;
+    a.gain = r.gain;
+    a.abs_key = r.abs_key;
+    a.budget = r.budget;
+    a.rec_pixel = rec_pixel_.data();
+    a.rec_flux = rec_flux_.data();
+    a.rec_plane_flux = rec_plane_flux_.data();
+    a.rec_order = rec_order_.data();
+    a.pool_capacity = pool_;
+    launch_joined_teams(stream_, a);
+    return;
+  }
+  TeamArgs a;
+  a.values = grouped_values_.data();
+  a.xy = grouped_xy_.data();
+  a.big = big_.data();
+  a.small = small_.data();
+  a.counters = counters_.data();
+  a.patch = patch_;
+  a.half_width = half_width_;
+  a.width = width_;
+  a.limit = r.limit;
+  a.gain = r.gain;
+  a.weights = r.weights;
+  a.abs_key = r.abs_key;
+  a.budget = r.budget;
+  a.rec_pixel = rec_pixel_.data();
+  a.rec_flux = rec_flux_.data();
+  a.rec_order = rec_order_.data();
+  a.pool_capacity = pool_;
+  a.shared_bytes = team_shared_bytes();
+  launch_teams(stream_, a);
+}
+
+std::uint32_t MinorCycleEngine::run_cycle(const MinorCycleRequest& r, const JoinedMinorRequest* j) {
   if (r.count > max_members_ || r.budget > max_budget_)
     throw std::logic_error("MinorCycleEngine: active set or budget beyond what the engine was sized for");
   if (r.count == 0 || r.budget == 0) return 0;
@@ -124,26 +193,7 @@ std::uint32_t MinorCycleEngine::run(const MinorCycleRequest& r) {
   MinorCounters c;
   while (true) {
     group(r, clustered);
-    TeamArgs a;
-    a.values = grouped_values_.data();
-    a.xy = grouped_xy_.data();
-    a.big = big_.data();
-    a.small = small_.data();
-    a.counters = counters_.data();
-    a.patch = patch_;
-    a.half_width = half_width_;
-    a.width = width_;
-    a.limit = r.limit;
-    a.gain = r.gain;
-    a.weights = r.weights;
-    a.abs_key = r.abs_key;
-    a.budget = r.budget;
-    a.rec_pixel = rec_pixel_.data();
-    a.rec_flux = rec_flux_.data();
-    a.rec_order = rec_order_.data();
-    a.pool_capacity = pool_;
-    a.shared_bytes = team_shared_bytes();
-    launch_teams(stream_, a);
+    launch(r, j);
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(&c, counters_.data(), sizeof c, cudaMemcpyDeviceToHost, stream_));
     GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));
     if (!c.overflow) break;
@@ -176,6 +226,15 @@ std::uint32_t MinorCycleEngine::run(const MinorCycleRequest& r) {
   sort_pairs_u32(stream_, temp_.data(), temp_bytes_, px_.data(), px_sorted_.data(), rank_.data(), rank_sorted_.data(),
                  made, key_bits(static_cast<std::size_t>(width_) * height_));
   sum_per_pixel(stream_, px_sorted_.data(), rank_sorted_.data(), made, r.comp_fluxes, r.delta, r.model);
+  if (j) {
+    emit_plane_fluxes(stream_, order, made, rec_plane_flux_.data(), j->planes, j->comp_plane_fluxes, j->comp_stride);
+    for (int p = 0; p < j->planes; ++p) {
+      const std::size_t off = static_cast<std::size_t>(p) * j->plane_pixels;
+      sum_per_pixel(stream_, px_sorted_.data(), rank_sorted_.data(), made,
+                    j->comp_plane_fluxes + static_cast<std::size_t>(p) * j->comp_stride, j->deltas + off,
+                    j->models + off);
+    }
+  }
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Block b of the team kernel gets work when b < n_big (a large cluster) or b < n_small (small

@@ -37,6 +37,24 @@ struct MinorCycleRequest {
   const float* weights = nullptr;
 };
 
+/// A joined run's minor cycle (plane_set.hpp; MinorCycleCpu::run_joined is its reference): the
+/// request's values are the members' integrated (weighed) values, its comp_fluxes receive the
+/// components' integrated fluxes and delta and model their per-pixel sums; every plane gets its
+/// own below.
+struct JoinedMinorRequest {
+  int planes = 1;
+  bool polarizations = false;
+  const float* residuals = nullptr;       ///< plane p's residual at [p * plane_pixels]
+  std::size_t plane_pixels = 0;
+  const float* patches = nullptr;         ///< plane p's patch at [p * (2 half_width + 1)^2]
+  const float* iweights = nullptr;        ///< integration weights
+  const float* projection = nullptr;      ///< --fit-spectral-pol (SpectralFit::projection), or null
+  float* comp_plane_fluxes = nullptr;     ///< this cycle's component r, plane p: [p * comp_stride + r]
+  std::size_t comp_stride = 0;
+  float* deltas = nullptr;                ///< plane p's delta at [p * plane_pixels], zero on entry
+  float* models = nullptr;                ///< plane p's model: += its delta
+};
+
 struct MinorEngineOptions {
   bool clustered = true;          ///< false: every cycle as one cluster (the sequential order)
   std::size_t initial_pool = 0;   ///< records the pool starts with (0: from the budget)
@@ -57,6 +75,8 @@ class MinorCycleEngine {
   /// Runs one minor cycle; returns the components made. Synchronizes the stream once (twice
   /// when the record pool must grow).
   std::uint32_t run(const MinorCycleRequest& r);
+  /// The same for a joined run.
+  std::uint32_t run_joined(const MinorCycleRequest& r, const JoinedMinorRequest& j);
 
   const MinorCycleStats& stats() const { return stats_; }
 
@@ -67,6 +87,8 @@ class MinorCycleEngine {
  private:
   void group(const MinorCycleRequest& r, bool clustered);
   void allocate_pool(std::size_t records);
+  std::uint32_t run_cycle(const MinorCycleRequest& r, const JoinedMinorRequest* j);
+  void launch(const MinorCycleRequest& r, const JoinedMinorRequest* j);
 
   cudaStream_t stream_;
   std::uint32_t width_, height_;
@@ -91,6 +113,9 @@ class MinorCycleEngine {
   cuda::DeviceBuffer<unsigned long long> rec_order_, rec_order_sorted_;
   cuda::DeviceBuffer<std::uint32_t> px_, px_sorted_, rank_, rank_sorted_;
   cuda::DeviceBuffer<std::byte> temp_;
+  // Joined runs: the members' keys and plane values, and the records' plane fluxes.
+  int planes_ = 0;
+  cuda::DeviceBuffer<float> joined_keys_, joined_values_, rec_plane_flux_;
   std::size_t temp_bytes_ = 0;
 
   MinorCycleStats stats_;

@@ -1,0 +1,91 @@
+#include "clean/plane_set.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "clean/deconvolver.hpp"
+#include "clean/errors.hpp"
+
+namespace gpuclean::clean {
+
+std::string_view to_string(Join j) { return j == Join::kChannels ? "channels" : "polarizations"; }
+
+std::vector<float> integration_weights(const JoinedPlanes& planes) {
+  std::vector<float> w(planes.planes.size(), 1.0f);
+  if (planes.join == Join::kPolarizations) return w;
+  double total = 0.0;
+  for (const CleanPlane& p : planes.planes) total += p.weight;
+  if (!(total > 0.0)) throw InvalidInput("the channels' weights add up to zero; give channels with data.");
+  for (std::size_t c = 0; c < w.size(); ++c) w[c] = static_cast<float>(planes.planes[c].weight / total);
+  return w;
+}
+
+HostImage integrate_images(Join join, const std::vector<const HostImage*>& images, const std::vector<float>& w) {
+  const HostImage& first = *images.front();
+  HostImage out(first.width, first.height);
+  std::vector<float> v(images.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    bool nan = false;
+    for (std::size_t c = 0; c < images.size(); ++c) {
+      v[c] = images[c]->pixels[i];
+      nan = nan || std::isnan(v[c]);
+    }
+    out.pixels[i] = nan ? std::numeric_limits<float>::quiet_NaN() : integrate(join, v.data(), 1, w);
+  }
+  return out;
+}
+
+PreparedPsf integrated_psf(const JoinedPlanes& planes) {
+  const PreparedPsf& first = *planes.planes.front().psf;
+  std::vector<double> w(planes.planes.size(), 1.0);
+  double total = 0.0;
+  for (std::size_t c = 0; c < w.size(); ++c) {
+    if (planes.join == Join::kChannels) w[c] = planes.planes[c].weight;
+    total += w[c];
+  }
+  PreparedPsf out{HostImage(first.image.width, first.image.height), first.peak_x, first.peak_y, 1.0f};
+  std::vector<double> sum(out.image.size(), 0.0);
+  for (std::size_t c = 0; c < w.size(); ++c) {
+    const PreparedPsf& p = *planes.planes[c].psf;
+    if (p.image.width != first.image.width || p.image.height != first.image.height || p.peak_x != first.peak_x ||
+        p.peak_y != first.peak_y)
+      throw InvalidInput("the planes' PSFs differ in size or peak position; give PSFs made on one grid.");
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += w[c] / total * p.image.pixels[i];
+  }
+  const double peak = sum[first.peak_y * first.image.width + first.peak_x];
+  if (!(peak > 0.0)) throw InvalidInput("the planes' PSFs add up to nothing at their peak.");
+  for (std::size_t i = 0; i < sum.size(); ++i) out.image.pixels[i] = static_cast<float>(sum[i] / peak);
+  return out;
+}
+
+double reference_frequency(const JoinedPlanes& planes) {
+  if (planes.reference_frequency_hz > 0.0) return planes.reference_frequency_hz;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const CleanPlane& p : planes.planes) {
+    lo = std::min(lo, p.frequency_hz);
+    hi = std::max(hi, p.frequency_hz);
+  }
+  return lo <= hi ? 0.5 * (lo + hi) : 0.0;
+}
+
+JoinedProblemImages joined_problem_images(const JoinedPlanes& planes) {
+  if (planes.planes.empty()) throw InvalidInput("a joined run needs at least one plane.");
+  std::vector<const HostImage*> images;
+  for (const CleanPlane& p : planes.planes) images.push_back(p.dirty);
+  return {integrate_images(planes.join, images, integration_weights(planes)), integrated_psf(planes)};
+}
+
+void check_joinable(const CleanProblem& problem, const CleanSettings& settings) {
+  if (!problem.joined) return;
+  const std::string what = problem.joined->join == Join::kChannels ? "--join-channels" : "--join-polarizations";
+  if (settings.algorithm != Algorithm::kClark)
+    throw InvalidSettings(what + " runs with Clark only; leave out --algorithm hogbom.");
+  if (settings.multiscale.enabled)
+    throw InvalidSettings(what + " does not run with --multiscale yet; leave out one of them.");
+  for (const CleanPlane& p : problem.joined->planes) {
+    if (p.dirty->width != problem.dirty.width || p.dirty->height != problem.dirty.height)
+      throw InvalidInput("the joined planes differ in size; give planes made on one grid.");
+  }
+}
+
+}  // namespace gpuclean::clean

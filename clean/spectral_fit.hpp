@@ -1,0 +1,55 @@
+#pragma once
+// --fit-spectral-pol N (WSClean's -fit-spectral-pol): each component's per-channel values are
+// replaced by the weighted least-squares polynomial of N terms in frequency,
+//   S(nu) = a_0 + a_1 (nu / nu_0 - 1) + ... + a_{N-1} (nu / nu_0 - 1)^{N-1},
+// before it is subtracted, so that noise in single channels does not enter the model. The fit
+// is linear in the values, so it is a fixed matrix: fitted = P v with P = A (A^T W A)^-1 A^T W,
+// and the terms are T v with T = (A^T W A)^-1 A^T W (A: the polynomial's design matrix, W the
+// channel weights). Both are made once in double and applied in float in a fixed order, so the
+// CPU and GPU round the same; a component's terms are those of gain x its values, and the terms
+// of a source (the sum of its components) are the sums of theirs.
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "clean/plane_set.hpp"
+
+namespace gpuclean::clean {
+
+class SpectralFit {
+ public:
+  /// `terms` in [1, channels]; weights > 0. Throws InvalidSettings otherwise.
+  SpectralFit(std::vector<double> frequencies_hz, const std::vector<double>& weights, std::size_t terms,
+              double reference_hz);
+
+  std::size_t channels() const { return channels_; }
+  std::size_t terms() const { return terms_; }
+  double reference_hz() const { return reference_hz_; }
+
+  /// fitted[c] = sum_j P[c][j] v[j], j ascending (float, no FMA).
+  void fit(const float* v, float* fitted) const;
+  /// terms[k] = sum_j T[k][j] v[j] (double).
+  void fit_terms(const float* v, double* terms) const;
+  /// The polynomial with `terms` at `frequency_hz`.
+  double evaluate(const double* terms, double frequency_hz) const;
+
+  /// Row-major C x C projection, as floats (the GPU kernels' copy).
+  const std::vector<float>& projection() const { return projection_; }
+
+ private:
+  std::size_t channels_, terms_;
+  double reference_hz_;
+  std::vector<double> frequencies_;
+  std::vector<float> projection_;  // C x C
+  std::vector<double> coefficients_;  // terms x C
+};
+
+/// The fit `planes` ask for (none without --fit-spectral-pol or for polarizations).
+std::optional<SpectralFit> spectral_fit_of(const JoinedPlanes& planes);
+
+/// The terms of each component from its plane fluxes (terms of the fitted values are those of
+/// the values, as T P = T), component-major.
+std::vector<double> component_terms(const SpectralFit& fit, const std::vector<float>& plane_fluxes);
+
+}  // namespace gpuclean::clean

@@ -1,0 +1,203 @@
+// Joined-channel and joined-polarization CLEAN on the CPU (plane_set.hpp) against analytic
+// truth: a cube of identical planes is the single-plane run; a wideband cube's per-channel
+// fluxes and spectral indices, and --fit-spectral-pol's terms, are those of the simulated sky.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "clean/clean_mask.hpp"
+#include "clean/deconvolver.hpp"
+#include "clean/errors.hpp"
+#include "clean/spectral_fit.hpp"
+#include "tests/support/synthetic_cube.hpp"
+
+namespace gc = gpuclean::clean;
+using gpuclean::test::SpectralSource;
+using gpuclean::test::SyntheticCube;
+
+namespace {
+
+gc::CleanSettings deep_settings() {
+  gc::CleanSettings s;
+  s.device = gc::Device::kCpu;
+  s.auto_threshold = 0.0;
+  s.threshold = 1e-3;
+  s.niter = 20000;
+  s.mgain = 0.8;
+  s.threads = 2;
+  return s;
+}
+
+gc::CleanResult run_joined(const SyntheticCube& cube, const gc::CleanSettings& s) {
+  const gc::JoinedProblemImages img = gc::joined_problem_images(cube.planes);
+  const auto mask = gc::make_clean_mask(img.dirty, nullptr, 0.0);
+  gc::CleanProblem problem{img.dirty, img.psf, mask};
+  problem.joined = &cube.planes;
+  return gc::make_deconvolver(gc::Algorithm::kClark, gc::Device::kCpu)->run(problem, s, {});
+}
+
+// Weighted least squares of log S against log nu: the spectral index.
+double fitted_alpha(const std::vector<double>& flux, const std::vector<double>& freqs) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  const double n = static_cast<double>(flux.size());
+  for (std::size_t c = 0; c < flux.size(); ++c) {
+    const double x = std::log(freqs[c]), y = std::log(flux[c]);
+    sx += x, sy += y, sxx += x * x, sxy += x * y;
+  }
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+const std::vector<SpectralSource> kSky = {
+    {40, 40, 2.0, -0.7}, {90, 50, 1.0, 0.0}, {60, 95, 1.5, 0.8}, {100, 100, 0.6, -1.5}};
+
+}  // namespace
+
+TEST(JoinedPlanes, TwoIdenticalPlanesAreTheSinglePlaneRun) {
+  SyntheticCube cube;
+  gpuclean::test::make_cube(cube, 96, 1, 1e8, {{30, 30, 1.0, 0.0}, {60, 50, 0.5, 0.0}}, 1e-3);
+  gc::JoinedPlanes two;
+  two.join = gc::Join::kChannels;
+  two.planes = {{&cube.dirty[0], &cube.psf[0], 1.4e9, 1.0}, {&cube.dirty[0], &cube.psf[0], 1.4e9, 1.0}};
+  const auto mask = gc::make_clean_mask(cube.dirty[0], nullptr, 0.0);
+  const gc::CleanSettings s = deep_settings();
+  const gc::CleanProblem single{cube.dirty[0], cube.psf[0], mask};
+  const gc::CleanResult one = gc::make_deconvolver(gc::Algorithm::kClark, gc::Device::kCpu)->run(single, s, {});
+
+  const gc::JoinedProblemImages img = gc::joined_problem_images(two);
+  ASSERT_EQ(img.dirty.pixels, cube.dirty[0].pixels);  // 0.5 v + 0.5 v = v exactly
+  gc::CleanProblem joined{img.dirty, img.psf, mask};
+  joined.joined = &two;
+  const gc::CleanResult j = gc::make_deconvolver(gc::Algorithm::kClark, gc::Device::kCpu)->run(joined, s, {});
+  ASSERT_GT(one.iterations, 100u);
+  ASSERT_EQ(j.iterations, one.iterations);
+  EXPECT_EQ(j.reason, one.reason);
+  ASSERT_EQ(j.plane_fluxes.size(), 2 * j.components.size());
+  for (std::size_t k = 0; k < j.components.size(); ++k) {
+    ASSERT_EQ(j.components[k].x, one.components[k].x) << k;
+    ASSERT_EQ(j.components[k].y, one.components[k].y) << k;
+    ASSERT_EQ(j.components[k].flux, one.components[k].flux) << k;
+    ASSERT_EQ(j.plane_fluxes[2 * k], one.components[k].flux) << k;
+    ASSERT_EQ(j.plane_fluxes[2 * k + 1], one.components[k].flux) << k;
+  }
+  ASSERT_EQ(j.planes.size(), 2u);
+  for (const auto& p : j.planes) {
+    EXPECT_EQ(p.residual.pixels, one.residual.pixels);
+    // The model sums a cycle's components per pixel first (as the GPU does): the last bit may differ.
+    for (std::size_t i = 0; i < p.model.size(); ++i)
+      ASSERT_NEAR(p.model.pixels[i], one.model.pixels[i], 1e-6 * std::abs(one.model.pixels[i]) + 1e-12) << i;
+  }
+}
+
+TEST(JoinedPlanes, RecoversEachChannelsFluxAndTheSpectralIndex) {
+  SyntheticCube cube;
+  gpuclean::test::make_cube(cube, 128, 8, 0.8e9, kSky, 2e-4);
+  const gc::CleanResult r = run_joined(cube, deep_settings());
+  ASSERT_EQ(r.planes.size(), 8u);
+  EXPECT_EQ(r.reason, gc::StopReason::kThreshold);
+  for (const SpectralSource& src : kSky) {
+    const std::vector<double> got = gpuclean::test::plane_flux_near(r, 8, src.x, src.y);
+    for (std::size_t c = 0; c < 8; ++c)
+      EXPECT_NEAR(got[c], cube.flux(src, c), 0.02 * cube.flux(src, c)) << "source at " << src.x << "," << src.y << " channel " << c;
+    EXPECT_NEAR(fitted_alpha(got, cube.freqs), src.alpha, 0.1) << "source at " << src.x << "," << src.y;
+  }
+  // The integrated model holds the channels' weighted mean: its flux is that of the sky's mean.
+  double expected = 0.0, weights = 0.0;
+  for (std::size_t c = 0; c < 8; ++c) {
+    for (const auto& s : kSky) expected += cube.planes.planes[c].weight * cube.flux(s, c);
+    weights += cube.planes.planes[c].weight;
+  }
+  double model = 0.0;
+  for (float v : r.model.pixels) model += v;
+  EXPECT_NEAR(model, expected / weights, 0.01 * expected / weights);
+}
+
+TEST(JoinedPlanes, FitSpectralPolTermsMatchTheTruth) {
+  SyntheticCube cube;
+  gpuclean::test::make_cube(cube, 128, 8, 0.8e9, kSky, 2e-4);
+  cube.planes.fit.terms = 2;
+  const gc::CleanResult r = run_joined(cube, deep_settings());
+  ASSERT_EQ(r.spectral_terms.size(), 2 * r.components.size());
+  EXPECT_DOUBLE_EQ(r.reference_frequency_hz, 1.4e9);
+  for (const SpectralSource& src : kSky) {
+    double a0 = 0, a1 = 0;
+    for (std::size_t k = 0; k < r.components.size(); ++k) {
+      const double dx = double(r.components[k].x) - double(src.x), dy = double(r.components[k].y) - double(src.y);
+      if (dx * dx + dy * dy > 6.25) continue;
+      a0 += r.spectral_terms[2 * k];
+      a1 += r.spectral_terms[2 * k + 1];
+    }
+    // The truth's own weighted straight line in (nu / nu0 - 1), in double.
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (std::size_t c = 0; c < 8; ++c) {
+      const double w = cube.planes.planes[c].weight, x = cube.freqs[c] / cube.ref_hz - 1.0, y = cube.flux(src, c);
+      sw += w, sx += w * x, sy += w * y, sxx += w * x * x, sxy += w * x * y;
+    }
+    const double t1 = (sw * sxy - sx * sy) / (sw * sxx - sx * sx), t0 = (sy - t1 * sx) / sw;
+    EXPECT_NEAR(a0, t0, 0.02 * src.flux_ref) << src.x << "," << src.y;
+    EXPECT_NEAR(a1, t1, 0.02 * src.flux_ref) << src.x << "," << src.y;
+    // And the spectral index the terms imply at nu0 (a1 / a0) is the source's to 0.1.
+    EXPECT_NEAR(a1 / a0, src.alpha, 0.1) << src.x << "," << src.y;
+  }
+  // Fitted channels lie on the polynomial: every component's plane fluxes are its terms' values.
+  const gc::SpectralFit fit(cube.freqs, std::vector<double>(8, 1.0), 2, 1.4e9);
+  for (std::size_t k = 0; k < std::min<std::size_t>(r.components.size(), 50); ++k)
+    for (std::size_t c = 0; c < 8; ++c)
+      EXPECT_NEAR(r.plane_fluxes[k * 8 + c], fit.evaluate(&r.spectral_terms[2 * k], cube.freqs[c]), 1e-5) << k;
+}
+
+TEST(JoinedPlanes, PolarizationsShareComponentsWithTheirOwnFluxes) {
+  SyntheticCube cube;
+  gpuclean::test::make_cube(cube, 96, 1, 1e8, {{30, 40, 1.0, 0.0}, {70, 60, 0.8, 0.0}}, 1e-4);
+  // Q = 0.3 I, U = -0.2 I, V = 0 + noise: each a scaled copy of I's dirty image.
+  std::vector<gc::HostImage> pols(4, cube.dirty[0]);
+  const float scale[4] = {1.0f, 0.3f, -0.2f, 0.0f};
+  for (std::size_t p = 1; p < 4; ++p)
+    for (float& v : pols[p].pixels) v *= scale[p];
+  gc::JoinedPlanes planes;
+  planes.join = gc::Join::kPolarizations;
+  for (std::size_t p = 0; p < 4; ++p) planes.planes.push_back({&pols[p], &cube.psf[0], 1.4e9, 1.0});
+  const gc::JoinedProblemImages img = gc::joined_problem_images(planes);
+  const auto mask = gc::make_clean_mask(img.dirty, nullptr, 0.0);
+  gc::CleanProblem problem{img.dirty, img.psf, mask};
+  problem.joined = &planes;
+  gc::CleanSettings s = deep_settings();
+  const gc::CleanResult r = gc::make_deconvolver(gc::Algorithm::kClark, gc::Device::kCpu)->run(problem, s, {});
+  const std::vector<double> got = gpuclean::test::plane_flux_near(r, 4, 30, 40);
+  EXPECT_NEAR(got[0], 1.0, 0.02);
+  EXPECT_NEAR(got[1], 0.3, 0.02);
+  EXPECT_NEAR(got[2], -0.2, 0.02);
+  EXPECT_NEAR(got[3], 0.0, 0.02);
+  for (std::size_t k = 0; k < r.components.size(); ++k) EXPECT_EQ(r.components[k].flux, r.plane_fluxes[4 * k]);
+}
+
+TEST(JoinedPlanes, RefusesHogbomAndMultiscale) {
+  SyntheticCube cube;
+  gpuclean::test::make_cube(cube, 64, 2, 1e8, {{30, 30, 1.0, 0.0}});
+  gc::CleanSettings s = deep_settings();
+  s.algorithm = gc::Algorithm::kHogbom;
+  EXPECT_THROW(run_joined(cube, s), gc::InvalidSettings);
+  s = deep_settings();
+  s.multiscale.enabled = true;
+  EXPECT_THROW(run_joined(cube, s), gc::InvalidSettings);
+}
+
+TEST(SpectralFit, ProjectsOntoPolynomialsAndKeepsThem) {
+  const std::vector<double> f = {1.0e9, 1.1e9, 1.25e9, 1.3e9, 1.5e9};
+  const gc::SpectralFit fit(f, {1.0, 2.0, 1.0, 0.5, 1.0}, 3, 1.2e9);
+  // A quadratic is its own fit, and its terms come back.
+  const double truth[3] = {2.0, -0.5, 0.25};
+  std::vector<float> v(5), fitted(5);
+  for (std::size_t c = 0; c < 5; ++c) v[c] = static_cast<float>(fit.evaluate(truth, f[c]));
+  fit.fit(v.data(), fitted.data());
+  double terms[3];
+  fit.fit_terms(v.data(), terms);
+  for (std::size_t c = 0; c < 5; ++c) EXPECT_NEAR(fitted[c], v[c], 1e-5);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(terms[k], truth[k], 1e-4);
+  // A straight-line fit of a parabola is not the parabola.
+  const gc::SpectralFit line(f, std::vector<double>(5, 1.0), 2, 1.2e9);
+  line.fit(v.data(), fitted.data());
+  double off = 0;
+  for (std::size_t c = 0; c < 5; ++c) off = std::max(off, std::abs(double(fitted[c]) - v[c]));
+  EXPECT_GT(off, 1e-4);
+  EXPECT_THROW(gc::SpectralFit(f, std::vector<double>(5, 1.0), 6, 1.2e9), gc::InvalidSettings);
+}
