@@ -119,6 +119,29 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
   });
 }
 
+void add_cube_options(CLI::App& app, CubeOptions& c) {
+  const std::string g = "Cubes and channels";
+  app.add_flag("--wsclean-channels", c.wsclean_channels,
+               "DIRTY is WSClean's NAME: clean NAME-0000-dirty.fits ... (and NAME-0000-I-dirty.fits ... with "
+               "polarisations) with their NAME-0000-psf.fits twins as one observation; -o OUT writes "
+               "OUT-0000-image.fits ... and OUT-MFS-image.fits (no PSF argument)")->group(g);
+  app.add_flag("--join-channels", c.join_channels,
+               "Cubes: find peaks on the channels' weighted mean and place each component in every channel with "
+               "that channel's value (WSClean's -join-channels); without it every plane is its own CLEAN")->group(g);
+  app.add_flag("--join-polarizations", c.join_polarizations,
+               "Cubes: find peaks on the sum of squares over the Stokes planes, components in all of them "
+               "(WSClean's -join-polarizations)")->group(g);
+  app.add_option("--fit-spectral-pol", c.fit_spectral_pol,
+                 "--join-channels: fit each component's channel fluxes with a polynomial of N terms in frequency "
+                 "before subtracting (WSClean's -fit-spectral-pol)")->group(g);
+  app.add_option("--save-source-list", c.source_list,
+                 "--join-channels: write the components as a WSClean source list (text; the fitted terms, or flat "
+                 "spectra without --fit-spectral-pol)")->group(g);
+  app.add_option("--parallel-planes", c.parallel_planes,
+                 "Cubes without joining: planes cleaned at once on the GPU, each on its own stream (0: from the "
+                 "GPU's free memory, at most 4)")->group(g)->capture_default_str();
+}
+
 void add_output_file_options(CLI::App& app, RunOptions& r) {
   const std::string outs = "Outputs";
   app.add_option("--model", r.model, "Model image to write (Jy/pixel)")->group(outs);
@@ -188,6 +211,15 @@ void add_bench_clean_options(CLI::App& sub, BenchCleanOptions& o) {
   sub.add_option("--local-rms-method", o.local_rms_method, "with --local-rms: rms or mad")
       ->check(CLI::IsMember({"rms", "mad"}))->capture_default_str();
   sub.add_option("--cli-size", o.cli_size, "size of the whole-command-line run (0: skip)")->capture_default_str();
+  sub.add_option("--channels", o.channels,
+                 "bench a simulated cube of this many channels instead: joined (GPU and CPU), then every plane on "
+                 "its own (--independent-channels); --sizes and --niters apply")->capture_default_str();
+  sub.add_option("--independent-channels", o.independent_channels,
+                 "--channels: channels of the independent-planes run (0: skip it)")->capture_default_str();
+  sub.add_option("--cpu-planes", o.cpu_planes, "--channels: planes the CPU path cleans for its channels/s")
+      ->capture_default_str();
+  sub.add_option("--parallel-planes", o.parallel_planes, "--channels: GPU workers of the independent run (0: auto)")
+      ->capture_default_str();
   sub.add_option("--format", o.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
   sub.add_option("--output", o.output, "write csv/json here (the table still goes to stdout)");
@@ -297,7 +329,8 @@ std::unique_ptr<Cli> make_cli() {
   auto cli = std::make_unique<Cli>();
   cli->app = std::make_unique<CLI::App>(
       "gpuclean: Clark and Högbom CLEAN deconvolution of radio images.\n"
-      "  gpuclean DIRTY PSF -o RESTORED [options]\n"
+      "  gpuclean DIRTY PSF -o RESTORED [options]      (2-D images or FREQ/STOKES cubes)\n"
+      "  gpuclean NAME --wsclean-channels -o OUT [options]\n"
       "  gpuclean batch MANIFEST|FOLDER [options]\n"
       "  gpuclean simulate --size N --out DIR [options]\n"
       "  gpuclean quicklook A.fits B.fits ... -o PANELS.png [options]",
@@ -310,6 +343,7 @@ std::unique_ptr<Cli> make_cli() {
   cli->app->add_option("-o,--output", cli->run.output, "Restored image to write (FITS)");
   add_observation_options(*cli->app, cli->run);
   add_output_file_options(*cli->app, cli->run);
+  add_cube_options(*cli->app, cli->run.cube);
   cli->batch = cli->app->add_subcommand("batch", "Deconvolve every observation of a manifest or folder");
   add_batch_options(*cli->batch, cli->batch_options);
   cli->simulate = cli->app->add_subcommand("simulate", "Simulate an interferometric observation (dirty image, PSF, truth)");

@@ -50,6 +50,8 @@ void add_observation_options(CLI::App& app, RunOptions& r);
 /// Every unsigned option of `app` and its subcommands refuses a negative value (exit code 2)
 /// instead of wrapping it to a huge count. make_cli() applies it; so must any other parser.
 void refuse_negative_counts(CLI::App& app);
+/// Cubes and WSClean channel sets (--wsclean-channels, --join-channels, ...).
+void add_cube_options(CLI::App& app, CubeOptions& c);
 /// Per-observation output files (--model, --residual, --components, --json, --quicklook, ...).
 void add_output_file_options(CLI::App& app, RunOptions& r);
 

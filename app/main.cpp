@@ -11,7 +11,10 @@
 #include <new>
 #include <string>
 
+#include "app/bench/bench_cube.hpp"
 #include "app/cli.hpp"
+#include "app/cube/cube_input.hpp"
+#include "app/cube/cube_run.hpp"
 #include "app/exit_codes.hpp"
 #include "app/failure.hpp"
 
@@ -86,8 +89,16 @@ int run(int argc, char** argv) {
   if (*cli->quicklook) return gpuclean::app::run_quicklook_panels(cli->quicklook_options, command);
   if (*cli->bench_select) return gpuclean::app::run_bench_select(cli->bench_select_options) == 0 ? 0 : 4;
   if (*cli->bench_batch) return gpuclean::app::run_bench_batch(cli->bench_batch_options);
-  if (*cli->bench_clean) return gpuclean::app::run_bench_clean(cli->bench_clean_options);
+  if (*cli->bench_clean)
+    return cli->bench_clean_options.channels > 0 ? gpuclean::app::run_bench_cube(cli->bench_clean_options)
+                                                 : gpuclean::app::run_bench_clean(cli->bench_clean_options);
   auto& r = cli->run;
+  r.command_line = command;
+  if (gpuclean::app::is_cube_run(r)) {
+    if (r.output.empty()) return fail(ExitCode::kUsage, "give the restored cube's name (or WSClean's output NAME) with -o");
+    gpuclean::app::run_cube(r);
+    return 0;
+  }
   if (r.dirty.empty() || r.psf.empty()) {
     return fail(ExitCode::kUsage, "give a dirty image and a PSF: gpuclean DIRTY PSF -o RESTORED");
   }

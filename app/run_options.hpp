@@ -11,6 +11,18 @@ namespace gpuclean::app {
 /// kWarnings: warnings only (batch mode prints its own progress instead of each run's log).
 enum class Verbosity { kQuiet, kWarnings, kNormal, kVerbose };
 
+/// Spectral cubes and WSClean channel sets (app/cube_run.hpp).
+struct CubeOptions {
+  /// The DIRTY argument is WSClean's NAME: NAME-0000-dirty.fits ... with their -psf twins.
+  bool wsclean_channels = false;
+  bool join_channels = false;       ///< --join-channels (else every plane is its own CLEAN)
+  bool join_polarizations = false;  ///< --join-polarizations
+  std::size_t fit_spectral_pol = 0; ///< --fit-spectral-pol N (0: none)
+  std::string source_list;          ///< --save-source-list FILE (WSClean's text format)
+  /// --parallel-planes: planes cleaned at once on the GPU in independent mode (0: from memory).
+  std::size_t parallel_planes = 0;
+};
+
 struct RunOptions {
   std::string dirty, psf, output;
   std::string model, residual, components, json, fits_mask;
@@ -29,6 +41,7 @@ struct RunOptions {
   bool auto_threshold_given = false;
   Verbosity verbosity = Verbosity::kNormal;
   clean::CleanSettings settings;
+  CubeOptions cube;
   std::string command_line;  ///< recorded in HISTORY
 };
 

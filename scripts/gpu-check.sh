@@ -22,6 +22,9 @@
 #   scripts/gpu-check.sh figures    scripts/multiscale-figures.sh at 2048^2 on the GPU (FIG_SIZE, FIG_DEVICE change
 #                                   them): Clark and multiscale side by side (panels.png, residuals.png), the
 #                                   per-Gaussian recovery table (recovery.txt) and both JSON summaries to $OUT
+#   scripts/gpu-check.sh cubes      joined-plane GPU = CPU tests, the cube CLI tests, compute-sanitizer memcheck and
+#                                   racecheck of the joined minor cycle, bench clean --channels 16 (2048^2, joined,
+#                                   GPU and CPU) and 64 independent channels
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -150,6 +153,29 @@ case "${1:-tests}" in
     timeout 200 "$bin/gpuclean" bench clean --sizes 16384 --niters 10000 --paths gpu-multiscale --gaussians 300 \
       --local-rms --cli-size 0 >"$out/bench_16384_ms_lrms.txt" 2>"$out/bench_16384_ms_lrms.err"
     echo "bench exit $?"; cut -c1-300 "$out/bench_16384_ms_lrms.txt" | tail -2; tail -3 "$out/bench_16384_ms_lrms.err"
+    exit $status ;;
+  cubes)
+    status=0
+    echo "== GPU = CPU, joined planes"
+    "$bin/tests/test_clean_gpu" --gtest_filter='JoinedGpuVsCpu.*' >"$out/test_joined_gpu.log" 2>&1 || status=1
+    grep -E "^  joined|OK|FAILED|Failure" "$out/test_joined_gpu.log" | cut -c1-300 | head -12
+    echo "== test_clean Joined*, test_cli CubeCli.* (GPU where the device is auto)"
+    "$bin/tests/test_clean" --gtest_brief=1 --gtest_filter='Joined*:SpectralFit*' >"$out/test_joined.log" 2>&1 || status=1
+    grep -E "PASSED|FAILED|Failure" "$out/test_joined.log" | head -6
+    "$bin/tests/test_cli" --gtest_brief=1 --gtest_filter='CubeCli.*' >"$out/test_cube_cli.log" 2>&1 || status=1
+    grep -E "PASSED|FAILED|Failure" "$out/test_cube_cli.log" | head -6
+    echo "== compute-sanitizer memcheck and racecheck: the joined minor cycle"
+    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
+      --gtest_filter='JoinedGpuVsCpu.EightChannelsFitted*' >"$out/memcheck_joined.log" 2>&1
+    echo "memcheck exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck_joined.log" | tail -1)"
+    timeout 200 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
+      --gtest_filter='JoinedGpuVsCpu.EightChannels' >"$out/racecheck_joined.log" 2>&1
+    echo "racecheck exit $? $(grep -E 'RACECHECK SUMMARY' "$out/racecheck_joined.log" | tail -1)"
+    echo "== bench clean --channels 16: 2048^2 joined (GPU, CPU) and 64 independent channels"
+    timeout ${CUBE_BENCH_TIMEOUT:-400} "$bin/gpuclean" bench clean --channels 16 --sizes ${CUBE_SIZES:-2048} \
+      --niters ${CUBE_NITERS:-100000} --independent-channels 64 --cpu-planes 4 >"$out/bench_cube.txt" \
+      2>"$out/bench_cube.err"
+    echo "bench exit $?"; cut -c1-300 "$out/bench_cube.txt"; tail -4 "$out/bench_cube.err"
     exit $status ;;
   select)
     status=0

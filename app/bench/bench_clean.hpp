@@ -23,6 +23,12 @@ struct BenchCleanOptions {
   double local_rms_window = 25.0;
   std::string local_rms_method = "rms";
   std::size_t cli_size = 4096;         ///< 0: skip the command-line run
+  /// --channels N: bench a simulated N-channel cube instead (bench_cube.hpp): joined over N
+  /// channels, and independent over `independent_channels` (the CPU path on `cpu_planes` of them).
+  std::size_t channels = 0;
+  std::size_t independent_channels = 64;
+  std::size_t cpu_planes = 4;
+  std::size_t parallel_planes = 0;     ///< independent: GPU workers (0: from memory, at most 4)
   std::string format = "table";
   std::string output;
 };

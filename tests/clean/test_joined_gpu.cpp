@@ -100,3 +100,14 @@ TEST_F(JoinedGpuVsCpu, FourPolarizations) {
   s.niter = 20000;
   expect_agree(cube.planes, s);
 }
+
+TEST_F(JoinedGpuVsCpu, EightChannelsWithAutoMaskAndLocalRms) {
+  SyntheticCube cube;
+  gpuclean::test::make_cube(cube, 256, 8, 0.8e9, random_sky(256, 40, 6), 1e-3);
+  gc::CleanSettings s;
+  s.niter = 20000;
+  s.auto_mask = 6.0;
+  s.auto_threshold = 1.0;
+  s.local_rms.enabled = true;
+  expect_agree(cube.planes, s);
+}

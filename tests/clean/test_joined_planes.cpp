@@ -201,3 +201,20 @@ TEST(SpectralFit, ProjectsOntoPolynomialsAndKeepsThem) {
   EXPECT_GT(off, 1e-4);
   EXPECT_THROW(gc::SpectralFit(f, std::vector<double>(5, 1.0), 6, 1.2e9), gc::InvalidSettings);
 }
+
+TEST(JoinedPlanes, AutoMaskAndLocalRmsRunOnTheIntegratedImage) {
+  SyntheticCube cube;
+  gpuclean::test::make_cube(cube, 128, 4, 0.4e9, kSky, 2e-3);
+  gc::CleanSettings s = deep_settings();
+  s.threshold = 0.0;
+  s.auto_threshold = 1.0;
+  s.auto_mask = 5.0;
+  s.local_rms.enabled = true;
+  const gc::CleanResult r = run_joined(cube, s);
+  EXPECT_GT(r.auto_mask_cycle, 0u);
+  EXPECT_TRUE(r.local_rms.used);
+  for (const SpectralSource& src : kSky) {
+    const std::vector<double> got = gpuclean::test::plane_flux_near(r, 4, src.x, src.y);
+    for (std::size_t c = 0; c < 4; ++c) EXPECT_NEAR(got[c], cube.flux(src, c), 0.03 * cube.flux(src, c)) << c;
+  }
+}

@@ -1,0 +1,192 @@
+#include "app/bench/bench_cube.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "app/cube/cube_run.hpp"
+#include "clean/beam.hpp"
+#include "clean/clean_mask.hpp"
+#include "clean/deconvolver.hpp"
+#include "clean/image_stats.hpp"
+#include "data/simulate_channels.hpp"
+#include "select/cuda/device_info.hpp"
+#ifdef GPUCLEAN_HAVE_CUDA
+#include "clean/gpu/gpu_image_state.hpp"
+#endif
+
+namespace gpuclean::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct Cube {
+  data::ChannelSimulation sim;
+  std::vector<clean::HostImage> dirty;
+  std::vector<clean::PreparedPsf> psf;
+  std::vector<clean::PixelGaussian> beams;
+};
+
+Cube simulate_cube(std::size_t size, std::size_t channels, const BenchCleanOptions& o) {
+  data::SimulationSettings s;
+  s.size = size;
+  s.sources = o.sources;
+  s.gaussians = o.gaussians ? o.gaussians : o.sources / 100;
+  s.seed = 2028;
+  data::ChannelSettings c;
+  c.channels = channels;
+  c.bandwidth_hz = 0.4 * s.freq_hz;  // MeerKAT L band's 856 MHz around 1.28 GHz, roughly
+  c.spectral_index_min = -1.2;
+  c.spectral_index_max = 0.4;
+  Cube cube;
+  const auto t = Clock::now();
+  cube.sim = data::simulate_channels(s, c);
+  std::fprintf(stderr, "simulated %zu channels of %zux%zu in %.1f s\n", channels, size, size, since(t));
+  for (const data::Simulation& ch : cube.sim.channels) {
+    clean::HostImage d(size, size), p(size, size);
+    d.pixels = ch.dirty;
+    p.pixels = ch.psf;
+    cube.dirty.push_back(std::move(d));
+    cube.psf.push_back(clean::prepare_psf(p, size, size, nullptr));
+    cube.beams.push_back(clean::fit_psf_beam(cube.psf.back()));
+  }
+  return cube;
+}
+
+clean::CleanSettings settings_for(std::size_t niter, double threshold, clean::Device device) {
+  clean::CleanSettings s;
+  s.niter = niter;
+  s.threshold = threshold;
+  s.auto_threshold = 0.0;
+  s.device = device;
+  return s;
+}
+
+struct JoinedRow {
+  std::size_t size, channels, niter;
+  std::string path;
+  clean::CleanResult result;
+  double seconds = 0;
+};
+
+JoinedRow run_joined(const Cube& cube, std::size_t niter, clean::Device device, const BenchCleanOptions& o) {
+  clean::JoinedPlanes planes;
+  planes.join = clean::Join::kChannels;
+  for (std::size_t c = 0; c < cube.dirty.size(); ++c)
+    planes.planes.push_back({&cube.dirty[c], &cube.psf[c], cube.sim.frequencies_hz[c], cube.sim.image_weights[c],
+                             &cube.beams[c]});
+  const clean::JoinedProblemImages img = clean::joined_problem_images(planes);
+  const auto mask = clean::make_clean_mask(img.dirty, nullptr, 0.0);
+  const clean::PixelGaussian beam = clean::fit_psf_beam(img.psf);
+  clean::CleanProblem problem{img.dirty, img.psf, mask, &beam};
+  problem.joined = &planes;
+  const auto d = clean::make_deconvolver(clean::Algorithm::kClark, device);
+  if (device == clean::Device::kGpu) d->run(problem, settings_for(100, o.threshold, device), {});  // warm
+  const auto t = Clock::now();
+  JoinedRow row{cube.dirty.front().width, cube.dirty.size(), niter, device == clean::Device::kGpu ? "gpu" : "cpu"};
+  row.result = d->run(problem, settings_for(niter, o.threshold, device), {});
+  row.seconds = since(t) - row.result.seconds.restore;
+  return row;
+}
+
+// Every plane on its own: `workers` deconvolvers at once; returns channels per second.
+double run_independent(const Cube& cube, std::size_t planes, std::size_t niter, clean::Device device,
+                       std::size_t workers, const BenchCleanOptions& o, std::size_t* components) {
+  std::vector<std::vector<std::uint8_t>> masks(planes);
+  for (std::size_t c = 0; c < planes; ++c) masks[c] = clean::make_clean_mask(cube.dirty[c], nullptr, 0.0);
+  std::vector<std::size_t> made(planes, 0);
+  auto one = [&](std::size_t c, clean::Deconvolver& d, std::size_t n) {
+    const clean::CleanProblem problem{cube.dirty[c], cube.psf[c], masks[c], &cube.beams[c]};
+    made[c] = d.run(problem, settings_for(n, o.threshold, device), {}).iterations;
+  };
+  if (device == clean::Device::kGpu)  // warm: plans, pools and streams of every worker
+    for_each_clean(workers, workers, clean::Algorithm::kClark, device,
+                   [&](std::size_t c, clean::Deconvolver& d) { one(c % planes, d, 100); });
+  const auto t = Clock::now();
+  for_each_clean(planes, workers, clean::Algorithm::kClark, device,
+                 [&](std::size_t c, clean::Deconvolver& d) { one(c, d, niter); });
+  const double seconds = since(t);
+  *components = 0;
+  for (std::size_t m : made) *components += m;
+  return static_cast<double>(planes) / seconds;
+}
+
+}  // namespace
+
+int run_bench_cube(const BenchCleanOptions& o) {
+  const bool gpu = cuda::built_with_cuda() && cuda::has_usable_device();
+  std::printf("bench clean --channels %zu on %s; %d CPU threads; threshold %.3g Jy/beam, no auto-threshold; "
+              "simulated MeerKAT cubes, band 40%% of 1.4 GHz, spectral indices -1.2..0.4, each channel its own PSF\n",
+              o.channels, cuda::describe_device().c_str(), static_cast<int>(std::thread::hardware_concurrency()),
+              o.threshold);
+  std::printf("joined: --join-channels over all channels (GPU timed in a warm process after a 100-component run); "
+              "clean s excludes restoration\n");
+  int status = 0;
+  std::printf("%-6s %-8s %-7s %-5s %8s %6s %-9s %9s %8s %8s %8s %8s %9s %8s\n", "size", "channels", "niter", "path",
+              "comps", "cycles", "stop", "clean s", "select", "minor", "convolve", "comps/s", "GPU MiB", "speed-up");
+  for (std::size_t size : o.sizes) {
+    const Cube cube = simulate_cube(size, std::max(o.channels, o.independent_channels), o);
+    for (std::size_t niter : o.niters) {
+      std::vector<JoinedRow> rows;
+      for (clean::Device device : {clean::Device::kGpu, clean::Device::kCpu}) {
+        if (device == clean::Device::kGpu && !gpu) continue;
+        if (device == clean::Device::kCpu && size > o.cpu_max_size) continue;
+        try {
+          Cube sub;
+          sub.sim.frequencies_hz.assign(cube.sim.frequencies_hz.begin(), cube.sim.frequencies_hz.begin() + o.channels);
+          sub.sim.image_weights.assign(cube.sim.image_weights.begin(), cube.sim.image_weights.begin() + o.channels);
+          sub.dirty.assign(cube.dirty.begin(), cube.dirty.begin() + o.channels);
+          sub.psf.assign(cube.psf.begin(), cube.psf.begin() + o.channels);
+          sub.beams.assign(cube.beams.begin(), cube.beams.begin() + o.channels);
+          rows.push_back(run_joined(sub, niter, device, o));
+          std::fprintf(stderr, "joined %zu %zu %s: %.3f s\n", size, niter, rows.back().path.c_str(), rows.back().seconds);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "joined %zu %zu failed: %s\n", size, niter, e.what());
+          status = 4;
+        }
+      }
+      const double cpu = rows.size() == 2 ? rows[1].seconds : 0.0;
+      for (const JoinedRow& r : rows) {
+        const clean::CleanResult& x = r.result;
+        const std::string speedup = r.path == "gpu" && cpu > 0 ? std::to_string(static_cast<int>(cpu / r.seconds + 0.5)) + "x" : "-";
+        std::printf("%-6zu %-8zu %-7zu %-5s %8zu %6zu %-9s %9.3f %8.3f %8.3f %8.3f %8.0f %9zu %8s\n", r.size,
+                    r.channels, r.niter, r.path.c_str(), x.iterations, x.major_cycles,
+                    std::string(clean::to_string(x.reason)).c_str(), r.seconds, x.seconds.select, x.seconds.minor,
+                    x.seconds.convolve, static_cast<double>(x.iterations) / std::max(r.seconds, 1e-9),
+                    x.peak_gpu_bytes >> 20, speedup.c_str());
+      }
+    }
+    if (o.independent_channels == 0) continue;
+    const std::size_t niter = o.niters.front();
+    std::printf("\nindependent planes, %zux%zu, niter %zu each:\n", size, size, niter);
+    if (gpu) {
+      std::size_t workers = o.parallel_planes;
+#ifdef GPUCLEAN_HAVE_CUDA
+      if (workers == 0) {
+        const clean::CleanSettings s = settings_for(niter, o.threshold, clean::Device::kGpu);
+        const std::size_t per = clean::gpu::gpu_bytes_needed(size, size, size, size, s, &cube.beams[0]);
+        workers = std::min<std::size_t>(4, cuda::device_memory().free_bytes * 9 / 10 / std::max<std::size_t>(per, 1));
+      }
+#endif
+      for (std::size_t w : {std::size_t{1}, std::max<std::size_t>(workers, 1)}) {
+        std::size_t comps = 0;
+        const double rate = run_independent(cube, o.independent_channels, niter, clean::Device::kGpu, w, o, &comps);
+        std::printf("  gpu, %zu planes, %zu at once: %.1f channels/s (%zu components)\n", o.independent_channels, w,
+                    rate, comps);
+        if (w == workers) break;
+      }
+    }
+    if (size <= o.cpu_max_size && o.cpu_planes > 0) {
+      std::size_t comps = 0;
+      const std::size_t planes = std::min(o.cpu_planes, o.independent_channels);
+      const double rate = run_independent(cube, planes, niter, clean::Device::kCpu, 1, o, &comps);
+      std::printf("  cpu, %zu planes, one at a time on every core: %.2f channels/s (%zu components)\n", planes, rate,
+                  comps);
+    }
+  }
+  return status;
+}
+
+}  // namespace gpuclean::app

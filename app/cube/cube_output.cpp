@@ -1,0 +1,370 @@
+#include "app/cube/cube_output.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <sstream>
+#include <unordered_map>
+
+#include "app/version.hpp"
+#include "clean/beam.hpp"
+#include "clean/image_stats.hpp"
+#include "clean/plane_set.hpp"
+#include "clean/restore.hpp"
+#include "io/fits_cube.hpp"
+#include "io/fits_writer.hpp"
+#include "io/staged_outputs.hpp"
+#include "io/text_writer.hpp"
+
+namespace gpuclean::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char* kKinds[] = {"residual", "model", "image"};  // the image last, as for one plane
+
+std::vector<std::string> pols_of(const io::WscleanChannelSet& set) {
+  return set.polarizations.empty() ? std::vector<std::string>{""} : set.polarizations;
+}
+
+std::string mode_of(const CubeOptions& c) {
+  return c.join_channels ? "channels" : c.join_polarizations ? "polarizations" : "independent";
+}
+
+io::WriteOptions write_options(const RunOptions& o, const CubeRunResult& run, const std::vector<std::string>& inputs) {
+  std::size_t components = 0;
+  for (const auto& r : run.results) components += r.iterations;
+  const clean::CleanSettings& s = o.settings;
+  io::WriteOptions w;
+  w.overwrite = true;  // each writer replaces its staging file; the commit honours --overwrite
+  w.inputs = inputs;
+  w.keywords = {
+      {"ORIGIN", std::string("gpuclean ") + kVersion, "GPU Clark CLEAN"},
+      {"GCVERSIO", std::string(kVersion), "gpuclean version"},
+      {"GCALGO", std::string(clean::to_string(s.algorithm)), "CLEAN algorithm"},
+      {"GCDEVICE", run.device, "device that ran CLEAN"},
+      {"GCJOIN", mode_of(o.cube), "planes joined: channels, polarizations, independent"},
+      {"GCFITPOL", static_cast<long long>(o.cube.fit_spectral_pol), "spectral polynomial terms, 0 = none"},
+      {"GCNITER", static_cast<long long>(s.niter), "maximum number of components per CLEAN"},
+      {"GCITER", static_cast<long long>(components), "components cleaned, all planes"},
+      {"GCGAIN", s.gain, "loop gain"},
+      {"GCMGAIN", s.mgain, "major-cycle gain"},
+      {"GCTHRESH", s.threshold, "absolute threshold"},
+      {"GCATHRES", s.auto_threshold, "auto-threshold [sigma]"},
+  };
+  std::string cmd = o.command_line;
+  for (std::size_t i = 0; i < cmd.size(); i += 70) w.history.push_back(cmd.substr(i, 70));
+  return w;
+}
+
+std::optional<io::BeamKeywords> beam_keywords(const InputPlane& p) {
+  if (!p.sky_beam) return std::nullopt;
+  return io::BeamKeywords{p.sky_beam->bmaj_arcsec / 3600.0, p.sky_beam->bmin_arcsec / 3600.0, p.sky_beam->bpa_deg};
+}
+
+double restored_peak(const clean::HostImage& img) {
+  double peak = 0.0;
+  for (float v : img.pixels)
+    if (std::isfinite(v) && v > peak) peak = v;
+  return peak;
+}
+
+// "hh:mm:ss.sss" and "+dd.mm.ss.sss", WSClean's source-list forms.
+std::string ra_text(double deg) {
+  double h = std::fmod(deg / 15.0 + 24.0, 24.0);
+  const int hh = static_cast<int>(h);
+  h = (h - hh) * 60.0;
+  const int mm = static_cast<int>(h);
+  const double ss = (h - mm) * 60.0;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%02d:%02d:%06.3f", hh, mm, ss);
+  return buf;
+}
+std::string dec_text(double deg) {
+  const char sign = deg < 0 ? '-' : '+';
+  double d = std::abs(deg);
+  const int dd = static_cast<int>(d);
+  d = (d - dd) * 60.0;
+  const int mm = static_cast<int>(d);
+  const double ss = (d - mm) * 60.0;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%c%02d.%02d.%06.3f", sign, dd, mm, ss);
+  return buf;
+}
+
+std::string components_csv(const CubeInput& in, const CubeRunResult& run) {
+  std::ostringstream out;
+  out << "channel,stokes,frequency_hz,x,y,ra_deg,dec_deg,flux_jy\n";
+  char line[256];
+  for (std::size_t g = 0; g < run.groups.size(); ++g) {
+    const CleanGroup& group = run.groups[g];
+    const clean::CleanResult& r = run.results[g];
+    const std::size_t np = group.planes.size();
+    for (std::size_t j = 0; j < np; ++j) {
+      const InputPlane& p = in.planes[group.planes[j]];
+      // One row per pixel, fluxes summed, in the order first cleaned.
+      std::vector<std::pair<std::uint64_t, double>> rows;
+      std::unordered_map<std::uint64_t, std::size_t> row_of;
+      for (std::size_t k = 0; k < r.components.size(); ++k) {
+        const std::uint64_t key = (static_cast<std::uint64_t>(r.components[k].y) << 32) | r.components[k].x;
+        auto [it, inserted] = row_of.try_emplace(key, rows.size());
+        if (inserted) rows.push_back({key, 0.0});
+        rows[it->second].second += group.joined() ? r.plane_fluxes[k * np + j] : r.components[k].flux;
+      }
+      for (const auto& [key, flux] : rows) {
+        const auto x = static_cast<std::uint32_t>(key), y = static_cast<std::uint32_t>(key >> 32);
+        double ra = std::numeric_limits<double>::quiet_NaN(), dec = ra;
+        if (in.wcs) in.wcs->pixel_to_world(x, y, &ra, &dec);
+        const int len = std::snprintf(line, sizeof line, "%zu,%s,%.6f,%u,%u,%.9f,%.9f,%.9g\n", p.channel,
+                                      p.pol.empty() ? "I" : p.pol.c_str(), p.frequency_hz, x, y, ra, dec, flux);
+        out.write(line, len);
+      }
+    }
+  }
+  return out.str();
+}
+
+nlohmann::json summary_json(const RunOptions& o, const CubeInput& in, const CubeRunResult& run,
+                            const std::vector<PlaneView>& views, double write_seconds) {
+  nlohmann::json j;
+  j["gpuclean_version"] = kVersion;
+  j["dirty"] = o.dirty;
+  j["psf"] = o.psf;
+  j["output"] = o.output;
+  j["input"] = in.wsclean ? "wsclean-channels" : "cube";
+  j["mode"] = mode_of(o.cube);
+  j["device"] = run.device;
+  j["channels"] = in.channels;
+  j["stokes"] = in.stokes;
+  j["weights"] = in.weights_from_headers ? "WSCIMGWG" : "equal";
+  j["fit_spectral_pol"] = o.cube.fit_spectral_pol;
+  std::size_t components = 0;
+  nlohmann::json groups = nlohmann::json::array();
+  for (std::size_t g = 0; g < run.groups.size(); ++g) {
+    const clean::CleanResult& r = run.results[g];
+    components += r.iterations;
+    groups.push_back({{"planes", run.groups[g].planes},
+                      {"components", r.iterations},
+                      {"major_cycles", r.major_cycles},
+                      {"stop_reason", std::string(clean::to_string(r.reason))},
+                      {"peak_residual", r.peak_residual},
+                      {"threshold", r.threshold},
+                      {"reference_frequency_hz", r.reference_frequency_hz}});
+  }
+  nlohmann::json planes = nlohmann::json::array();
+  for (std::size_t i = 0; i < in.planes.size(); ++i) {
+    const InputPlane& p = in.planes[i];
+    nlohmann::json e = {{"channel", p.channel},
+                        {"stokes", p.pol.empty() ? "I" : p.pol},
+                        {"frequency_hz", p.frequency_hz},
+                        {"weight", p.weight},
+                        {"components", views[i].result->iterations},
+                        {"stop_reason", std::string(clean::to_string(views[i].result->reason))},
+                        {"rms_residual", clean::rms(views[i].residual->pixels)},
+                        {"model_flux", clean::total_flux(views[i].model->pixels)},
+                        {"restored_peak", restored_peak(*views[i].restored)}};
+    if (p.sky_beam)
+      e["beam"] = {{"bmaj_arcsec", p.sky_beam->bmaj_arcsec}, {"bmin_arcsec", p.sky_beam->bmin_arcsec},
+                   {"bpa_deg", p.sky_beam->bpa_deg}};
+    planes.push_back(std::move(e));
+  }
+  j["groups"] = std::move(groups);
+  j["planes"] = std::move(planes);
+  j["components"] = components;
+  j["seconds"] = {{"read", run.seconds_read},
+                  {"clean", run.seconds_clean},
+                  {"write", write_seconds},
+                  {"planes_per_second", static_cast<double>(in.planes.size()) / std::max(run.seconds_clean, 1e-9)}};
+  return j;
+}
+
+// The channels' weighted mean of one Stokes parameter's images.
+clean::HostImage weighted_mean(const CubeInput& in, std::size_t s, const std::vector<PlaneView>& views,
+                               const clean::HostImage* PlaneView::*which) {
+  const std::size_t n = in.planes.front().dirty.size();
+  std::vector<double> acc(n, 0.0);
+  double total = 0.0;
+  for (std::size_t c = 0; c < in.channels; ++c) total += in.plane(c, s).weight;
+  for (std::size_t c = 0; c < in.channels; ++c) {
+    const double w = in.plane(c, s).weight / total;
+    const clean::HostImage& img = *(views[s * in.channels + c].*which);
+    for (std::size_t i = 0; i < n; ++i) acc[i] += w * img.pixels[i];
+  }
+  clean::HostImage out(in.planes.front().dirty.width, in.planes.front().dirty.height);
+  for (std::size_t i = 0; i < n; ++i) out.pixels[i] = static_cast<float>(acc[i]);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> cube_output_paths(const RunOptions& o, const io::WscleanChannelSet* set) {
+  std::vector<std::string> out;
+  for (const auto* p : {&o.components, &o.cube.source_list}) {
+    if (!p->empty()) out.push_back(*p);
+  }
+  if (!o.json.empty() && o.json != "-") out.push_back(o.json);
+  if (set) {
+    for (const std::string& pol : pols_of(*set)) {
+      for (std::size_t c = 0; c < set->channels; ++c)
+        for (const char* kind : kKinds) out.push_back(io::wsclean_name(o.output, static_cast<int>(c), pol, kind));
+      for (const char* kind : kKinds) out.push_back(io::wsclean_name(o.output, -1, pol, kind));
+    }
+    return out;
+  }
+  if (!o.residual.empty()) out.push_back(o.residual);
+  if (!o.model.empty()) out.push_back(o.model);
+  out.push_back(o.output);
+  return out;
+}
+
+std::vector<PlaneView> plane_views(const CubeInput& in, const CubeRunResult& run) {
+  std::vector<PlaneView> views(in.planes.size());
+  for (std::size_t g = 0; g < run.groups.size(); ++g) {
+    const clean::CleanResult& r = run.results[g];
+    const CleanGroup& group = run.groups[g];
+    for (std::size_t j = 0; j < group.planes.size(); ++j) {
+      if (group.joined()) {
+        const clean::PlaneImages& p = r.planes.at(j);
+        views[group.planes[j]] = {&p.model, &p.residual, &p.restored, &r};
+      } else {
+        views[group.planes[j]] = {&r.model, &r.residual, &r.restored, &r};
+      }
+    }
+  }
+  return views;
+}
+
+std::string wsclean_source_list(const CubeInput& in, const CubeRunResult& run) {
+  double ref = 0.0;
+  for (const auto& r : run.results) ref = std::max(ref, r.reference_frequency_hz);
+  std::ostringstream out;
+  char head[256];
+  std::snprintf(head, sizeof head,
+                "Format = Name, Type, Ra, Dec, I, SpectralIndex, LogarithmicSI, ReferenceFrequency='%.6f', "
+                "MajorAxis, MinorAxis, Orientation\n",
+                ref);
+  out << head;
+  for (std::size_t g = 0; g < run.groups.size(); ++g) {
+    const InputPlane& first = in.planes[run.groups[g].planes[0]];
+    if (!first.pol.empty() && first.pol != "I") continue;  // a source list holds Stokes I
+    const clean::CleanResult& r = run.results[g];
+    const std::size_t terms = r.components.empty() ? 0 : r.spectral_terms.size() / r.components.size();
+    // One source per pixel: its components' terms (or fluxes) summed.
+    std::vector<std::pair<std::uint64_t, std::vector<double>>> rows;
+    std::unordered_map<std::uint64_t, std::size_t> row_of;
+    for (std::size_t k = 0; k < r.components.size(); ++k) {
+      const std::uint64_t key = (static_cast<std::uint64_t>(r.components[k].y) << 32) | r.components[k].x;
+      auto [it, inserted] = row_of.try_emplace(key, rows.size());
+      if (inserted) rows.push_back({key, std::vector<double>(std::max<std::size_t>(terms, 1), 0.0)});
+      std::vector<double>& t = rows[it->second].second;
+      if (terms == 0) t[0] += r.components[k].flux;
+      else
+        for (std::size_t i = 0; i < terms; ++i) t[i] += r.spectral_terms[k * terms + i];
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto x = static_cast<std::uint32_t>(rows[i].first), y = static_cast<std::uint32_t>(rows[i].first >> 32);
+      double ra = 0.0, dec = 0.0;
+      if (in.wcs) in.wcs->pixel_to_world(x, y, &ra, &dec);
+      const std::vector<double>& t = rows[i].second;
+      std::ostringstream si;
+      si.precision(10);
+      for (std::size_t k = 1; k < t.size(); ++k) si << (k > 1 ? "," : "") << t[k];
+      char line[320];
+      std::snprintf(line, sizeof line, "s%zuc%zu,POINT,%s,%s,%.10g,[%s],false,%.6f,,,\n", g, i, ra_text(ra).c_str(),
+                    dec_text(dec).c_str(), t[0], si.str().c_str(), ref);
+      out << line;
+    }
+  }
+  return out.str();
+}
+
+nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, const CubeRunResult& run) {
+  const auto t0 = Clock::now();
+  const std::vector<PlaneView> views = plane_views(in, run);
+  io::StagedOutputs staged(o.overwrite);
+  const io::WriteOptions base = write_options(o, run, in.inputs);
+  const std::size_t width = in.planes.front().dirty.width, height = in.planes.front().dirty.height, n = width * height;
+  if (!o.components.empty()) io::write_text_file(staged.stage(o.components), components_csv(in, run), true);
+  if (!o.cube.source_list.empty())
+    io::write_text_file(staged.stage(o.cube.source_list), wsclean_source_list(in, run), true);
+
+  if (in.wsclean) {
+    for (std::size_t s = 0; s < in.stokes; ++s) {
+      const std::string pol = in.plane(0, s).pol;
+      for (std::size_t c = 0; c < in.channels; ++c) {
+        const InputPlane& p = in.plane(c, s);
+        const PlaneView& v = views[s * in.channels + c];
+        const clean::HostImage* images[] = {v.residual, v.model, v.restored};
+        for (int k = 0; k < 3; ++k) {
+          io::WriteOptions w = base;
+          if (k == 1) w.bunit = "JY/PIXEL";
+          else w.beam = beam_keywords(p);
+          io::write_fits_image(staged.stage(io::wsclean_name(o.output, static_cast<int>(c), pol, kKinds[k])),
+                               images[k]->pixels.data(), width, height, p.header, p.axes, w);
+        }
+      }
+      // MFS: the channels' weighted mean; the image restored with the mean PSF's fitted beam.
+      const clean::HostImage residual = weighted_mean(in, s, views, &PlaneView::residual);
+      const clean::HostImage model = weighted_mean(in, s, views, &PlaneView::model);
+      clean::JoinedPlanes mean;
+      for (std::size_t c = 0; c < in.channels; ++c)
+        mean.planes.push_back({&in.plane(c, s).dirty, &in.plane(c, s).psf, in.plane(c, s).frequency_hz,
+                               in.plane(c, s).weight});
+      const clean::PreparedPsf psf = clean::integrated_psf(mean);
+      InputPlane mfs;
+      mfs.beam = o.settings.beam_shape ? in.plane(0, s).beam : clean::fit_psf_beam(psf, o.settings.beam_fit);
+      mfs.sky_beam = o.settings.beam_shape ? in.plane(0, s).sky_beam : std::nullopt;
+      if (!o.settings.beam_shape && in.wcs) {
+        clean::PixelToSky t;
+        for (int a = 0; a < 2; ++a)
+          for (int b = 0; b < 2; ++b) t.m[a][b] = in.wcs->m[a][b];
+        mfs.sky_beam = clean::to_sky(mfs.beam, t);
+      }
+      const clean::HostImage restored = clean::restore_cpu(model, residual, mfs.beam, o.settings.threads);
+      io::FitsHeader header = in.mfs_header ? *in.mfs_header : in.plane(0, s).header;
+      if (!in.mfs_header) {
+        const double lo = in.plane(0, s).frequency_hz, hi = in.plane(in.channels - 1, s).frequency_hz;
+        header.set_double("CRVAL3", 0.5 * (lo + hi));
+        if (in.channels > 1) header.set_double("CDELT3", (hi - lo) * in.channels / (in.channels - 1.0));
+      }
+      const clean::HostImage* images[] = {&residual, &model, &restored};
+      for (int k = 0; k < 3; ++k) {
+        io::WriteOptions w = base;
+        if (k == 1) w.bunit = "JY/PIXEL";
+        else w.beam = beam_keywords(mfs);
+        io::write_fits_image(staged.stage(io::wsclean_name(o.output, -1, pol, kKinds[k])), images[k]->pixels.data(),
+                             width, height, header, in.plane(0, s).axes, w);
+      }
+    }
+  } else {
+    std::vector<io::CubeBeam> beams;
+    for (const InputPlane& p : in.planes)
+      if (p.sky_beam)
+        beams.push_back({p.sky_beam->bmaj_arcsec / 3600.0, p.sky_beam->bmin_arcsec / 3600.0, p.sky_beam->bpa_deg});
+    if (beams.size() != in.planes.size()) beams.clear();
+    std::vector<float> cube(in.planes.size() * n);
+    auto write = [&](const std::string& path, const clean::HostImage* PlaneView::*which, bool model) {
+      for (const InputPlane& p : in.planes) {
+        const clean::HostImage& img = *(views[p.stokes * in.channels + p.channel].*which);
+        std::copy(img.pixels.begin(), img.pixels.end(), cube.begin() + in.layout.plane_index(p.channel, p.stokes) * n);
+      }
+      io::WriteOptions w = base;
+      if (model) w.bunit = "JY/PIXEL";
+      io::write_fits_cube(staged.stage(path), in.layout, cube.data(), in.layout.header,
+                          model ? std::vector<io::CubeBeam>{} : beams, w);
+    };
+    if (!o.residual.empty()) write(o.residual, &PlaneView::residual, false);
+    if (!o.model.empty()) write(o.model, &PlaneView::model, true);
+    write(o.output, &PlaneView::restored, false);
+  }
+  nlohmann::json summary = summary_json(o, in, run, views, std::chrono::duration<double>(Clock::now() - t0).count());
+  const std::string text = summary.dump(2) + "\n";
+  if (!o.json.empty() && o.json != "-") io::write_text_file(staged.stage(o.json), text, true);
+  staged.commit();
+  if (o.json == "-") std::cout << text << std::flush;
+  return summary;
+}
+
+}  // namespace gpuclean::app

@@ -1,0 +1,49 @@
+#pragma once
+// The outputs of a cube run, all or none (io::StagedOutputs):
+//   cube input:  -o (restored), --model, --residual as cubes in the input's layout, each plane
+//                restored with its own beam: BMAJ/BMIN/BPA when all planes share one, else a
+//                CASA BEAMS table;
+//   WSClean set: OUT-0000-image.fits, -model, -residual per channel (OUT-0000-I-image.fits ...
+//                with polarisations) and OUT-MFS-image/-model/-residual.fits: the channels'
+//                weighted mean (cube_input.hpp's weights), the MFS image restored with the beam
+//                fitted to the weighted mean PSF, as WSClean does;
+//   and --components (CSV, a row per component and plane), --save-source-list, --json.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cube/cube_input.hpp"
+#include "app/cube/cube_run.hpp"
+#include "app/run_options.hpp"
+#include "clean/deconvolver.hpp"
+
+namespace gpuclean::app {
+
+struct CubeRunResult {
+  std::vector<CleanGroup> groups;
+  std::vector<clean::CleanResult> results;  ///< one per group
+  std::string device;
+  double seconds_read = 0, seconds_clean = 0;
+};
+
+/// Every file the run writes (the checks before any work, and the writer, use the same list).
+/// `set`: the WSClean input's files (null for a cube).
+std::vector<std::string> cube_output_paths(const RunOptions& o, const io::WscleanChannelSet* set);
+
+/// The plane p's images of the run.
+struct PlaneView {
+  const clean::HostImage *model, *residual, *restored;
+  const clean::CleanResult* result;  ///< its group's
+};
+std::vector<PlaneView> plane_views(const CubeInput& in, const CubeRunResult& run);
+
+/// Writes the outputs; returns the JSON summary (also written with --json).
+nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, const CubeRunResult& run);
+
+/// WSClean's source-list text for the joined groups' components (their terms with
+/// --fit-spectral-pol, else flat spectra of the weighted-mean flux).
+std::string wsclean_source_list(const CubeInput& in, const CubeRunResult& run);
+
+}  // namespace gpuclean::app

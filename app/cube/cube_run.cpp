@@ -1,0 +1,238 @@
+#include "app/cube/cube_run.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "app/cube/cube_output.hpp"
+#include "app/errors.hpp"
+#include "app/log.hpp"
+#include "app/pipeline.hpp"
+#include "clean/clean_mask.hpp"
+#include "clean/errors.hpp"
+#include "io/fits_reader.hpp"
+#include "io/fits_writer.hpp"
+#include "select/cuda/device_info.hpp"
+#ifdef GPUCLEAN_HAVE_CUDA
+#include "clean/gpu/gpu_image_state.hpp"
+#include "clean/gpu/joined_planes_gpu.hpp"
+#endif
+
+namespace gpuclean::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+constexpr std::size_t kMaxAutomaticParallelPlanes = 4;
+
+// What one group's CLEAN needs, kept alive while it runs.
+struct GroupProblem {
+  clean::JoinedPlanes joined;
+  clean::JoinedProblemImages images;  // joined: the integrated image and PSF
+  std::vector<std::uint8_t> mask;
+  clean::PixelGaussian beam;
+};
+
+void prepare_group(const CubeInput& in, const RunOptions& o, const CleanGroup& g,
+                   const std::optional<clean::HostImage>& fits_mask, GroupProblem& gp) {
+  const clean::CleanSettings& s = o.settings;
+  if (!g.joined()) {
+    const InputPlane& p = in.planes[g.planes[0]];
+    gp.mask = clean::make_clean_mask(p.dirty, fits_mask ? &*fits_mask : nullptr, s.clean_border_percent);
+    gp.beam = p.beam;
+    return;
+  }
+  gp.joined.join = o.cube.join_channels ? clean::Join::kChannels : clean::Join::kPolarizations;
+  gp.joined.fit.terms = o.cube.fit_spectral_pol;
+  for (std::size_t i : g.planes) {
+    const InputPlane& p = in.planes[i];
+    gp.joined.planes.push_back({&p.dirty, &p.psf, p.frequency_hz, p.weight, &p.beam});
+  }
+  gp.images = clean::joined_problem_images(gp.joined);
+  gp.mask = clean::make_clean_mask(gp.images.dirty, fits_mask ? &*fits_mask : nullptr, s.clean_border_percent);
+  gp.beam = s.beam_shape ? in.planes[g.planes[0]].beam : clean::fit_psf_beam(gp.images.psf, s.beam_fit);
+}
+
+// Workers that fit on the GPU at once (0: not even one).
+std::size_t gpu_workers(const CubeInput& in, const RunOptions& o, const std::vector<CleanGroup>& groups) {
+#ifdef GPUCLEAN_HAVE_CUDA
+  const InputPlane& p = in.planes.front();
+  const std::size_t w = p.dirty.width, h = p.dirty.height, pw = p.psf.image.width, ph = p.psf.image.height;
+  std::size_t per_worker = clean::gpu::gpu_bytes_needed(w, h, pw, ph, o.settings, &p.beam);
+  if (groups.front().joined())
+    per_worker += clean::gpu::JoinedPlanesGpu::bytes_needed(groups.front().planes.size(), w, h, pw, ph,
+                                                            o.settings.beam_patch);
+  const std::size_t free = cuda::device_memory().free_bytes;
+  const std::size_t fit = per_worker > 0 ? free * 9 / 10 / per_worker : 0;
+  const std::size_t wanted = o.cube.parallel_planes ? o.cube.parallel_planes : kMaxAutomaticParallelPlanes;
+  return std::min({fit, wanted, groups.size()});
+#else
+  (void)in, (void)o, (void)groups;
+  return 0;
+#endif
+}
+
+}  // namespace
+
+void for_each_clean(std::size_t count, std::size_t workers, clean::Algorithm algorithm, clean::Device device,
+                    const std::function<void(std::size_t, clean::Deconvolver&)>& run) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto worker = [&]() {
+    try {
+      const auto deconvolver = clean::make_deconvolver(algorithm, device);
+      for (std::size_t g = next++; g < count; g = next++) run(g, *deconvolver);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next = count;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t w = 1; w < std::max<std::size_t>(workers, 1); ++w) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+std::vector<CleanGroup> clean_groups(const CubeInput& in, const CubeOptions& o) {
+  std::vector<CleanGroup> groups;
+  if (o.join_channels) {
+    if (in.channels < 2)
+      throw clean::InvalidSettings("--join-channels needs at least two channels; the input has one.");
+    for (std::size_t s = 0; s < in.stokes; ++s) {
+      CleanGroup g;
+      for (std::size_t c = 0; c < in.channels; ++c) g.planes.push_back(s * in.channels + c);
+      groups.push_back(std::move(g));
+    }
+    return groups;
+  }
+  if (o.join_polarizations) {
+    if (in.stokes < 2)
+      throw clean::InvalidSettings("--join-polarizations needs at least two Stokes planes; the input has one.");
+    for (std::size_t c = 0; c < in.channels; ++c) {
+      CleanGroup g;
+      for (std::size_t s = 0; s < in.stokes; ++s) g.planes.push_back(s * in.channels + c);
+      groups.push_back(std::move(g));
+    }
+    return groups;
+  }
+  for (std::size_t i = 0; i < in.planes.size(); ++i) groups.push_back({{i}});
+  return groups;
+}
+
+void validate_cube_options(const RunOptions& o) {
+  const CubeOptions& c = o.cube;
+  const clean::CleanSettings& s = o.settings;
+  if (c.join_channels && c.join_polarizations)
+    throw clean::InvalidSettings("--join-channels with --join-polarizations is not offered yet; give one of them.");
+  if (c.fit_spectral_pol > 0 && !c.join_channels)
+    throw clean::InvalidSettings("--fit-spectral-pol fits the channels of a joined component; add --join-channels.");
+  if (!c.source_list.empty() && !c.join_channels)
+    throw clean::InvalidSettings("--save-source-list writes joined-channel components; add --join-channels.");
+  if ((c.join_channels || c.join_polarizations) && (s.algorithm != clean::Algorithm::kClark || s.multiscale.enabled))
+    throw clean::InvalidSettings("joined planes run with Clark only; leave out --algorithm hogbom and --multiscale, "
+                                 "or clean each plane on its own.");
+  if (c.wsclean_channels && !o.psf.empty())
+    throw clean::InvalidSettings("with --wsclean-channels give WSClean's NAME alone (its PSFs are NAME-0000-psf.fits "
+                                 "...), not a PSF argument.");
+  if (!o.quicklook.empty() || !o.noise_map.empty() || s.compare_select)
+    throw clean::InvalidSettings("--quicklook, --noise-map and --compare-select take one image; leave them out for a "
+                                 "cube or channel set.");
+}
+
+void run_cube(const RunOptions& o) {
+  const auto t_start = Clock::now();
+  clean::validate(o.settings);
+  validate_cube_options(o);
+  const Log log(o.verbosity, o.json == "-");
+  // The outputs are checked before any work: a WSClean set's names need only its file list.
+  std::optional<io::WscleanChannelSet> set;
+  if (o.cube.wsclean_channels) set = io::find_wsclean_channels(o.dirty);
+  {
+    io::WriteOptions base;
+    base.overwrite = o.overwrite;
+    base.inputs = {o.dirty, o.psf};
+    if (set) {
+      for (const auto& pol : set->dirty) base.inputs.insert(base.inputs.end(), pol.begin(), pol.end());
+      base.inputs.insert(base.inputs.end(), set->psf.begin(), set->psf.end());
+    }
+    if (!o.fits_mask.empty()) base.inputs.push_back(o.fits_mask);
+    const std::vector<std::string> outputs = cube_output_paths(o, set ? &*set : nullptr);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      for (std::size_t j = i + 1; j < outputs.size(); ++j)
+        if (outputs[i] == outputs[j])
+          throw clean::InvalidSettings("'" + outputs[i] + "' is given as two different outputs; give each its own name.");
+      io::check_output_path(outputs[i], base);
+    }
+  }
+  clean::Device device = resolve_device(o.settings.device, log);
+  clean::make_deconvolver(o.settings.algorithm, device);  // refuses a device this build lacks
+
+  const auto t_read = Clock::now();
+  const CubeInput in = load_cube_input(o, log);
+  std::optional<clean::HostImage> fits_mask;
+  if (!o.fits_mask.empty()) {
+    io::FitsImage m = io::read_fits_image(o.fits_mask);
+    fits_mask = clean::HostImage(m.width, m.height);
+    fits_mask->pixels = std::move(m.pixels);
+  }
+  CubeRunResult run;
+  run.groups = clean_groups(in, o.cube);
+  run.seconds_read = since(t_read);
+
+  std::size_t workers = 1;
+  if (device == clean::Device::kGpu) {
+    workers = gpu_workers(in, o, run.groups);
+    if (workers == 0) {
+      if (o.settings.device == clean::Device::kGpu)
+        throw RuntimeFailure("one plane group of this input does not fit in the GPU's free memory; use --device cpu.");
+      log.warn("one plane group does not fit in the GPU's free memory; running on the CPU instead");
+      device = clean::Device::kCpu;
+      workers = 1;
+    }
+  }
+  run.device = std::string(clean::to_string(device));
+  const char* mode = o.cube.join_channels ? "joined channels" : o.cube.join_polarizations ? "joined polarizations"
+                                                                                           : "independent planes";
+  log.info("%s: %zu channel(s) x %zu Stokes, %zux%zu, %s; %zu CLEAN run(s) on %s, %zu at once",
+           o.dirty.c_str(), in.channels, in.stokes, in.planes.front().dirty.width, in.planes.front().dirty.height, mode,
+           run.groups.size(), run.device.c_str(), workers);
+
+  // Every group is cleaned by one worker; each GPU worker has its own deconvolver, so its own
+  // stream and workspaces.
+  const auto t_clean = Clock::now();
+  run.results.resize(run.groups.size());
+  for_each_clean(run.groups.size(), workers, o.settings.algorithm, device, [&](std::size_t g, clean::Deconvolver& d) {
+    GroupProblem gp;
+    prepare_group(in, o, run.groups[g], fits_mask, gp);
+    const CleanGroup& group = run.groups[g];
+    const InputPlane& first = in.planes[group.planes[0]];
+    clean::CleanProblem problem{group.joined() ? gp.images.dirty : first.dirty,
+                                group.joined() ? gp.images.psf : first.psf, gp.mask, &gp.beam};
+    if (group.joined()) problem.joined = &gp.joined;
+    run.results[g] = d.run(problem, o.settings, {});
+    const clean::CleanResult& r = run.results[g];
+    const std::string what = group.joined() ? "group of " + std::to_string(group.planes.size()) + " planes"
+                                            : "channel " + std::to_string(first.channel) +
+                                                  (first.pol.empty() ? "" : " " + first.pol);
+    log.info("  %s: %zu components, %zu major cycles, stopped on %s, peak residual %.4e Jy/beam", what.c_str(),
+             r.iterations, r.major_cycles, std::string(clean::to_string(r.reason)).c_str(), r.peak_residual);
+  });
+  run.seconds_clean = since(t_clean);
+
+  const nlohmann::json summary = write_cube_outputs(o, in, run);
+  std::size_t components = 0;
+  for (const auto& r : run.results) components += r.iterations;
+  log.info("done: %zu planes, %zu components; %.2f s (read %.2f, clean %.2f: %.1f planes/s)", in.planes.size(),
+           components, since(t_start), run.seconds_read, run.seconds_clean,
+           static_cast<double>(in.planes.size()) / std::max(run.seconds_clean, 1e-9));
+  (void)summary;
+}
+
+}  // namespace gpuclean::app

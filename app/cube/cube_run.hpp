@@ -1,0 +1,40 @@
+#pragma once
+// The single command on a spectral cube or a WSClean channel set: every plane its own CLEAN
+// (several planes at once on the GPU, each worker on its own stream), or the planes joined
+// (--join-channels, --join-polarizations: clean/plane_set.hpp), then the outputs in the input's
+// layout (cube_output.hpp).
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "app/cube/cube_input.hpp"
+#include "app/run_options.hpp"
+#include "clean/deconvolver.hpp"
+
+namespace gpuclean::app {
+
+/// What one CLEAN of the run worked on: one plane, or the planes it joined (indices into
+/// CubeInput::planes).
+struct CleanGroup {
+  std::vector<std::size_t> planes;
+  bool joined() const { return planes.size() > 1; }
+};
+
+/// The groups the options make of the input's planes. Throws InvalidSettings when a join needs
+/// more planes than there are.
+std::vector<CleanGroup> clean_groups(const CubeInput& in, const CubeOptions& o);
+
+/// Runs `count` CLEANs on `workers` threads (the caller's among them), each thread with its own
+/// deconvolver (on the GPU: its own stream and workspaces); `run(g, deconvolver)` does number g.
+/// The first failure stops the rest and is rethrown.
+void for_each_clean(std::size_t count, std::size_t workers, clean::Algorithm algorithm, clean::Device device,
+                    const std::function<void(std::size_t, clean::Deconvolver&)>& run);
+
+/// Checks the cube options against each other and the settings (before any work).
+void validate_cube_options(const RunOptions& o);
+
+/// Runs the whole command; throws on any failure (main maps exceptions to exit codes).
+void run_cube(const RunOptions& o);
+
+}  // namespace gpuclean::app

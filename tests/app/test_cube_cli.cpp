@@ -1,0 +1,145 @@
+// Cubes and WSClean channel sets from the command line: a cube of identical planes gives every
+// plane the single-plane result; mismatched cubes and settings are refused with one line before
+// any work; WSClean-named channel files give WSClean-named outputs (with the MFS images) that
+// keep every header card; a joined, fitted run writes a WSClean source list.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "io/fits_cube.hpp"
+#include "io/fits_reader.hpp"
+#include "io/fits_writer.hpp"
+#include "tests/support/run_command.hpp"
+#include "tests/support/simulated_pair.hpp"
+
+namespace fs = std::filesystem;
+using gpuclean::test::count_lines;
+using gpuclean::test::run_gpuclean;
+using gpuclean::test::slurp;
+namespace io = gpuclean::io;
+
+namespace {
+
+class CubeCli : public gpuclean::test::SimulatedPairTest {
+ protected:
+  // A cube of `channels` copies of `plane` along FREQ (1.3 GHz + 50 MHz steps), Stokes I.
+  std::string cube_of(const std::string& plane, std::size_t channels, const std::string& name) {
+    const io::FitsImage img = io::read_fits_image(plane);
+    io::FitsCube layout;
+    layout.width = img.width;
+    layout.height = img.height;
+    layout.channels = channels;
+    layout.stokes = 1;
+    layout.order = {io::CubeAxis::kFreq, io::CubeAxis::kStokes};
+    layout.axes = {static_cast<long>(img.width), static_cast<long>(img.height), static_cast<long>(channels), 1};
+    layout.stokes_codes = {1};
+    io::FitsHeader h = img.header;
+    h.set_string("CTYPE3", "FREQ");
+    h.set_double("CRPIX3", 1.0);
+    h.set_double("CRVAL3", 1.3e9);
+    h.set_double("CDELT3", 5e7);
+    for (std::size_t c = 0; c < channels; ++c) {
+      layout.frequencies_hz.push_back(1.3e9 + 5e7 * static_cast<double>(c));
+      layout.channel_widths_hz.push_back(5e7);
+    }
+    std::vector<float> pixels;
+    for (std::size_t c = 0; c < channels; ++c) pixels.insert(pixels.end(), img.pixels.begin(), img.pixels.end());
+    const std::string path = tmp_.file(name);
+    io::write_fits_cube(path, layout, pixels.data(), h, {}, io::WriteOptions{});
+    return path;
+  }
+};
+
+}  // namespace
+
+TEST_F(CubeCli, IdenticalPlanesGetTheSinglePlaneResult) {
+  const std::string dc = cube_of(dirty(), 3, "dirty-cube.fits"), pc = cube_of(psf(), 3, "psf-cube.fits");
+  const auto one = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("one.fits") + " --residual " +
+                                          tmp_.file("one-res.fits") + " --device cpu --json " + tmp_.file("one.json"));
+  ASSERT_EQ(one.code, 0) << one.err;
+  const auto cube = run_gpuclean(tmp_, dc + " " + pc + " -o " + tmp_.file("cube.fits") + " --residual " +
+                                           tmp_.file("cube-res.fits") + " --model " + tmp_.file("cube-model.fits") +
+                                           " --device cpu --json " + tmp_.file("cube.json"));
+  ASSERT_EQ(cube.code, 0) << cube.err;
+  const io::FitsCube res = io::read_fits_cube(tmp_.file("cube-res.fits"));
+  ASSERT_EQ(res.channels, 3u);
+  ASSERT_EQ(res.frequencies_hz.size(), 3u);
+  EXPECT_DOUBLE_EQ(res.frequencies_hz[2], 1.4e9);
+  const io::FitsImage single = io::read_fits_image(tmp_.file("one-res.fits"));
+  float peak = 0.0f;
+  for (float v : single.pixels) peak = std::max(peak, std::abs(v));
+  for (std::size_t c = 0; c < 3; ++c) {
+    const float* p = res.plane(c, 0);
+    for (std::size_t i = 0; i < single.pixels.size(); ++i) ASSERT_NEAR(p[i], single.pixels[i], 1e-5f * peak) << c << " " << i;
+  }
+  const auto js = nlohmann::json::parse(slurp(tmp_.file("cube.json")));
+  const auto j1 = nlohmann::json::parse(slurp(tmp_.file("one.json")));
+  ASSERT_EQ(js["planes"].size(), 3u);
+  for (const auto& p : js["planes"]) {
+    EXPECT_EQ(p["components"], j1["iterations"]);
+    EXPECT_NEAR(p["rms_residual"].get<double>(), j1["rms_residual"].get<double>(), 1e-6 * j1["rms_residual"].get<double>());
+  }
+  // One beam for identical planes: BMAJ in the header, no BEAMS table.
+  const io::FitsCube restored = io::read_fits_cube(tmp_.file("cube.fits"));
+  EXPECT_TRUE(restored.header.has("BMAJ"));
+  EXPECT_TRUE(restored.beams.empty());
+}
+
+TEST_F(CubeCli, MismatchedCubesAndSettingsAreRefusedBeforeAnyWork) {
+  const std::string d3 = cube_of(dirty(), 3, "d3.fits"), p2 = cube_of(psf(), 2, "p2.fits");
+  const std::string out = tmp_.file("out.fits");
+  auto r = run_gpuclean(tmp_, d3 + " " + p2 + " -o " + out + " --device cpu");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  const std::string p3 = cube_of(psf(), 3, "p3.fits");
+  for (const std::string& opts : {std::string("--fit-spectral-pol 2"), std::string("--join-polarizations"),
+                                  std::string("--join-channels --multiscale"),
+                                  std::string("--save-source-list ") + tmp_.file("s.txt")}) {
+    r = run_gpuclean(tmp_, d3 + " " + p3 + " -o " + out + " --device cpu " + opts);
+    EXPECT_EQ(r.code, 2) << opts << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+}
+
+TEST_F(CubeCli, WscleanChannelsRoundTripWithTheirHeaders) {
+  const std::string sim = tmp_.file("sim");
+  auto r = run_gpuclean(tmp_, "simulate --size 96 --sources 6 --seed 4 --channels 4 --bandwidth 4e8 --name obs --out " + sim);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string out = tmp_.file("out");
+  r = run_gpuclean(tmp_, sim + "/obs --wsclean-channels -o " + out + " --join-channels --fit-spectral-pol 2 "
+                         "--device cpu --save-source-list " + tmp_.file("sources.txt") + " --json " + tmp_.file("s.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* ch : {"0000", "0001", "0002", "0003", "MFS"}) {
+    for (const char* kind : {"image", "model", "residual"}) {
+      const std::string path = out + "-" + ch + "-" + kind + ".fits";
+      ASSERT_TRUE(fs::exists(path)) << path;
+    }
+  }
+  // Every card of the channel's dirty image is kept (beam, units and provenance are ours).
+  const io::FitsImage in = io::read_fits_image(sim + "/obs-0002-dirty.fits");
+  const io::FitsImage img = io::read_fits_image(out + "-0002-image.fits");
+  for (const std::string& card : in.header.cards()) {
+    const std::string key = io::FitsHeader::keyword_of(card);
+    if (key == "BMAJ" || key == "BMIN" || key == "BPA" || key == "ORIGIN" || key == "BUNIT" || key == "HISTORY")
+      continue;
+    EXPECT_NE(std::find(img.header.cards().begin(), img.header.cards().end(), card), img.header.cards().end()) << card;
+  }
+  EXPECT_DOUBLE_EQ(*img.header.get_double("CRVAL3"), *in.header.get_double("CRVAL3"));
+  EXPECT_TRUE(img.header.has("BMAJ"));
+  const std::string list = slurp(tmp_.file("sources.txt"));
+  EXPECT_EQ(list.rfind("Format = Name, Type, Ra, Dec, I, SpectralIndex, LogarithmicSI, ReferenceFrequency=", 0), 0u);
+  EXPECT_NE(list.find(",POINT,"), std::string::npos);
+  EXPECT_NE(list.find("],false,"), std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(tmp_.file("s.json")));
+  EXPECT_EQ(j["mode"], "channels");
+  EXPECT_EQ(j["planes"].size(), 4u);
+  EXPECT_EQ(j["weights"], "WSCIMGWG");
+  // Outputs exist: a second run without --overwrite is refused before any work.
+  r = run_gpuclean(tmp_, sim + "/obs --wsclean-channels -o " + out + " --device cpu");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+}
