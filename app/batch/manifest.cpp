@@ -12,6 +12,7 @@
 #include "app/cli.hpp"
 #include "app/pipeline.hpp"
 #include "clean/errors.hpp"
+#include "io/wsclean_channels.hpp"
 
 namespace gpuclean::app {
 namespace {
@@ -194,7 +195,8 @@ std::vector<BatchJob> jobs_from_folder(const BatchOptions& batch) {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string f = entry.path().filename().string();
-    if (entry.is_regular_file() && ends_with(f, "-dirty.fits") && f.size() > 11) names.push_back(f.substr(0, f.size() - 11));
+    if (entry.is_regular_file() && ends_with(f, "-dirty.fits") && f.size() > 11 && !io::is_wsclean_set_member(f))
+      names.push_back(f.substr(0, f.size() - 11));
   }
   std::sort(names.begin(), names.end());
   const RunOptions defaults = row_options(batch, {}, {}, dir, batch.manifest);
@@ -214,6 +216,22 @@ std::vector<BatchJob> jobs_from_folder(const BatchOptions& batch) {
                   "'; WSClean writes it with -make-psf (or give a manifest that names the PSF).";
     jobs.push_back(std::move(job));
   }
+  // WSClean channel sets (NAME-0000-dirty.fits ...): one observation each, cleaned as the cube
+  // command cleans them (cube_run.hpp), writing OUT-0000-image.fits ... and OUT-MFS-*.
+  for (const io::WscleanChannelSet& set : io::find_wsclean_sets(dir.string())) {
+    BatchJob job;
+    job.name = fs::path(set.prefix).filename().string();
+    job.options = defaults;
+    job.options.cube.wsclean_channels = true;
+    job.options.cube.parallel_planes = 1;  // the batch's workers are the parallelism
+    job.options.dirty = set.prefix;
+    job.options.output = (out_dir / job.name).string();
+    job.options.verbosity =
+        batch.defaults.verbosity == Verbosity::kQuiet ? Verbosity::kQuiet : Verbosity::kWarnings;
+    jobs.push_back(std::move(job));
+  }
+  std::sort(jobs.begin(), jobs.end(), [](const BatchJob& a, const BatchJob& b) { return a.name < b.name; });
+  for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].index = i;
   if (jobs.empty())
     throw clean::InvalidSettings("the folder '" + batch.manifest + "' holds no NAME-dirty.fits; give a folder of "
                                  "WSClean images or a CSV/TSV manifest.");

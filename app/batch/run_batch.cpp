@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -22,6 +23,7 @@
 #include "app/batch/progress.hpp"
 #include "app/batch/shard.hpp"
 #include "app/batch/streams.hpp"
+#include "app/cube/cube_run.hpp"
 #include "app/errors.hpp"
 #include "app/exit_codes.hpp"
 #include "app/failure.hpp"
@@ -47,6 +49,7 @@ struct Work {
   Clock::time_point started;
   std::optional<LoadedObservation> obs;
   std::optional<clean::CleanResult> result;
+  std::optional<RunOptions> cube;  ///< a WSClean channel set: the cube command's options
 };
 using WorkPtr = std::unique_ptr<Work>;
 
@@ -69,7 +72,7 @@ enum class Resume { kRun, kSkip, kRedo };
 Resume resume_state(const RunOptions& o) {
   std::size_t present = 0;
   bool complete = true;
-  const auto outputs = output_paths(o);
+  const auto outputs = o.cube.wsclean_channels ? cube_outputs(o) : output_paths(o);
   for (const std::string& p : outputs) {
     std::error_code ec;
     if (!fs::exists(p, ec)) {
@@ -123,8 +126,8 @@ class Pipeline {
       o.name = w->job->name;
       o.dirty = opt.dirty;
       o.psf = opt.psf;
-      o.outputs = output_paths(opt);
       try {
+        o.outputs = opt.cube.wsclean_channels ? cube_outputs(opt) : output_paths(opt);
         if (!w->job->error.empty()) throw clean::InvalidInput(w->job->error);
         RunOptions run = opt;
         if (options_.resume) {
@@ -136,6 +139,11 @@ class Pipeline {
             continue;
           }
           if (r == Resume::kRedo) run.overwrite = true;  // our own partial outputs from an earlier run
+        }
+        if (run.cube.wsclean_channels) {  // a channel set: read, cleaned and written by its clean worker
+          w->cube = std::move(run);
+          to_clean_.push(std::move(w));
+          continue;
         }
         check_outputs(run);
         const Log log(run.verbosity, false, o.name + ": ");
@@ -168,6 +176,12 @@ class Pipeline {
       const auto t0 = Clock::now();
       try {
         if (!setup_error.empty()) throw RuntimeFailure(setup_error);
+        if (w.cube) {
+          run_cube_job(w, gpu);
+          clean_busy_ += seconds_between(t0, Clock::now());
+          to_write_.push(std::move(*item));
+          continue;
+        }
         LoadedObservation& obs = *w.obs;
         const clean::CleanSettings& s = obs.options.settings;
         const Log log(obs.options.verbosity, false, w.outcome.name + ": ");
@@ -190,6 +204,30 @@ class Pipeline {
       clean_busy_ += seconds_between(t0, Clock::now());
       to_write_.push(std::move(*item));
     }
+  }
+
+  // A channel set on this worker's GPU (or the CPU): the whole cube command, outputs included.
+  static void run_cube_job(Work& w, int gpu) {
+    RunOptions run = *w.cube;
+    if (gpu < 0 && run.settings.device != clean::Device::kGpu) run.settings.device = clean::Device::kCpu;
+    const nlohmann::json summary = run_cube(run);
+    ObservationOutcome& o = w.outcome;
+    o.status = OutcomeStatus::kDone;
+    o.device = gpu >= 0 && summary.value("device", "") == "gpu" ? "gpu " + std::to_string(gpu) : "cpu";
+    o.clean_seconds = summary["seconds"].value("clean", 0.0);
+    o.read_seconds = summary["seconds"].value("read", 0.0);
+    o.write_seconds = summary["seconds"].value("write", 0.0);
+    o.iterations = summary.value("components", std::size_t{0});
+    for (const auto& g : summary["groups"]) o.major_cycles = std::max(o.major_cycles, g.value("major_cycles", std::size_t{0}));
+    o.stop_reason = summary["groups"].empty() ? "" : summary["groups"][0].value("stop_reason", "");
+    double rms2 = 0.0, flux = 0.0;
+    for (const auto& p : summary["planes"]) {
+      rms2 += std::pow(p.value("rms_residual", 0.0), 2);
+      flux += p.value("model_flux", 0.0);
+    }
+    const double planes = std::max<double>(1.0, static_cast<double>(summary["planes"].size()));
+    o.rms_residual = std::sqrt(rms2 / planes);  // over all planes
+    o.model_flux = flux / planes;               // the planes' mean
   }
 
   void write_loop() {
@@ -242,7 +280,7 @@ int choose_streams(const std::vector<int>& gpus, const std::vector<const BatchJo
   constexpr int kTries = 3;
   int tries = 0;
   for (const BatchJob* job : jobs) {
-    if (!job->error.empty()) continue;
+    if (!job->error.empty() || job->options.cube.wsclean_channels) continue;
     if (tries++ == kTries) break;
     try {
       const io::FitsImage dirty = io::read_fits_shape(job->options.dirty);  // sizes only, no pixels

@@ -146,7 +146,13 @@ void validate_cube_options(const RunOptions& o) {
                                  "cube or channel set.");
 }
 
-void run_cube(const RunOptions& o) {
+std::vector<std::string> cube_outputs(const RunOptions& o) {
+  if (!o.cube.wsclean_channels) return cube_output_paths(o, nullptr);
+  const io::WscleanChannelSet set = io::find_wsclean_channels(o.dirty);
+  return cube_output_paths(o, &set);
+}
+
+nlohmann::json run_cube(const RunOptions& o) {
   const auto t_start = Clock::now();
   clean::validate(o.settings);
   validate_cube_options(o);
@@ -232,7 +238,7 @@ void run_cube(const RunOptions& o) {
   log.info("done: %zu planes, %zu components; %.2f s (read %.2f, clean %.2f: %.1f planes/s)", in.planes.size(),
            components, since(t_start), run.seconds_read, run.seconds_clean,
            static_cast<double>(in.planes.size()) / std::max(run.seconds_clean, 1e-9));
-  (void)summary;
+  return summary;
 }
 
 }  // namespace gpuclean::app

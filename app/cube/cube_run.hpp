@@ -8,6 +8,8 @@
 #include <functional>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "app/cube/cube_input.hpp"
 #include "app/run_options.hpp"
 #include "clean/deconvolver.hpp"
@@ -34,7 +36,11 @@ void for_each_clean(std::size_t count, std::size_t workers, clean::Algorithm alg
 /// Checks the cube options against each other and the settings (before any work).
 void validate_cube_options(const RunOptions& o);
 
-/// Runs the whole command; throws on any failure (main maps exceptions to exit codes).
-void run_cube(const RunOptions& o);
+/// Runs the whole command and returns its JSON summary (cube_output.hpp); throws on any failure
+/// (main maps exceptions to exit codes).
+nlohmann::json run_cube(const RunOptions& o);
+
+/// Every output of the command (a WSClean set's names need its files, found here).
+std::vector<std::string> cube_outputs(const RunOptions& o);
 
 }  // namespace gpuclean::app

@@ -143,3 +143,17 @@ TEST_F(CubeCli, WscleanChannelsRoundTripWithTheirHeaders) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
 }
+
+TEST_F(CubeCli, BatchTakesAChannelSetAsOneObservation) {
+  const std::string dir = tmp_.file("folder");
+  auto r = run_gpuclean(tmp_, "simulate --size 64 --sources 4 --seed 5 --channels 3 --bandwidth 3e8 --name obs --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run_gpuclean(tmp_, "batch " + dir + " --device cpu --report " + tmp_.file("report.json"));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(slurp(tmp_.file("report.json")));
+  ASSERT_EQ(j["observations"].size(), 1u) << j.dump(1);
+  EXPECT_EQ(j["observations"][0]["name"], "obs");
+  for (const char* f : {"obs-0000-image.fits", "obs-0002-residual.fits", "obs-MFS-image.fits"})
+    EXPECT_TRUE(fs::exists(dir + "/" + f)) << f;
+  EXPECT_FALSE(fs::exists(dir + "/obs-0000-image-model.fits"));
+}
