@@ -17,12 +17,15 @@ std::string numbered(const std::string& prefix, std::size_t channel, const std::
   return prefix + index + suffix;
 }
 
-// The spectral axis as WSClean writes it: the plane's centre frequency and width, and the
-// image weight that MFS weighting uses.
-io::FitsHeader with_band(io::FitsHeader header, double freq_hz, double width_hz, double image_weight) {
+// The spectral axis as WSClean writes it: the plane's centre frequency and width, the image
+// weight that MFS weighting uses, and the plane's channels [start, end) of the (simulated) data.
+io::FitsHeader with_band(io::FitsHeader header, double freq_hz, double width_hz, double image_weight,
+                         std::size_t start, std::size_t end) {
   header.set_double("CRVAL3", freq_hz);
   header.set_double("CDELT3", width_hz);
   header.set_double("WSCIMGWG", image_weight, "Sum of imaging weights");
+  header.set_int("WSCCHANS", static_cast<long long>(start), "Start channel index");
+  header.set_int("WSCCHANE", static_cast<long long>(end), "End channel index");
   return header;
 }
 
@@ -83,16 +86,16 @@ void write_channel_simulation(const ChannelSimulation& sim, const SimulationSett
   // Every file appears together, or none (see io/staged_outputs.hpp); sources.csv comes last.
   io::StagedOutputs staged(overwrite);
   for (std::size_t i = 0; i < sim.channels.size(); ++i) {
-    const io::FitsHeader h = with_band(header, sim.frequencies_hz[i], sim.widths_hz[i], sim.image_weights[i]);
+    const io::FitsHeader h = with_band(header, sim.frequencies_hz[i], sim.widths_hz[i], sim.image_weights[i], i, i + 1);
     write(numbered(name + "-", i, "-dirty.fits"), sim.channels[i].dirty, h, opt, staged);
     write(numbered(name + "-", i, "-psf.fits"), sim.channels[i].psf, h, opt, staged);
   }
   const MfsImages mfs = mfs_images(sim);
-  const io::FitsHeader mfs_header = with_band(header, s.freq_hz, c.bandwidth_hz, mfs.weight);
+  const io::FitsHeader mfs_header = with_band(header, s.freq_hz, c.bandwidth_hz, mfs.weight, 0, sim.channels.size());
   write(name + "-MFS-dirty.fits", mfs.dirty, mfs_header, opt, staged);
   write(name + "-MFS-psf.fits", mfs.psf, mfs_header, opt, staged);
   for (std::size_t i = 0; i < sim.channels.size(); ++i) {
-    const io::FitsHeader h = with_band(header, sim.frequencies_hz[i], sim.widths_hz[i], sim.image_weights[i]);
+    const io::FitsHeader h = with_band(header, sim.frequencies_hz[i], sim.widths_hz[i], sim.image_weights[i], i, i + 1);
     write(numbered("truth-", i, ".fits"), sim.channels[i].truth, h, truth_opt, staged);
   }
   Simulation reference;  // sources.csv lists the fluxes at nu0 (S0), with their spectral indices

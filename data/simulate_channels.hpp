@@ -58,9 +58,9 @@ std::vector<std::string> channel_output_names(const std::string& name, std::size
 void check_channel_outputs(const std::string& dir, const std::string& name, std::size_t channels, bool overwrite);
 
 /// Writes channel_output_names() into `dir` (created if needed), all or none, WSClean style:
-/// each channel's CRVAL3/CDELT3 are its centre and width and WSCIMGWG its image weight; the MFS
-/// images have CRVAL3 nu0, CDELT3 the bandwidth and WSCIMGWG the weights' sum. `command` goes
-/// into the HISTORY cards.
+/// each channel's CRVAL3/CDELT3 are its centre and width, WSCIMGWG its image weight and
+/// WSCCHANS/WSCCHANE its channel range [c, c + 1); the MFS images have CRVAL3 nu0, CDELT3 the
+/// bandwidth, WSCIMGWG the weights' sum and the range [0, N). `command` goes into the HISTORY cards.
 void write_channel_simulation(const ChannelSimulation& sim, const SimulationSettings& settings,
                               const ChannelSettings& channels, const std::string& dir, const std::string& name,
                               bool overwrite, const std::string& command);

@@ -217,6 +217,8 @@ TEST(WriteChannelSimulation, WritesWscleanNamesAndHeaders) {
       EXPECT_NEAR(*image.header.get_double("CRVAL3"), sim.frequencies_hz[i], 1e-3);
       EXPECT_NEAR(*image.header.get_double("CDELT3"), 1e8, 1e-3);
       EXPECT_NEAR(*image.header.get_double("WSCIMGWG"), sim.image_weights[i], 1e-10 * sim.image_weights[i]);
+      EXPECT_EQ(image.header.get_double("WSCCHANS"), static_cast<double>(i));
+      EXPECT_EQ(image.header.get_double("WSCCHANE"), static_cast<double>(i + 1));
     }
     EXPECT_EQ(gpuclean::io::read_fits_image(dir + "/truth-" + prefix + ".fits").header.get_string("BUNIT"), "JY/PIXEL");
     EXPECT_EQ(gpuclean::io::read_fits_image(dir + "/obs-" + prefix + "-psf.fits").pixels, sim.channels[i].psf);
@@ -226,6 +228,8 @@ TEST(WriteChannelSimulation, WritesWscleanNamesAndHeaders) {
   EXPECT_NEAR(*mfs.header.get_double("CDELT3"), 3e8, 1e-3);
   const double weight = sim.image_weights[0] + sim.image_weights[1] + sim.image_weights[2];
   EXPECT_NEAR(*mfs.header.get_double("WSCIMGWG"), weight, 1e-10 * weight);
+  EXPECT_EQ(mfs.header.get_double("WSCCHANS"), 0.0);
+  EXPECT_EQ(mfs.header.get_double("WSCCHANE"), 3.0);
   EXPECT_FLOAT_EQ(mfs.pixels[16 * 32 + 16], 1.0f);
 
   std::ifstream csv(dir + "/sources.csv");
