@@ -188,6 +188,22 @@ void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
          "about natural)")
       ->expected(1, 2)->type_name("MODE [R]")->default_str("briggs 0");
   sub.add_flag("--overwrite", o.overwrite, "Replace existing files");
+
+  const std::string band = "Channels (wideband)";
+  auto* channels = sub.add_option("--channels", o.channels.channels,
+                                  "Channels across the band; above 1 writes NAME-0000-dirty.fits, ... NAME-MFS-*.fits, "
+                                  "truth-0000.fits, ... as WSClean names them, instead of dirty.fits and psf.fits")
+                       ->check(CLI::Range(1, 1024))->capture_default_str()->group(band);
+  sub.add_option("--bandwidth", o.channels.bandwidth_hz, "Total band [Hz], centred on --freq (needed with --channels)")
+      ->check(CLI::PositiveNumber)->needs(channels)->group(band);
+  auto* alpha = sub.add_option_function<std::vector<double>>(
+      "--spectral-index",
+      [&o](const std::vector<double>& v) { o.channels.spectral_index_min = v[0], o.channels.spectral_index_max = v[1]; },
+      "Each source's spectral index alpha, uniform in [MIN, MAX]: S(nu) = S(--freq) (nu / --freq)^alpha "
+      "(default -0.7 -0.7)");
+  alpha->expected(2)->type_name("MIN MAX")->needs(channels)->group(band);
+  sub.add_option("--name", o.name, "File-name prefix of the channel images")->needs(channels)->capture_default_str()
+      ->group(band);
 }
 
 void add_bench_clean_options(CLI::App& sub, BenchCleanOptions& o) {

@@ -12,12 +12,14 @@
 #include "app/batch/batch_options.hpp"
 #include "app/quicklook_panels.hpp"
 #include "app/run_options.hpp"
-#include "data/simulate.hpp"
+#include "data/simulate_channels.hpp"
 
 namespace gpuclean::app {
 
 struct SimulateOptions {
   data::SimulationSettings settings;
+  data::ChannelSettings channels;  ///< --channels above 1: a WSClean-style channel set
+  std::string name = "sim";        ///< the channel set's file-name prefix
   std::string out_dir;
   bool overwrite = false;
   std::string command_line;

@@ -52,6 +52,40 @@ std::string joined(int argc, char** argv) {
   return s;
 }
 
+int run_simulate(const gpuclean::app::SimulateOptions& o, const std::string& command) {
+  namespace gd = gpuclean::data;
+  gd::validate(o.settings);  // every setting and output before any work
+  gd::validate(o.channels, o.settings);
+  std::size_t dropped = 0;
+  if (o.channels.channels > 1) {
+    gd::check_channel_outputs(o.out_dir, o.name, o.channels.channels, o.overwrite);
+    const auto sim = gd::simulate_channels(o.settings, o.channels);
+    gd::write_channel_simulation(sim, o.settings, o.channels, o.out_dir, o.name, o.overwrite, command);
+    const auto& first = sim.channels.front();
+    const std::size_t last = sim.channels.size() - 1;
+    std::printf("simulated %s %zux%zu: %zu channels over %.6g-%.6g MHz, %zu sources, pixel %.3f\" -> %s: "
+                "%s-0000..%04zu-dirty/psf.fits, %s-MFS-dirty/psf.fits, truth-0000..%04zu.fits, sources.csv\n",
+                first.telescope.c_str(), first.size, first.size, sim.channels.size(),
+                (sim.frequencies_hz.front() - 0.5 * sim.widths_hz.front()) / 1e6,
+                (sim.frequencies_hz.back() + 0.5 * sim.widths_hz.back()) / 1e6, first.sources.size(),
+                first.pixel_deg * 3600.0, o.out_dir.c_str(), o.name.c_str(), last, o.name.c_str(), last);
+    dropped = sim.channels.back().uv_dropped;  // the top channel reaches furthest in uv
+  } else {
+    gd::check_simulation_outputs(o.out_dir, o.overwrite);
+    const auto sim = gd::simulate(o.settings);
+    gd::write_simulation(sim, o.settings, o.out_dir, o.overwrite, command);
+    std::printf("simulated %s %zux%zu: %zu sources, pixel %.3f\", beam %.2f pixels, %zu uv samples -> %s\n",
+                sim.telescope.c_str(), sim.size, sim.size, sim.sources.size(), sim.pixel_deg * 3600.0,
+                sim.beam_fwhm_px, sim.uv_samples, o.out_dir.c_str());
+    dropped = sim.uv_dropped;
+  }
+  if (dropped > 0) {
+    std::fprintf(stderr, "gpuclean: note: %zu uv samples lie beyond the grid at this pixel size and were left out (a uv-range cut); a smaller --pixel-scale keeps them\n",
+                 dropped);
+  }
+  return 0;
+}
+
 int run(int argc, char** argv) {
   auto cli = gpuclean::app::make_cli();
   try {
@@ -67,21 +101,7 @@ int run(int argc, char** argv) {
   }
 
   const std::string command = joined(argc, argv);
-  if (*cli->simulate) {
-    auto& o = cli->sim;
-    gpuclean::data::validate(o.settings);  // every setting and output before any work
-    gpuclean::data::check_simulation_outputs(o.out_dir, o.overwrite);
-    const auto sim = gpuclean::data::simulate(o.settings);
-    gpuclean::data::write_simulation(sim, o.settings, o.out_dir, o.overwrite, command);
-    std::printf("simulated %s %zux%zu: %zu sources, pixel %.3f\", beam %.2f pixels, %zu uv samples -> %s\n",
-                sim.telescope.c_str(), sim.size, sim.size, sim.sources.size(), sim.pixel_deg * 3600.0,
-                sim.beam_fwhm_px, sim.uv_samples, o.out_dir.c_str());
-    if (sim.uv_dropped > 0) {
-      std::fprintf(stderr, "gpuclean: note: %zu uv samples lie beyond the grid at this pixel size and were left out (a uv-range cut); a smaller --pixel-scale keeps them\n",
-                   sim.uv_dropped);
-    }
-    return 0;
-  }
+  if (*cli->simulate) return run_simulate(cli->sim, command);
   if (*cli->batch) {
     cli->batch_options.command_line = command;
     return gpuclean::app::run_batch(cli->batch_options);

@@ -38,7 +38,29 @@ double calibrate_pixel_deg(const std::vector<UvSample>& tracks, double pixels_pe
   return pixel_rad / kDeg;
 }
 
-io::FitsHeader make_header(const Simulation& sim, const SimulationSettings& s) {
+}  // namespace
+
+void validate(const SimulationSettings& s) {
+  auto fail = [](const std::string& m) { throw std::invalid_argument(m); };
+  if (s.size < 16 || s.size > (std::size_t{1} << 16)) fail("--size must be from 16 to 65536 pixels.");
+  if (!(s.noise >= 0.0) || !std::isfinite(s.noise)) fail("--noise must be a finite RMS >= 0 (Jy/beam).");
+  if (!(s.freq_hz > 0.0) || !std::isfinite(s.freq_hz)) fail("--freq must be a positive frequency in Hz.");
+  if (s.dec_deg <= 90.0 && !(s.dec_deg >= -90.0)) fail("--dec must be from -90 to 90 degrees.");
+  if (!(s.ha_hours >= 0.01 && s.ha_hours <= 12.0)) fail("--ha-hours must be from 0.01 to 12.");
+  if (!(s.pixel_arcsec >= 0.0) || !std::isfinite(s.pixel_arcsec)) fail("--pixel-scale must be a finite size >= 0 (arcsec).");
+  if (s.weighting.mode == WeightingMode::kBriggs && !std::isfinite(s.weighting.robust))
+    fail("--weighting briggs R needs a finite R (-2: about uniform, 2: about natural).");
+  if (!(s.gaussian_min_beams > 0.0 && s.gaussian_min_beams <= s.gaussian_max_beams) ||
+      !std::isfinite(s.gaussian_max_beams))
+    fail("--gaussian-size MIN MAX needs 0 < MIN <= MAX (the Gaussians' major FWHM, in beams).");
+  const bool no_flux = s.gaussian_min_flux == 0.0 && s.gaussian_max_flux == 0.0;
+  if (!no_flux && !(s.gaussian_min_flux > 0.0 && s.gaussian_min_flux <= s.gaussian_max_flux &&
+                    std::isfinite(s.gaussian_max_flux)))
+    fail("--gaussian-flux MIN MAX needs 0 < MIN <= MAX (the Gaussians' integrated flux, in Jy).");
+  array_layout(s.array);  // throws std::invalid_argument naming the arrays
+}
+
+io::FitsHeader simulation_header(const Simulation& sim, const SimulationSettings& s) {
   io::FitsHeader h;
   const double centre = static_cast<double>(sim.size / 2 + 1);
   h.set_double("EQUINOX", 2000.0, "J2000");
@@ -71,28 +93,6 @@ io::FitsHeader make_header(const Simulation& sim, const SimulationSettings& s) {
   return h;
 }
 
-}  // namespace
-
-void validate(const SimulationSettings& s) {
-  auto fail = [](const std::string& m) { throw std::invalid_argument(m); };
-  if (s.size < 16 || s.size > (std::size_t{1} << 16)) fail("--size must be from 16 to 65536 pixels.");
-  if (!(s.noise >= 0.0) || !std::isfinite(s.noise)) fail("--noise must be a finite RMS >= 0 (Jy/beam).");
-  if (!(s.freq_hz > 0.0) || !std::isfinite(s.freq_hz)) fail("--freq must be a positive frequency in Hz.");
-  if (s.dec_deg <= 90.0 && !(s.dec_deg >= -90.0)) fail("--dec must be from -90 to 90 degrees.");
-  if (!(s.ha_hours >= 0.01 && s.ha_hours <= 12.0)) fail("--ha-hours must be from 0.01 to 12.");
-  if (!(s.pixel_arcsec >= 0.0) || !std::isfinite(s.pixel_arcsec)) fail("--pixel-scale must be a finite size >= 0 (arcsec).");
-  if (s.weighting.mode == WeightingMode::kBriggs && !std::isfinite(s.weighting.robust))
-    fail("--weighting briggs R needs a finite R (-2: about uniform, 2: about natural).");
-  if (!(s.gaussian_min_beams > 0.0 && s.gaussian_min_beams <= s.gaussian_max_beams) ||
-      !std::isfinite(s.gaussian_max_beams))
-    fail("--gaussian-size MIN MAX needs 0 < MIN <= MAX (the Gaussians' major FWHM, in beams).");
-  const bool no_flux = s.gaussian_min_flux == 0.0 && s.gaussian_max_flux == 0.0;
-  if (!no_flux && !(s.gaussian_min_flux > 0.0 && s.gaussian_min_flux <= s.gaussian_max_flux &&
-                    std::isfinite(s.gaussian_max_flux)))
-    fail("--gaussian-flux MIN MAX needs 0 < MIN <= MAX (the Gaussians' integrated flux, in Jy).");
-  array_layout(s.array);  // throws std::invalid_argument naming the arrays
-}
-
 Simulation simulate_sky(const SimulationSettings& s, const std::vector<SkySource>& sky) {
   validate(s);
   const ArrayLayout array = array_layout(s.array);
@@ -118,6 +118,7 @@ Simulation simulate_sky(const SimulationSettings& s, const std::vector<SkySource
   sim.sources = sky;
   sim.truth = render_sky(sky, s.size);
   sim.dirty = grid.dirty(sim.truth);
+  sim.image_weight = grid.weight_sum();
   if (s.noise > 0.0) {
     Rng rng(s.seed ^ 0x6E6F697365ull);  // a stream of its own, so the sky does not shift with it
     const std::vector<float> noise = grid.noise(rng, s.noise);
@@ -126,8 +127,8 @@ Simulation simulate_sky(const SimulationSettings& s, const std::vector<SkySource
   return sim;
 }
 
-Simulation simulate(const SimulationSettings& s) {
-  validate(s);
+SimulationSettings with_pixel_scale(const SimulationSettings& s) {
+  if (s.pixel_arcsec > 0.0) return s;
   const ArrayLayout array = array_layout(s.array);
   TrackSettings track;
   track.dec_deg = s.dec_deg > 90.0 ? array.default_dec_deg : s.dec_deg;
@@ -135,9 +136,11 @@ Simulation simulate(const SimulationSettings& s) {
   track.ha_start_hours = -s.ha_hours;
   track.ha_end_hours = s.ha_hours;
   SimulationSettings fixed = s;
-  if (fixed.pixel_arcsec <= 0.0) {
-    fixed.pixel_arcsec = calibrate_pixel_deg(uv_tracks(array, track), s.pixels_per_beam, s.weighting) * 3600.0;
-  }
+  fixed.pixel_arcsec = calibrate_pixel_deg(uv_tracks(array, track), s.pixels_per_beam, s.weighting) * 3600.0;
+  return fixed;
+}
+
+std::vector<SkySource> random_sky(const SimulationSettings& s) {
   SkySettings sky;
   sky.size = s.size;
   sky.points = s.sources;
@@ -150,7 +153,12 @@ Simulation simulate(const SimulationSettings& s) {
   sky.gaussian_min_flux = s.gaussian_min_flux;
   sky.gaussian_max_flux = s.gaussian_max_flux;
   Rng rng(s.seed);
-  return simulate_sky(fixed, random_sky(sky, rng));
+  return random_sky(sky, rng);
+}
+
+Simulation simulate(const SimulationSettings& s) {
+  validate(s);
+  return simulate_sky(with_pixel_scale(s), random_sky(s));
 }
 
 void check_simulation_outputs(const std::string& dir, bool overwrite) {
@@ -164,11 +172,35 @@ void check_simulation_outputs(const std::string& dir, bool overwrite) {
     io::check_output_path((std::filesystem::path(dir) / name).string(), opt);
 }
 
+std::string sources_csv(const Simulation& sim, const io::FitsHeader& header,
+                        const std::vector<double>& spectral_indices, double ref_freq_hz) {
+  if (!spectral_indices.empty() && spectral_indices.size() != sim.sources.size())
+    throw std::invalid_argument("sources_csv: one spectral index per source is needed.");
+  const bool spectral = !spectral_indices.empty();
+  const auto wcs = io::CelestialWcs::from_header(header);
+  std::ostringstream csv;
+  csv << "id,kind,x,y,ra_deg,dec_deg,flux_jy,fwhm_major_arcsec,fwhm_minor_arcsec,pa_deg"
+      << (spectral ? ",spectral_index,ref_freq_hz\n" : "\n");
+  csv.precision(10);
+  for (std::size_t i = 0; i < sim.sources.size(); ++i) {
+    const SkySource& src = sim.sources[i];
+    double ra = 0.0, dec = 0.0;
+    wcs->pixel_to_world(src.x, src.y, &ra, &dec);
+    const bool point = src.kind == SkySource::Kind::kPoint;
+    csv << i << ',' << (point ? "point" : "gaussian") << ',' << src.x << ',' << src.y << ',' << ra << ','
+        << dec << ',' << src.flux << ',' << src.fwhm_major_px * sim.pixel_deg * 3600.0 << ','
+        << src.fwhm_minor_px * sim.pixel_deg * 3600.0 << ',' << src.pa_deg;
+    if (spectral) csv << ',' << spectral_indices[i] << ',' << ref_freq_hz;
+    csv << '\n';
+  }
+  return csv.str();
+}
+
 void write_simulation(const Simulation& sim, const SimulationSettings& s, const std::string& dir,
                       bool overwrite, const std::string& command) {
   namespace fs = std::filesystem;
   fs::create_directories(dir);
-  io::FitsHeader header = make_header(sim, s);
+  io::FitsHeader header = simulation_header(sim, s);
   header.add_history(command.substr(0, 72));
   const std::vector<long> axes = {static_cast<long>(sim.size), static_cast<long>(sim.size), 1, 1};
   io::WriteOptions opt;
@@ -191,20 +223,7 @@ void write_simulation(const Simulation& sim, const SimulationSettings& s, const 
   truth_opt.bunit = "JY/PIXEL";
   io::write_fits_image(staged.stage(path("truth.fits")), sim.truth.data(), sim.size, sim.size, header, axes, truth_opt);
 
-  const auto wcs = io::CelestialWcs::from_header(header);
-  std::ostringstream csv;
-  csv << "id,kind,x,y,ra_deg,dec_deg,flux_jy,fwhm_major_arcsec,fwhm_minor_arcsec,pa_deg\n";
-  csv.precision(10);
-  for (std::size_t i = 0; i < sim.sources.size(); ++i) {
-    const SkySource& src = sim.sources[i];
-    double ra = 0.0, dec = 0.0;
-    wcs->pixel_to_world(src.x, src.y, &ra, &dec);
-    const bool point = src.kind == SkySource::Kind::kPoint;
-    csv << i << ',' << (point ? "point" : "gaussian") << ',' << src.x << ',' << src.y << ',' << ra << ','
-        << dec << ',' << src.flux << ',' << src.fwhm_major_px * sim.pixel_deg * 3600.0 << ','
-        << src.fwhm_minor_px * sim.pixel_deg * 3600.0 << ',' << src.pa_deg << '\n';
-  }
-  io::write_text_file(staged.stage(path("sources.csv")), csv.str(), true);
+  io::write_text_file(staged.stage(path("sources.csv")), sources_csv(sim, header), true);
   staged.commit();
 }
 

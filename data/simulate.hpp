@@ -9,6 +9,7 @@
 #include "data/sky_model.hpp"
 #include "data/uv_coverage.hpp"
 #include "data/weighting.hpp"
+#include "io/fits_header.hpp"
 
 namespace gpuclean::data {
 
@@ -45,12 +46,28 @@ struct Simulation {
   std::vector<float> dirty, psf, truth;  ///< N x N; truth in Jy/pixel
   std::vector<SkySource> sources;
   std::size_t uv_samples = 0, uv_dropped = 0;
+  double image_weight = 0;         ///< sum of the gridded samples' imaging weights (WSClean's WSCIMGWG)
 };
 
 /// Simulates with a random sky drawn from `settings` (seeded).
 Simulation simulate(const SimulationSettings& settings);
-/// Simulates a given sky (positions in pixels of a settings.size grid).
+/// Simulates a given sky (positions in pixels of a settings.size grid). settings.seed seeds
+/// only the noise.
 Simulation simulate_sky(const SimulationSettings& settings, const std::vector<SkySource>& sky);
+
+/// The sky simulate() draws from `settings` (seeded): fluxes at settings.freq_hz.
+std::vector<SkySource> random_sky(const SimulationSettings& settings);
+/// `settings` with pixel_arcsec fixed: as given, or the scale that puts pixels_per_beam pixels
+/// across the PSF at settings.freq_hz (what simulate() uses).
+SimulationSettings with_pixel_scale(const SimulationSettings& settings);
+
+/// The header of the simulated images: WSClean's 4-D RA---SIN/DEC--SIN/FREQ/STOKES at
+/// settings.freq_hz.
+io::FitsHeader simulation_header(const Simulation& sim, const SimulationSettings& settings);
+/// sources.csv's text, world coordinates from `header`. With `spectral_indices` (one per source)
+/// it adds the columns spectral_index and ref_freq_hz.
+std::string sources_csv(const Simulation& sim, const io::FitsHeader& header,
+                        const std::vector<double>& spectral_indices = {}, double ref_freq_hz = 0.0);
 
 /// Throws io::FitsError (kExists) when a file write_simulation would write exists and
 /// `overwrite` is off: call it before simulating.

@@ -23,6 +23,8 @@ class UvGrid {
 
   std::size_t dropped_samples() const { return dropped_; }
   std::size_t gridded_samples() const { return gridded_; }
+  /// The imaging weights of the gridded samples and their conjugates, summed (WSClean's WSCIMGWG).
+  double weight_sum() const { return weight_sum_; }
 
   /// N x N, peak 1 at (N/2, N/2).
   std::vector<float> psf() const;
