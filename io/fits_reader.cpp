@@ -7,12 +7,11 @@
 #include <system_error>
 
 #include "io/fits_file.hpp"
+#include "io/fits_open.hpp"
 
 namespace gpuclean::io {
+namespace detail {
 namespace {
-
-using detail::check_fits;
-using detail::FitsFilePtr;
 constexpr auto kInput = FitsError::Kind::kInput;
 
 // Moves to the HDU that holds the image: the primary, or the first image extension with data.
@@ -39,6 +38,8 @@ void move_to_image_hdu(fitsfile* f, const std::string& path) {
                               "follows. Give a FITS image (e.g. a WSClean -dirty.fits).");
 }
 
+}  // namespace
+
 FitsHeader read_header(fitsfile* f, const std::string& path) {
   int status = 0;
   int n_keys = 0;
@@ -55,6 +56,7 @@ FitsHeader read_header(fitsfile* f, const std::string& path) {
   return header;
 }
 
+namespace {
 // A header that claims more pixels than the file holds (cut short in a copy, or a corrupt NAXISn)
 // would otherwise end in an attempt to allocate them: compare first, before any allocation.
 // Tile-compressed images store fewer bytes than they unpack to and are left to CFITSIO.
@@ -85,9 +87,9 @@ void check_data_fits_in_file(fitsfile* f, const std::string& path, const FitsIma
                               " bytes after its header. Copy the file again, or fix NAXISn/BITPIX.");
 }
 
-// Opens `path`, moves to its image HDU and checks the plane's shape into `image` (size, axes,
-// BITPIX); the file stays open for the caller.
-FitsFilePtr open_plane(const std::string& path, FitsImage& image) {
+}  // namespace
+
+FitsFilePtr open_image(const std::string& path, FitsImage& image) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     throw FitsError(kInput, "'" + path + "' does not exist. Check the path and the file name.");
@@ -119,25 +121,56 @@ FitsFilePtr open_plane(const std::string& path, FitsImage& image) {
   check_fits(status, kInput, "cannot read the image size of", path);
   if (naxis < 2 || naxis > 4) {
     throw FitsError(kInput, "'" + path + "' has " + std::to_string(naxis) +
-                                " axes; gpuclean reads 2-D images, or 3-D/4-D ones whose "
-                                "frequency and Stokes axes have length 1.");
+                                " axes; gpuclean reads 2-D images and 3-D/4-D cubes whose third and "
+                                "fourth axes are FREQ and STOKES.");
   }
   image.axes.assign(naxes, naxes + naxis);
-  for (int a = 2; a < naxis; ++a) {
-    if (naxes[a] != 1) {
-      throw FitsError(kInput, "'" + path + "' holds more than one plane (axis " +
-                                  std::to_string(a + 1) + " has length " +
-                                  std::to_string(naxes[a]) +
-                                  "). gpuclean cleans one plane at a time: extract a single "
-                                  "frequency and Stokes plane first.");
-    }
-  }
   if (naxes[0] < 1 || naxes[1] < 1) {
     throw FitsError(kInput, "'" + path + "' has an empty image axis.");
   }
   image.width = static_cast<std::size_t>(naxes[0]);
   image.height = static_cast<std::size_t>(naxes[1]);
   check_data_fits_in_file(file.get(), path, image);
+  return file;
+}
+
+std::size_t read_pixels(fitsfile* f, const std::string& path, std::size_t naxis, float* out, std::size_t n) {
+  int status = 0;
+  std::vector<char> null_flags(n, 0);
+  int any_null = 0;
+  // CFITSIO applies BSCALE/BZERO and flags BLANK (integer) and NaN (float) pixels.
+  fits_read_pixnull(f, TFLOAT, std::vector<long>(naxis, 1L).data(), static_cast<LONGLONG>(n), out,
+                    null_flags.data(), &any_null, &status);
+  check_fits(status, kInput, "cannot read the pixels of", path);
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  std::size_t nan_count = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (null_flags[i] || std::isnan(out[i])) {
+      out[i] = kNaN;
+      ++nan_count;
+    }
+  }
+  return nan_count;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::FitsFilePtr;
+
+// open_image, and one plane only: axes 3 and 4 of length 1.
+FitsFilePtr open_plane(const std::string& path, FitsImage& image) {
+  FitsFilePtr file = detail::open_image(path, image);
+  for (std::size_t a = 2; a < image.axes.size(); ++a) {
+    if (image.axes[a] != 1) {
+      throw FitsError(FitsError::Kind::kInput,
+                      "'" + path + "' holds more than one plane (axis " + std::to_string(a + 1) + " has length " +
+                          std::to_string(image.axes[a]) +
+                          "); clean it as a cube with the single command (gpuclean CUBE PSF-CUBE -o OUT), or "
+                          "extract one frequency and Stokes plane first.");
+    }
+  }
   return file;
 }
 
@@ -152,26 +185,9 @@ FitsImage read_fits_shape(const std::string& path) {
 FitsImage read_fits_image(const std::string& path) {
   FitsImage image;
   FitsFilePtr file = open_plane(path, image);
-  int status = 0;
-  const int naxis = static_cast<int>(image.axes.size());
-  image.header = read_header(file.get(), path);
-
-  const std::size_t n = image.width * image.height;
-  image.pixels.resize(n);
-  std::vector<char> null_flags(n, 0);
-  int any_null = 0;
-  // CFITSIO applies BSCALE/BZERO and flags BLANK (integer) and NaN (float) pixels.
-  fits_read_pixnull(file.get(), TFLOAT, std::vector<long>(static_cast<std::size_t>(naxis), 1L).data(),
-                    static_cast<LONGLONG>(n), image.pixels.data(), null_flags.data(), &any_null,
-                    &status);
-  check_fits(status, kInput, "cannot read the pixels of", path);
-  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (null_flags[i] || std::isnan(image.pixels[i])) {
-      image.pixels[i] = kNaN;
-      ++image.nan_count;
-    }
-  }
+  image.header = detail::read_header(file.get(), path);
+  image.pixels.resize(image.width * image.height);
+  image.nan_count = detail::read_pixels(file.get(), path, image.axes.size(), image.pixels.data(), image.pixels.size());
   return image;
 }
 

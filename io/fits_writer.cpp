@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "io/fits_file.hpp"
+#include "io/fits_write_file.hpp"
 #include "io/publish.hpp"
 
 namespace gpuclean::io {
@@ -103,13 +104,19 @@ void check_output_path(const std::string& path, const WriteOptions& options) {
 void write_fits_image(const std::string& path, const float* pixels, std::size_t width,
                       std::size_t height, const FitsHeader& header, const std::vector<long>& axes,
                       const WriteOptions& options) {
-  check_output_path(path, options);
   std::vector<long> shape = axes;
   if (shape.size() < 2) shape = {static_cast<long>(width), static_cast<long>(height)};
   if (static_cast<std::size_t>(shape[0]) != width || static_cast<std::size_t>(shape[1]) != height) {
     throw FitsError(kOutput, "internal: output axes do not match the image size for '" + path + "'");
   }
+  detail::write_fits_file(path, pixels, shape, header, options, {});
+}
 
+namespace detail {
+
+void write_fits_file(const std::string& path, const float* pixels, const std::vector<long>& shape,
+                     const FitsHeader& header, const WriteOptions& options, const ExtensionWriter& extensions) {
+  check_output_path(path, options);
   const std::string tmp = reserve_temp_name(fs::path(path));
   TempFileGuard guard(tmp);
   {
@@ -118,13 +125,13 @@ void write_fits_image(const std::string& path, const float* pixels, std::size_t 
     fits_create_diskfile(&raw, tmp.c_str(), &status);
     check_fits(status, kOutput, "cannot create", tmp);
     detail::FitsFilePtr file(raw);
-    fits_create_img(file.get(), FLOAT_IMG, static_cast<int>(shape.size()), shape.data(), &status);
+    fits_create_img(file.get(), FLOAT_IMG, static_cast<int>(shape.size()), const_cast<long*>(shape.data()), &status);
     check_fits(status, kOutput, "cannot create the image in", tmp);
 
     // The input's cards first, except those this writer owns.
     for (const auto& card : header.cards()) {
       const std::string kw = FitsHeader::keyword_of(card);
-      if (kw == "BUNIT" || kw == "BMAJ" || kw == "BMIN" || kw == "BPA" || kw == "ORIGIN" ||
+      if (kw == "BUNIT" || kw == "BMAJ" || kw == "BMIN" || kw == "BPA" || kw == "CASAMBM" || kw == "ORIGIN" ||
           kw == "DATE" || kw.rfind("GC", 0) == 0) {
         continue;
       }
@@ -150,10 +157,13 @@ void write_fits_image(const std::string& path, const float* pixels, std::size_t 
     fits_write_date(file.get(), &status);
     check_fits(status, kOutput, "cannot write the header of", tmp);
 
-    const auto n = static_cast<LONGLONG>(width * height);
+    LONGLONG n = 1;
+    for (long a : shape) n *= a;
     fits_write_img(file.get(), TFLOAT, 1, n, const_cast<float*>(pixels), &status);
     check_fits(status, kOutput, "cannot write the pixels of", path);
     fits_write_chksum(file.get(), &status);
+    check_fits(status, kOutput, "cannot write the checksum of", path);
+    if (extensions) extensions(file.get(), path);
     raw = file.release();
     fits_close_file(raw, &status);
     check_fits(status, kOutput, "cannot finish writing", path);
@@ -163,4 +173,5 @@ void write_fits_image(const std::string& path, const float* pixels, std::size_t 
   guard.release();
 }
 
+}  // namespace detail
 }  // namespace gpuclean::io

@@ -10,8 +10,10 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli.hpp"
+#include "app/cube/cube_run.hpp"
 #include "app/pipeline.hpp"
 #include "clean/errors.hpp"
+#include "io/fits_error.hpp"
 #include "io/wsclean_channels.hpp"
 
 namespace gpuclean::app {
@@ -195,7 +197,7 @@ std::vector<BatchJob> jobs_from_folder(const BatchOptions& batch) {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string f = entry.path().filename().string();
-    if (entry.is_regular_file() && ends_with(f, "-dirty.fits") && f.size() > 11 && !io::is_wsclean_set_member(f))
+    if (entry.is_regular_file() && ends_with(f, "-dirty.fits") && f.size() > 11 && !io::is_wsclean_set_member(entry.path().string()))
       names.push_back(f.substr(0, f.size() - 11));
   }
   std::sort(names.begin(), names.end());
@@ -302,13 +304,28 @@ std::vector<BatchJob> load_jobs(const BatchOptions& batch) {
   // No two observations may write one file, and none may write over an input.
   std::map<std::string, std::string> writer;
   std::map<std::string, std::string> inputs;
-  for (const auto& j : jobs) {
+  std::vector<std::vector<std::string>> outputs(jobs.size());
+  for (auto& j : jobs) {
     for (const auto* p : {&j.options.dirty, &j.options.psf, &j.options.fits_mask})
       if (!p->empty()) inputs[fs::path(*p).lexically_normal().string()] = j.name;
+    if (!j.options.cube.wsclean_channels) {
+      outputs[j.index] = output_paths(j.options);
+      continue;
+    }
+    // A channel set's inputs are its files; one with a file missing fails as its own job.
+    try {
+      const io::WscleanChannelSet set = io::find_wsclean_channels(j.options.dirty);
+      for (const auto& row : set.dirty)
+        for (const auto& f : row) inputs[fs::path(f).lexically_normal().string()] = j.name;
+      for (const auto& f : set.psf) inputs[fs::path(f).lexically_normal().string()] = j.name;
+      outputs[j.index] = cube_outputs(j.options);
+    } catch (const io::FitsError& e) {
+      if (j.error.empty()) j.error = e.what();
+    }
   }
   for (const auto& j : jobs) {
     if (!j.error.empty()) continue;
-    for (const std::string& out : output_paths(j.options)) {
+    for (const std::string& out : outputs[j.index]) {
       const std::string key = fs::path(out).lexically_normal().string();
       const auto [it, fresh] = writer.emplace(key, j.name);
       if (!fresh)
