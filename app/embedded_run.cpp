@@ -30,7 +30,7 @@ EmbeddedRun run_embedded(const RunOptions& options) {
 EmbeddedRun run_embedded(const RunOptions& options, io::FitsImage dirty, io::FitsImage psf,
                          std::optional<clean::HostImage> mask) {
   return embedded(options, [&](const Log& log) {
-    return prepare_observation(options, {std::move(dirty), std::move(psf), std::move(mask)}, log);
+    return prepare_observation(options, {std::move(dirty), std::move(psf), std::move(mask), std::nullopt, {}}, log);
   });
 }
 

@@ -133,7 +133,7 @@ clean::Device resolve_device(clean::Device requested, const Log& log) {
 
 LoadedObservation load_observation(const RunOptions& o, const Log& log) {
   const auto t = Clock::now();
-  ObservationImages images{io::read_fits_image(o.dirty), io::read_fits_image(o.psf), std::nullopt};
+  ObservationImages images{io::read_fits_image(o.dirty), io::read_fits_image(o.psf), std::nullopt, std::nullopt, {}};
   if (!o.fits_mask.empty()) images.mask = to_host(io::read_fits_image(o.fits_mask));
   LoadedObservation obs = prepare_observation(o, std::move(images), log);
   obs.report.seconds.read = since(t);

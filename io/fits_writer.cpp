@@ -39,7 +39,10 @@ class TempFileGuard {
 std::string reserve_temp_name(const fs::path& target) {
   fs::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
-  std::string templ = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+  std::string hidden = ".";
+  hidden += target.filename().string();
+  hidden += ".tmp-XXXXXX";
+  std::string templ = (dir / hidden).string();
   const int fd = ::mkstemp(templ.data());
   if (fd < 0) {
     throw FitsError(kOutput, "cannot create a file in '" + dir.string() + "': " +

@@ -24,7 +24,8 @@
 #                                   per-Gaussian recovery table (recovery.txt) and both JSON summaries to $OUT
 #   scripts/gpu-check.sh cubes      joined-plane GPU = CPU tests, the cube CLI tests, compute-sanitizer memcheck and
 #                                   racecheck of the joined minor cycle, bench clean --channels 16 (2048^2, joined,
-#                                   GPU and CPU) and 64 independent channels
+#                                   GPU and CPU) and 64 independent channels; CUBE_SANITIZE=0 or CUBE_BENCH=0 leave
+#                                   those parts out
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -164,6 +165,7 @@ case "${1:-tests}" in
     grep -E "PASSED|FAILED|Failure" "$out/test_joined.log" | head -6
     "$bin/tests/test_cli" --gtest_brief=1 --gtest_filter='CubeCli.*' >"$out/test_cube_cli.log" 2>&1 || status=1
     grep -E "PASSED|FAILED|Failure" "$out/test_cube_cli.log" | head -6
+    if [ "${CUBE_SANITIZE:-1}" = 1 ]; then
     echo "== compute-sanitizer memcheck and racecheck: the joined minor cycle"
     timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
       --gtest_filter='JoinedGpuVsCpu.EightChannelsFitted*' >"$out/memcheck_joined.log" 2>&1
@@ -171,6 +173,8 @@ case "${1:-tests}" in
     timeout 200 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
       --gtest_filter='JoinedGpuVsCpu.EightChannels' >"$out/racecheck_joined.log" 2>&1
     echo "racecheck exit $? $(grep -E 'RACECHECK SUMMARY' "$out/racecheck_joined.log" | tail -1)"
+    fi
+    [ "${CUBE_BENCH:-1}" = 1 ] || exit $status
     echo "== bench clean --channels 16: 2048^2 joined (GPU, CPU) and 64 independent channels"
     timeout ${CUBE_BENCH_TIMEOUT:-400} "$bin/gpuclean" bench clean --channels 16 --sizes ${CUBE_SIZES:-2048} \
       --niters ${CUBE_NITERS:-100000} --independent-channels 64 --cpu-planes 4 >"$out/bench_cube.txt" \
