@@ -65,7 +65,7 @@ clean::CleanSettings settings_for(std::size_t niter, double threshold, clean::De
 }
 
 struct JoinedRow {
-  std::size_t size, channels, niter;
+  std::size_t size = 0, channels = 0, niter = 0;
   std::string path;
   clean::CleanResult result;
   double seconds = 0;
@@ -85,21 +85,29 @@ JoinedRow run_joined(const Cube& cube, std::size_t niter, clean::Device device, 
   const auto d = clean::make_deconvolver(clean::Algorithm::kClark, device);
   if (device == clean::Device::kGpu) d->run(problem, settings_for(100, o.threshold, device), {});  // warm
   const auto t = Clock::now();
-  JoinedRow row{cube.dirty.front().width, cube.dirty.size(), niter, device == clean::Device::kGpu ? "gpu" : "cpu"};
+  JoinedRow row;
+  row.size = cube.dirty.front().width;
+  row.channels = cube.dirty.size();
+  row.niter = niter;
+  row.path = device == clean::Device::kGpu ? "gpu" : "cpu";
   row.result = d->run(problem, settings_for(niter, o.threshold, device), {});
   row.seconds = since(t) - row.result.seconds.restore;
   return row;
 }
 
 // Every plane on its own: `workers` deconvolvers at once; returns channels per second.
+// `first` (if not null) gets plane 0's result, for its profile.
 double run_independent(const Cube& cube, std::size_t planes, std::size_t niter, clean::Device device,
-                       std::size_t workers, const BenchCleanOptions& o, std::size_t* components) {
+                       std::size_t workers, const BenchCleanOptions& o, std::size_t* components,
+                       clean::CleanResult* first = nullptr) {
   std::vector<std::vector<std::uint8_t>> masks(planes);
   for (std::size_t c = 0; c < planes; ++c) masks[c] = clean::make_clean_mask(cube.dirty[c], nullptr, 0.0);
   std::vector<std::size_t> made(planes, 0);
   auto one = [&](std::size_t c, clean::Deconvolver& d, std::size_t n) {
     const clean::CleanProblem problem{cube.dirty[c], cube.psf[c], masks[c], &cube.beams[c]};
-    made[c] = d.run(problem, settings_for(n, o.threshold, device), {}).iterations;
+    clean::CleanResult result = d.run(problem, settings_for(n, o.threshold, device), {});
+    made[c] = result.iterations;
+    if (first && c == 0 && n == niter) *first = std::move(result);
   };
   if (device == clean::Device::kGpu)  // warm: plans, pools and streams of every worker
     for_each_clean(workers, workers, clean::Algorithm::kClark, device,
@@ -124,8 +132,9 @@ int run_bench_cube(const BenchCleanOptions& o) {
   std::printf("joined: --join-channels over all channels (GPU timed in a warm process after a 100-component run); "
               "clean s excludes restoration\n");
   int status = 0;
-  std::printf("%-6s %-8s %-7s %-5s %8s %6s %-9s %9s %8s %8s %8s %8s %9s %8s\n", "size", "channels", "niter", "path",
-              "comps", "cycles", "stop", "clean s", "select", "minor", "convolve", "comps/s", "GPU MiB", "speed-up");
+  std::printf("%-6s %-8s %-7s %-5s %8s %6s %-9s %9s %8s %8s %8s %8s %9s %8s %8s %8s\n", "size", "channels", "niter",
+              "path", "comps", "cycles", "stop", "clean s", "select", "minor", "convolve", "comps/s", "GPU MiB",
+              "clusters", "chain", "speed-up");
   for (std::size_t size : o.sizes) {
     const Cube cube = simulate_cube(size, std::max(o.channels, o.independent_channels), o);
     for (std::size_t niter : o.niters) {
@@ -151,31 +160,40 @@ int run_bench_cube(const BenchCleanOptions& o) {
       for (const JoinedRow& r : rows) {
         const clean::CleanResult& x = r.result;
         const std::string speedup = r.path == "gpu" && cpu > 0 ? std::to_string(static_cast<int>(cpu / r.seconds + 0.5)) + "x" : "-";
-        std::printf("%-6zu %-8zu %-7zu %-5s %8zu %6zu %-9s %9.3f %8.3f %8.3f %8.3f %8.0f %9zu %8s\n", r.size,
-                    r.channels, r.niter, r.path.c_str(), x.iterations, x.major_cycles,
+        std::printf("%-6zu %-8zu %-7zu %-5s %8zu %6zu %-9s %9.3f %8.3f %8.3f %8.3f %8.0f %9zu %8zu %8zu %8s\n",
+                    r.size, r.channels, r.niter, r.path.c_str(), x.iterations, x.major_cycles,
                     std::string(clean::to_string(x.reason)).c_str(), r.seconds, x.seconds.select, x.seconds.minor,
                     x.seconds.convolve, static_cast<double>(x.iterations) / std::max(r.seconds, 1e-9),
-                    x.peak_gpu_bytes >> 20, speedup.c_str());
+                    x.peak_gpu_bytes >> 20, x.minor_stats.clusters, x.minor_stats.longest_chain, speedup.c_str());
       }
     }
     if (o.independent_channels == 0) continue;
     const std::size_t niter = o.niters.front();
     std::printf("\nindependent planes, %zux%zu, niter %zu each:\n", size, size, niter);
     if (gpu) {
-      std::size_t workers = o.parallel_planes;
+      // --parallel-planes N: 1 and N at once; else 1, 4, 8 and 16 as far as the free memory holds them.
+      std::size_t fit = 16;
 #ifdef GPUCLEAN_HAVE_CUDA
-      if (workers == 0) {
-        const clean::CleanSettings s = settings_for(niter, o.threshold, clean::Device::kGpu);
-        const std::size_t per = clean::gpu::gpu_bytes_needed(size, size, size, size, s, &cube.beams[0]);
-        workers = std::min<std::size_t>(4, cuda::device_memory().free_bytes * 9 / 10 / std::max<std::size_t>(per, 1));
-      }
+      const clean::CleanSettings s = settings_for(niter, o.threshold, clean::Device::kGpu);
+      const std::size_t per = clean::gpu::gpu_bytes_needed(size, size, size, size, s, &cube.beams[0]);
+      fit = cuda::device_memory().free_bytes * 9 / 10 / std::max<std::size_t>(per, 1);
 #endif
-      for (std::size_t w : {std::size_t{1}, std::max<std::size_t>(workers, 1)}) {
+      const std::vector<std::size_t> counts =
+          o.parallel_planes ? std::vector<std::size_t>{1, o.parallel_planes} : std::vector<std::size_t>{1, 4, 8, 16};
+      for (std::size_t w : counts) {
+        if (w > 1 && w > fit) break;
         std::size_t comps = 0;
-        const double rate = run_independent(cube, o.independent_channels, niter, clean::Device::kGpu, w, o, &comps);
+        clean::CleanResult first;
+        const double rate =
+            run_independent(cube, o.independent_channels, niter, clean::Device::kGpu, w, o, &comps, &first);
         std::printf("  gpu, %zu planes, %zu at once: %.1f channels/s (%zu components)\n", o.independent_channels, w,
                     rate, comps);
-        if (w == workers) break;
+        if (w == 1)
+          std::printf("    plane 0 alone: %.3f s (set-up %.3f, select %.3f, minor %.3f, convolve %.3f, download %.3f), "
+                      "%zu cycles, %zu clusters, longest chain %zu\n",
+                      first.seconds.setup + first.seconds.select + first.seconds.minor + first.seconds.convolve + first.seconds.download, first.seconds.setup, first.seconds.select, first.seconds.minor,
+                      first.seconds.convolve, first.seconds.download, first.major_cycles, first.minor_stats.clusters,
+                      first.minor_stats.longest_chain);
       }
     }
     if (size <= o.cpu_max_size && o.cpu_planes > 0) {

@@ -7,6 +7,7 @@
 
 #include "clean/gpu/joined_kernels.hpp"
 #include "clean/gpu/subtract_rn.cuh"
+#include "clean/gpu/warp_search.cuh"
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/per_device.hpp"
@@ -15,13 +16,21 @@
 namespace gpuclean::clean::gpu {
 namespace {
 
-using select::detail::kFullMask;
 using select::detail::warp_max64;
-constexpr int kBlock = 256;
-constexpr int kMaxPlanes = 1024;  // shared memory of the component's plane values
+constexpr int kBlock = 256;        // the major cycle's kernels
+constexpr int kTeamThreads = 1024;  // a joined team: one per SM, as many loads in flight as it takes
+constexpr int kMaxPlanes = 1024;    // shared memory of the component's plane fluxes
+constexpr int kChunk = 8;           // planes whose loads one member's update issues together
+// Per team: its members' keys, positions and row table, when they fit (25 597 members).
+constexpr std::uint32_t kSharedBytes = 200 * 1024;
+constexpr std::uint32_t kSharedMembers = (kSharedBytes / 4 - 3) / 2;
 
 __device__ __forceinline__ unsigned long long pack_slot(float v, std::uint32_t slot, bool abs_key) {
   return v != v ? 0ull : pack_peak(abs_key ? fabsf(v) : v, slot, v < 0.0f);
+}
+
+__device__ __forceinline__ std::uint32_t slot_of(unsigned long long packed) {
+  return ~static_cast<std::uint32_t>(packed >> 1) & 0x7FFFFFFFu;
 }
 
 // plane_set.hpp's integrate(): v[0], v[stride], ... in plane order.
@@ -39,96 +48,168 @@ __device__ __forceinline__ float integrate(const float* v, std::size_t stride, i
 }
 
 struct JoinedShared {
-  unsigned long long best[kBlock / 32];
-  unsigned long long record;
-  unsigned int item, stop;
-  float value[kMaxPlanes];
-  float flux[kMaxPlanes];
+  unsigned long long best[2][kTeamThreads / 32];  // double-buffered: one barrier per round
+  unsigned long long record[2];                   // the pool record of the component of that round
+  unsigned int item;
+  float value[kMaxPlanes];    // --fit-spectral-pol: the component's plane values, for the projection
+  float flux[2][kMaxPlanes];  // the component's plane fluxes, kept a round for the pool
 };
 
-__device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, JoinedShared& sh) {
+// One cluster's joined minor cycle. As the one-plane block team (team_kernel.cu): thread t owns
+// members t, t + kTeamThreads, ... and keeps the best of their keys; a component updates only the
+// members in its patch rows (from a row table, or warp searches when the members live in global
+// memory), and a thread rescans its members only when its own best was among those changed. The
+// members' plane values stay in global memory (vals, plane-major); their keys, the integrated
+// values, are recomputed from the new plane values in plane order, as the CPU computes them.
+template <bool kShared>
+__device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigned char* smem, JoinedShared& sh) {
   const std::uint32_t t = threadIdx.x, lane = t & 31, warp = t >> 5, base = range.x, m = range.y - range.x;
   const int np = a.planes, hw = a.half_width, side = 2 * hw + 1;
-  for (std::uint32_t j = t; j < m; j += kBlock) {
+  const std::size_t stride = a.stride;
+  const std::uint32_t ymin = a.xy[base] >> 16, rows = (a.xy[range.y - 1] >> 16) - ymin + 1;
+  float* keys = a.keys + base;
+  const std::uint32_t* xy = a.xy + base;
+  std::uint32_t* xs = nullptr;         // the shared copy of xy
+  std::uint32_t* row_start = nullptr;  // row_start[r]: the first member in row ymin + r; [rows] = m
+  if constexpr (kShared) {
+    keys = reinterpret_cast<float*>(smem);
+    xs = reinterpret_cast<std::uint32_t*>(smem) + m;
+    xy = xs;
+    if (4ull * (2ull * m + rows + 1) <= kSharedBytes) row_start = xs + m;
+  }
+  for (std::uint32_t j = t; j < m; j += kTeamThreads) {
     const std::uint32_t q = a.xy[base + j];
     const std::size_t pixel = static_cast<std::size_t>(q >> 16) * a.width + (q & 0xFFFFu);
-    for (int p = 0; p < np; ++p) a.vals[p * static_cast<std::size_t>(a.stride) + base + j] = a.residuals[p * a.plane_pixels + pixel];
-    a.keys[base + j] = a.keys_in[base + j];
+    for (int p = 0; p < np; ++p) a.vals[p * stride + base + j] = a.residuals[p * a.plane_pixels + pixel];
+    keys[j] = a.keys_in[base + j];
+    if (xs) xs[j] = q;
+    if (row_start) {
+      const std::uint32_t y = q >> 16, first = j == 0 ? ymin : (a.xy[base + j - 1] >> 16) + 1;
+      for (std::uint32_t r = first; r <= y; ++r) row_start[r - ymin] = j;
+    }
   }
+  if (row_start && t == 0) row_start[rows] = m;
   __syncthreads();
+  const bool abs_key = a.abs_key;
+  auto rescan = [&]() {
+    unsigned long long best = 0;
+    for (std::uint32_t j = t; j < m; j += kTeamThreads) best = max(best, pack_slot(keys[j], j, abs_key));
+    return best;
+  };
+  unsigned long long local = rescan();
+
   std::uint32_t made = 0;
   unsigned long long order = ~0ull;
+  int buf = 0;
   while (true) {
-    unsigned long long local = 0;
-    for (std::uint32_t j = t; j < m; j += kBlock) local = max(local, pack_slot(a.keys[base + j], j, a.abs_key));
-    local = warp_max64(local);
-    if (lane == 0) sh.best[warp] = local;
-    if (t == 0) sh.stop = *static_cast<volatile unsigned int*>(&a.counters->overflow);
+    const unsigned long long wb = warp_max64(local);
+    if (lane == 0) sh.best[buf][warp] = wb;
     __syncthreads();
-    const unsigned long long best = warp_max64(lane < kBlock / 32 ? sh.best[lane] : 0ull);
-    const bool stop = sh.stop != 0;  // another team filled the pool: the host reruns the cycle
-    __syncthreads();  // sh.best and sh.stop are rewritten next round
+    // The previous component's plane fluxes go to its record (known now), or the pool is full.
+    if (made > 0) {
+      const unsigned long long r = sh.record[buf ^ 1];
+      if (r == ~0ull) break;
+      for (int p = t; p < np; p += kTeamThreads) a.rec_plane_flux[r * np + p] = sh.flux[buf ^ 1][p];
+    }
+    const unsigned long long best = warp_max64(lane < kTeamThreads / 32 ? sh.best[buf][lane] : 0ull);
     if (best == 0 || made >= a.budget) break;
-    const UnpackedPeak pk = unpack_peak(best, a.abs_key);
+    const UnpackedPeak pk = unpack_peak(best, abs_key);
     if (!(static_cast<double>(pk.key) > a.limit)) break;
-    if (stop) break;
-    const std::uint32_t slot = pk.pixel, q = a.xy[base + slot];
+    const std::uint32_t slot = pk.pixel, q = xy[slot];
     const int bx = static_cast<int>(q & 0xFFFFu), by = static_cast<int>(q >> 16);
     const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
-    for (int p = t; p < np; p += kBlock) sh.value[p] = a.vals[p * static_cast<std::size_t>(a.stride) + base + slot];
-    __syncthreads();
-    for (int p = t; p < np; p += kBlock) {
-      float f = sh.value[p];
-      if (a.projection) {
-        f = 0.0f;
+    float* flux = sh.flux[buf];
+    if (a.projection) {
+      for (int p = t; p < np; p += kTeamThreads) sh.value[p] = a.vals[p * stride + base + slot];
+      __syncthreads();
+      for (int p = t; p < np; p += kTeamThreads) {
+        float f = 0.0f;
         for (int j = 0; j < np; ++j) f = __fadd_rn(f, __fmul_rn(__ldg(a.projection + p * np + j), sh.value[j]));
+        flux[p] = __fmul_rn(a.gain, f);
       }
-      sh.flux[p] = __fmul_rn(a.gain, f);
+    } else {
+      for (int p = t; p < np; p += kTeamThreads) flux[p] = __fmul_rn(a.gain, a.vals[p * stride + base + slot]);
     }
     order = min(order, pack_peak(pk.key, pixel, pk.value < 0.0f));
     __syncthreads();
+    // The record's slot: its latency overlaps this thread's share of the update below.
+    unsigned long long r = 0;
+    if (t == 0) r = atomicAdd(&a.counters->records, 1ull);
+    ++made;
+
+    std::uint32_t lo, hi;
+    if (row_start) {
+      const int top = by - static_cast<int>(ymin);
+      lo = row_start[min(max(top - hw, 0), static_cast<int>(rows))];
+      hi = row_start[min(top + hw + 1, static_cast<int>(rows))];
+    } else {
+      lo = warp_lower_bound(xy, m, static_cast<std::uint32_t>(max(by - hw, 0)) << 16, lane);
+      const int past = by + hw + 1;
+      hi = past > 0xFFFF ? m : warp_lower_bound(xy, m, static_cast<std::uint32_t>(past) << 16, lane);
+    }
+    const std::uint32_t mine = local ? slot_of(local) : 0xFFFFFFFFu;
+    bool hit = false;
+    for (std::uint32_t j = lo + ((t - lo) & (kTeamThreads - 1)); j < hi; j += kTeamThreads) {
+      const std::uint32_t qj = xy[j];
+      const int dx = static_cast<int>(qj & 0xFFFFu) - bx;
+      if (dx < -hw || dx > hw) continue;
+      const int dy = static_cast<int>(qj >> 16) - by;
+      const std::size_t at = static_cast<std::size_t>(dy + hw) * side + (dx + hw);
+      float* v = a.vals + base + j;
+      float key = 0.0f;
+      for (int p0 = 0; p0 < np; p0 += kChunk) {
+        float x[kChunk], w[kChunk];
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) {
+          if (p0 + i >= np) break;
+          x[i] = v[(p0 + i) * stride];
+          w[i] = __ldg(a.patches + static_cast<std::size_t>(p0 + i) * side * side + at);
+        }
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i) {
+          if (p0 + i >= np) break;
+          const float y = subtract_rn(x[i], flux[p0 + i], w[i]);
+          v[(p0 + i) * stride] = y;
+          key = a.polarizations ? __fadd_rn(key, __fmul_rn(y, y))
+                                : __fadd_rn(key, __fmul_rn(__ldg(a.iweights + p0 + i), y));
+        }
+      }
+      if (a.polarizations) key = __fsqrt_rn(key);
+      if (a.weights) key = __fmul_rn(key, __ldg(a.weights + (qj >> 16) * a.width + (qj & 0xFFFFu)));
+      keys[j] = key;
+      if (j == mine) hit = true;
+      else local = max(local, pack_slot(key, j, abs_key));
+    }
+    if (hit) local = rescan();
     if (t == 0) {
-      float total = 0.0f;
-      if (a.polarizations) total = sh.flux[0];
-      else
-        for (int p = 0; p < np; ++p) total = __fadd_rn(total, __fmul_rn(__ldg(a.iweights + p), sh.flux[p]));
-      const unsigned long long r = atomicAdd(&a.counters->records, 1ull);
       if (r >= a.pool_capacity) {
-        atomicExch(&a.counters->overflow, 1u);
-        sh.record = ~0ull;
+        atomicExch(&a.counters->overflow, 1u);  // the host reruns the cycle with a larger pool
+        sh.record[buf] = ~0ull;
       } else {
-        sh.record = r;
+        float total = 0.0f;
+        if (a.polarizations) total = flux[0];
+        else
+          for (int p = 0; p < np; ++p) total = __fadd_rn(total, __fmul_rn(__ldg(a.iweights + p), flux[p]));
+        sh.record[buf] = r;
         a.rec_pixel[r] = pixel;
         a.rec_flux[r] = total;
         a.rec_order[r] = order;
       }
     }
-    __syncthreads();
-    const unsigned long long r = sh.record;
-    if (r == ~0ull) break;
-    for (int p = t; p < np; p += kBlock) a.rec_plane_flux[r * np + p] = sh.flux[p];
-    ++made;
-    for (std::uint32_t j = t; j < m; j += kBlock) {
-      const std::uint32_t qj = a.xy[base + j];
-      const int dx = static_cast<int>(qj & 0xFFFFu) - bx, dy = static_cast<int>(qj >> 16) - by;
-      if (dx < -hw || dx > hw || dy < -hw || dy > hw) continue;
-      float* v = a.vals + base + j;
-      for (int p = 0; p < np; ++p) {
-        float* vp = v + p * static_cast<std::size_t>(a.stride);
-        *vp = subtract_rn(*vp, sh.flux[p], __ldg(a.patches + static_cast<std::size_t>(p) * side * side +
-                                                 (dy + hw) * side + (dx + hw)));
-      }
-      float key = integrate(v, a.stride, np, a.polarizations, a.iweights);
-      if (a.weights) key = __fmul_rn(key, __ldg(a.weights + (qj >> 16) * a.width + (qj & 0xFFFFu)));
-      a.keys[base + j] = key;
-    }
-    __syncthreads();
+    buf ^= 1;
+  }
+  __syncthreads();
+  // The last component's plane fluxes, when the loop ended on another reason.
+  if (made > 0 && sh.record[buf ^ 1] != ~0ull) {
+    const unsigned long long r = sh.record[buf ^ 1];
+    for (int p = t; p < np; p += kTeamThreads) a.rec_plane_flux[r * np + p] = sh.flux[buf ^ 1][p];
   }
   if (t == 0) atomicMax(&a.counters->longest, made);
-  __syncthreads();
+  __syncthreads();  // the next cluster reuses shared memory
 }
 
-__global__ void __launch_bounds__(kBlock) joined_teams_kernel(const JoinedTeamArgs a) {
+__global__ void __launch_bounds__(kTeamThreads, 1) joined_teams_kernel(const JoinedTeamArgs a) {
+  extern __shared__ __align__(16) unsigned char smem[];
   __shared__ JoinedShared sh;
   const unsigned int n_big = a.counters->n_big, total = n_big + a.counters->n_small;
   while (true) {
@@ -137,7 +218,9 @@ __global__ void __launch_bounds__(kBlock) joined_teams_kernel(const JoinedTeamAr
     const unsigned int item = sh.item;
     __syncthreads();
     if (item >= total) break;
-    joined_team(a, item < n_big ? a.big[item] : a.small[item - n_big], sh);
+    const ClusterRange r = item < n_big ? a.big[item] : a.small[item - n_big];
+    if (r.y - r.x <= kSharedMembers) joined_team<true>(a, r, smem, sh);
+    else joined_team<false>(a, r, smem, sh);
   }
 }
 
@@ -173,7 +256,14 @@ int grid_for(std::size_t n) {
 
 void launch_joined_teams(cudaStream_t s, const JoinedTeamArgs& a) {
   if (a.planes > kMaxPlanes) throw std::invalid_argument("joined minor cycle: more than 1024 planes");
-  joined_teams_kernel<<<std::max(cuda::sm_count(), 1) * 4, kBlock, 0, s>>>(a);
+  static cuda::PerDeviceOnce configured;
+  cuda::once_per_device(configured, [] {
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(joined_teams_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(kSharedBytes)));
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(joined_teams_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                           cudaSharedmemCarveoutMaxShared));
+  });
+  joined_teams_kernel<<<std::max(cuda::sm_count(), 1), kTeamThreads, kSharedBytes, s>>>(a);
   GPUCLEAN_CHECK_LAUNCH();
 }
 

@@ -5,6 +5,7 @@
 
 #include "clean/gpu/subtract_rn.cuh"
 #include "clean/gpu/team_kernel.hpp"
+#include "clean/gpu/warp_search.cuh"
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/per_device.hpp"
@@ -31,25 +32,6 @@ __device__ __forceinline__ unsigned long long pack_slot(float v, std::uint32_t s
 
 __device__ __forceinline__ std::uint32_t slot_of(unsigned long long packed) {
   return ~static_cast<std::uint32_t>(packed >> 1) & 0x7FFFFFFFu;
-}
-
-// First position in xy[0, m) holding a value >= key (xy ascending), by a 32-way search: each
-// round the lanes probe the ends of 32 segments and a ballot keeps the one that straddles key.
-// All lanes of the warp call it and get the same answer.
-__device__ __forceinline__ std::uint32_t warp_lower_bound(const std::uint32_t* xy, std::uint32_t m,
-                                                          std::uint32_t key, std::uint32_t lane) {
-  std::uint32_t lo = 0, end = m;
-  while (end - lo > 32) {
-    const std::uint32_t step = (end - lo + 31) >> 5;
-    const std::uint32_t p = lo + (lane + 1) * step - 1;
-    const bool below = p < end && xy[p] < key;
-    const std::uint32_t whole = __popc(__ballot_sync(kFullMask, below));
-    const std::uint32_t next = lo + whole * step;
-    end = min(end, next + step);
-    lo = min(next, end);
-  }
-  const bool below = lo + lane < end && xy[lo + lane] < key;
-  return lo + __popc(__ballot_sync(kFullMask, below));
 }
 
 // Writes a warp's buffered records (lane i holds record i, i < n) to the pool. Warp-uniform
