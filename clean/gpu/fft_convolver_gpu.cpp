@@ -42,6 +42,35 @@ KernelHalfSize restoring_half_size(const PixelGaussian& g, std::size_t width, st
   return gaussian_kernel_half_size(g, 2 * width - 1, 2 * height - 1);
 }
 
+void set_padded_size(Geometry& g, std::size_t pw, std::size_t ph) {
+  g.layout.pw = pw;
+  g.layout.ph = ph;
+  g.layout.pitch = 2 * (pw / 2 + 1);
+  g.placement.scale = 1.0f / static_cast<float>(pw * ph);
+}
+
+// The restoring beam's grid, padded at least as a centred kernel of the image's size is (the
+// usual PSF's layout): every ordinary beam of one image size then shares one layout and one
+// pair of cuFFT plans. With a layout per beam, a cube whose channels have their own beams made
+// a plan per channel, and making or dropping a plan waited for the whole device, every other
+// worker's minor cycle included.
+Geometry restoring_geometry(const PixelGaussian& g, std::size_t width, std::size_t height) {
+  const KernelHalfSize half = restoring_half_size(g, width, height);
+  Geometry geo = geometry(2 * half.half_width + 1, 2 * half.half_height + 1, half.half_width, half.half_height,
+                          width, height);
+  const PaddedLayout wide = geometry(width, height, width / 2, height / 2, width, height).layout;
+  set_padded_size(geo, std::max(geo.layout.pw, wide.pw), std::max(geo.layout.ph, wide.ph));
+  return geo;
+}
+
+std::size_t layout_spectrum_bytes(const PaddedLayout& l) { return l.ph * (l.pw / 2 + 1) * sizeof(cufftComplex); }
+
+std::size_t layout_work_bytes(const PaddedLayout& l) {
+  std::size_t work = 0;
+  check_cufft(cufftEstimate2d(static_cast<int>(l.ph), static_cast<int>(l.pw), CUFFT_R2C, &work), "cufftEstimate2d");
+  return work;
+}
+
 // In place, as every transform here: cuFFT reads padded rows only when input and output alias.
 void forward_in_place(FftPlans& plans, Spectrum& s) {
   check_cufft(cufftExecR2C(plans.forward, reinterpret_cast<float*>(s.data()), s.data()), "cufftExecR2C (kernel)");
@@ -84,10 +113,8 @@ GaussianPlacement gaussian_placement(const PixelGaussian& g, std::size_t width, 
 
 std::shared_ptr<Spectrum> gaussian_spectrum(FftPlanCache& plans, cudaStream_t stream, const PixelGaussian& g,
                                             std::size_t width, std::size_t height) {
-  const KernelHalfSize half = restoring_half_size(g, width, height);
   // The grid gaussian_kernel() would return, centred: every offset of it reaches the image.
-  const Geometry geo = geometry(2 * half.half_width + 1, 2 * half.half_height + 1, half.half_width, half.half_height,
-                                width, height);
+  const Geometry geo = restoring_geometry(g, width, height);
   const std::shared_ptr<FftPlans> p = plans.get(stream, geo.layout.pw, geo.layout.ph);
   auto s = std::make_shared<Spectrum>(geo.layout, stream, stream);
   place_gaussian(stream, gaussian_placement(g, width, height, geo.layout), geo.layout,
@@ -99,16 +126,20 @@ std::shared_ptr<Spectrum> gaussian_spectrum(FftPlanCache& plans, cudaStream_t st
 
 std::size_t FftConvolverGpu::spectrum_bytes(std::size_t kw, std::size_t kh, std::size_t cx, std::size_t cy,
                                             std::size_t width, std::size_t height) {
-  const PaddedLayout l = geometry(kw, kh, cx, cy, width, height).layout;
-  return l.ph * (l.pw / 2 + 1) * sizeof(cufftComplex);
+  return layout_spectrum_bytes(geometry(kw, kh, cx, cy, width, height).layout);
 }
 
 std::size_t FftConvolverGpu::work_bytes(std::size_t kw, std::size_t kh, std::size_t cx, std::size_t cy,
                                         std::size_t width, std::size_t height) {
-  const PaddedLayout l = geometry(kw, kh, cx, cy, width, height).layout;
-  std::size_t work = 0;
-  check_cufft(cufftEstimate2d(static_cast<int>(l.ph), static_cast<int>(l.pw), CUFFT_R2C, &work), "cufftEstimate2d");
-  return work;
+  return layout_work_bytes(geometry(kw, kh, cx, cy, width, height).layout);
+}
+
+std::size_t FftConvolverGpu::restoring_spectrum_bytes(const PixelGaussian& g, std::size_t width, std::size_t height) {
+  return layout_spectrum_bytes(restoring_geometry(g, width, height).layout);
+}
+
+std::size_t FftConvolverGpu::restoring_work_bytes(const PixelGaussian& g, std::size_t width, std::size_t height) {
+  return layout_work_bytes(restoring_geometry(g, width, height).layout);
 }
 
 std::size_t FftConvolverGpu::bytes_needed(std::size_t kw, std::size_t kh, std::size_t cx, std::size_t cy,
@@ -126,6 +157,13 @@ FftConvolverGpu::FftConvolverGpu(FftPlanCache& plans, cudaStream_t stream, std::
 FftConvolverGpu::FftConvolverGpu(FftPlanCache& plans, cudaStream_t stream, const float* kernel, std::size_t kw,
                                  std::size_t kh, std::size_t cx, std::size_t cy, std::size_t width, std::size_t height)
     : FftConvolverGpu(plans, stream, kernel_spectrum(plans, stream, stream, kernel, kw, kh, cx, cy, width, height)) {}
+
+void FftConvolverGpu::set_spectrum(std::shared_ptr<const Spectrum> spectrum) {
+  if (!spectrum || spectrum->layout().pw != layout().pw || spectrum->layout().ph != layout().ph)
+    throw std::invalid_argument("FftConvolverGpu::set_spectrum: a spectrum of another layout");
+  spectrum_ = std::move(spectrum);
+  joined_ = false;
+}
 
 void FftConvolverGpu::convolve(const float* image) {
   if (!joined_) {

@@ -31,7 +31,8 @@ std::shared_ptr<Spectrum> kernel_spectrum(FftPlanCache& plans, cudaStream_t comp
 
 /// The restoring beam's spectrum for width x height images: clean::gaussian_kernel(g, 2 width
 /// - 1, 2 height - 1) placed by its centre, but generated on the device straight into the
-/// transform's buffer. Enqueued on `stream`, which also frees it.
+/// transform's buffer, padded at least as a centred image-sized kernel is (so that the beams of
+/// one image size share one layout). Enqueued on `stream`, which also frees it.
 std::shared_ptr<Spectrum> gaussian_spectrum(FftPlanCache& plans, cudaStream_t stream, const PixelGaussian& g,
                                             std::size_t width, std::size_t height);
 
@@ -63,6 +64,9 @@ class FftConvolverGpu {
   void mask_to(const std::uint8_t* mask, std::size_t border, float* masked);
 
   const PaddedLayout& layout() const { return spectrum_->layout(); }
+  /// From the next convolve() on, convolve by `spectrum` (of the same layout), keeping this
+  /// convolver's buffer and plans: a joined run's planes share one.
+  void set_spectrum(std::shared_ptr<const Spectrum> spectrum);
 
   /// Device bytes of the transform's layout: one spectrum, or the working buffer.
   static std::size_t spectrum_bytes(std::size_t kernel_width, std::size_t kernel_height, std::size_t cx,
@@ -70,6 +74,9 @@ class FftConvolverGpu {
   /// cuFFT's work area for that layout.
   static std::size_t work_bytes(std::size_t kernel_width, std::size_t kernel_height, std::size_t cx,
                                 std::size_t cy, std::size_t width, std::size_t height);
+  /// The same two for the restoring beam `g` (gaussian_spectrum's layout).
+  static std::size_t restoring_spectrum_bytes(const PixelGaussian& g, std::size_t width, std::size_t height);
+  static std::size_t restoring_work_bytes(const PixelGaussian& g, std::size_t width, std::size_t height);
   /// Device bytes a convolver of this geometry holds with its own spectrum, cuFFT's work area
   /// included.
   static std::size_t bytes_needed(std::size_t kernel_width, std::size_t kernel_height, std::size_t cx,

@@ -348,10 +348,8 @@ RunBytes run_bytes(std::size_t width, std::size_t height, std::size_t psf_width,
   b.psf_spectrum = FftConvolverGpu::spectrum_bytes(psf_width, psf_height, cx, cy, width, height);
   b.psf_work = FftConvolverGpu::work_bytes(psf_width, psf_height, cx, cy, width, height);
   if (beam) {
-    const KernelHalfSize h = gaussian_kernel_half_size(*beam, 2 * width - 1, 2 * height - 1);
-    const std::size_t kw = 2 * h.half_width + 1, kh = 2 * h.half_height + 1;
-    b.beam_spectrum = FftConvolverGpu::spectrum_bytes(kw, kh, h.half_width, h.half_height, width, height);
-    b.beam_work = FftConvolverGpu::work_bytes(kw, kh, h.half_width, h.half_height, width, height);
+    b.beam_spectrum = FftConvolverGpu::restoring_spectrum_bytes(*beam, width, height);
+    b.beam_work = FftConvolverGpu::restoring_work_bytes(*beam, width, height);
   } else {
     b.beam_spectrum = b.psf_spectrum;
     b.beam_work = b.psf_work;
