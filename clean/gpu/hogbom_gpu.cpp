@@ -9,6 +9,7 @@
 #include "clean/gpu/minor_kernels.hpp"
 #include "clean/stop_rules.hpp"
 #include "clean/gpu/gpu_resources.hpp"
+#include "select/cuda/event.hpp"
 
 namespace gpuclean::clean {
 namespace {
@@ -83,9 +84,14 @@ CleanResult HogbomGpu::run(const CleanProblem& problem, const CleanSettings& set
     a.stopped = flags.data();
     a.made = flags.data() + 1;
     std::uint32_t h_flags[2] = {0, 0};
+    cuda::Event batch_done;
     for (std::uint32_t step = 0; step < budget;) {
       const std::uint32_t end = std::min(budget, step + kBatch);
       for (; step < end; ++step) gpu::hogbom_step(s, a, step);
+      // As the minor engine does: no download queued behind the batch (it would hold a copy
+      // engine's queue for the batch's length, and other workers' downloads with it).
+      batch_done.record(s);
+      batch_done.synchronize();
       GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(h_flags, flags.data(), sizeof h_flags, cudaMemcpyDeviceToHost, s));
       stream.synchronize();
       if (h_flags[0]) break;
