@@ -38,19 +38,20 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
   const auto order = neg ? select::Order::kLargestAbs : select::Order::kLargest;
   const bool multiscale = settings.multiscale.enabled;
 
-  std::vector<CleanScale> scales = prepare_scales(
-      problem.psf, settings, multiscale ? beam_fwhm_pixels(problem) : 0.0, width, height, settings.threads);
   // Joined planes: the peaks are searched on the integrated image (problem.dirty), the minor and
   // major cycles work on every plane.
   check_joinable(problem, settings);
+  std::vector<CleanScale> scales = prepare_scales(
+      problem.psf, settings, multiscale ? beam_fwhm_pixels(problem) : 0.0, width, height, settings.threads);
   std::optional<JoinedPlanesCpu> joined;
   std::vector<float> plane_values;
   if (problem.joined) {
-    joined.emplace(*problem.joined, scales[0].patch, settings.threads);
-    scales[0].sidelobe = joined->sidelobe();
+    joined.emplace(*problem.joined, scales, settings.threads);
+    for (std::size_t b = 0; b < scales.size(); ++b) scales[b].sidelobe = joined->sidelobe(b);
   }
-  FftConvolverCpu psf_conv(problem.psf.image, problem.psf.peak_x, problem.psf.peak_y, width, height,
-                           settings.threads);
+  std::optional<FftConvolverCpu> psf_conv;  // a joined run subtracts through every plane's own PSF
+  if (!joined)
+    psf_conv.emplace(problem.psf.image, problem.psf.peak_x, problem.psf.peak_y, width, height, settings.threads);
   ScaleImagesCpu scale_images(scales, problem.mask, width, height, settings.threads);
   MinorCycleCpu minor(scales[0].minor_psf, scales[0].patch, width, n);
   std::vector<float> masked(n), delta(n, 0.0f);
@@ -149,7 +150,7 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
       active.push_back({static_cast<std::int32_t>(i % width), static_cast<std::int32_t>(i / width), top.values[j],
                         weighing ? rms.weights[i] : 1.0f});
     }
-    if (joined) joined->gather(active, plane_values);
+    if (joined) joined->gather(b, scale_images, active, plane_values);
     last_candidates = active.size();
     result.seconds.select += since(t_select);
 
@@ -158,7 +159,7 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
     minor.set_psf(scale.minor_psf, scale.patch);
     const std::size_t budget = settings.niter - result.iterations;
     const std::size_t made =
-        joined ? minor.run_joined(active, plane_values, joined->minor(), limit, settings.gain, neg, budget,
+        joined ? minor.run_joined(active, plane_values, joined->minor(b), limit, settings.gain, neg, budget,
                                   &result.components, &result.plane_fluxes)
                : minor.run(active, limit, settings.gain, neg, budget, &result.components);
     result.iterations += made;
@@ -171,11 +172,6 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
     // Major cycle: the components (x) K into the model, and through the full PSF out of the
     // residual. The per-pixel sums go through the kernel by FFT, as on the GPU.
     const auto t_conv = Clock::now();
-    if (joined) {
-      joined->subtract(result.components, first, result.plane_fluxes, result.residual, result.model);
-      result.seconds.convolve += since(t_conv);
-      continue;
-    }
     std::fill(delta.begin(), delta.end(), 0.0f);
     const bool delta_scale = scale_images.is_delta(b);
     for (std::size_t c = first; c < result.components.size(); ++c) {
@@ -190,8 +186,14 @@ CleanResult ClarkCpu::run(const CleanProblem& problem, const CleanSettings& sett
       scale_images.convolve(b, delta.data());
       for (std::size_t i = 0; i < n; ++i) result.model.pixels[i] += delta[i];
     }
-    psf_conv.convolve(delta.data(), delta.data());
-    for (std::size_t i = 0; i < n; ++i) result.residual.pixels[i] -= delta[i];
+    if (joined) {  // every plane through its own PSF; the integrated residual remade from them
+      const std::size_t np = problem.joined->planes.size();
+      for (std::size_t i = first * np; i < result.plane_fluxes.size(); ++i) result.plane_fluxes[i] /= scale.psf_peak;
+      joined->subtract(b, scale_images, result.components, first, result.plane_fluxes, result.residual);
+    } else {
+      psf_conv->convolve(delta.data(), delta.data());
+      for (std::size_t i = 0; i < n; ++i) result.residual.pixels[i] -= delta[i];
+    }
     result.seconds.convolve += since(t_conv);
   }
   result.scales = summarise_scales(scales, result.components);

@@ -90,8 +90,8 @@ struct JoinedProblemImages {
 };
 JoinedProblemImages joined_problem_images(const JoinedPlanes& planes);
 
-/// Throws InvalidSettings when the problem joins planes with settings that cannot (Högbom,
-/// --multiscale), and InvalidInput when its planes do not share one grid.
+/// Throws InvalidSettings when the problem joins planes with settings that cannot (Högbom;
+/// --multiscale with polarizations), and InvalidInput when its planes do not share one grid.
 void check_joinable(const CleanProblem& problem, const CleanSettings& settings);
 
 /// One backend's time on one major cycle's selection (--compare-select).

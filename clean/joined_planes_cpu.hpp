@@ -1,7 +1,14 @@
 #pragma once
 // The planes of a joined run on the CPU (plane_set.hpp): each plane's residual, model and PSF
-// convolver, the minor cycle's per-plane PSF windows, and the major cycle that subtracts every
-// plane through its own PSF and remakes the integrated image the peaks are searched on.
+// convolver, every scale's minor-cycle PSF window per plane, and the major cycle that subtracts
+// every plane through its own PSF and remakes the integrated image the peaks are searched on.
+//
+// With --multiscale (channels only) a scale's peaks are found on the integrated image (x) K; a
+// component then takes each channel's value of that channel's residual (x) K, the minor cycle
+// subtracts each channel's PSF (x) K (x) K, and the major cycle spreads each channel's
+// components by K into its model and subtracts them through its PSF, as radler's multiscale
+// algorithm treats a channel set. Every channel's windows are divided by the integrated PSF's
+// (PSF (x) K) peak, so that one loop gain holds for all of them.
 
 #include <cstddef>
 #include <memory>
@@ -12,27 +19,32 @@
 #include "clean/deconvolver.hpp"
 #include "clean/fft_convolver_cpu.hpp"
 #include "clean/minor_cycle_cpu.hpp"
+#include "clean/scale_images_cpu.hpp"
+#include "clean/scale_set.hpp"
 #include "clean/spectral_fit.hpp"
 
 namespace gpuclean::clean {
 
 class JoinedPlanesCpu {
  public:
-  /// `patch`: the minor cycle's half-width.
-  JoinedPlanesCpu(const JoinedPlanes& planes, std::size_t patch, int threads);
+  /// `scales`: the run's scales, prepared from the integrated PSF.
+  JoinedPlanesCpu(const JoinedPlanes& planes, const std::vector<CleanScale>& scales, int threads);
 
-  const JoinedMinor& minor() const { return minor_; }
-  /// The largest |PSF| outside the patch over the planes (Clark's limit for the joined minor cycle).
-  float sidelobe() const { return sidelobe_; }
+  /// Scale `scale`'s minor cycle over the planes, and Clark's limit for it: the largest exterior
+  /// sidelobe of its minor PSF over the planes.
+  const JoinedMinor& minor(std::size_t scale) const { return minors_[scale]; }
+  float sidelobe(std::size_t scale) const { return sidelobes_[scale]; }
 
-  /// The members' plane values from the residuals, member-major.
-  void gather(const std::vector<ActiveMember>& active, std::vector<float>& values) const;
+  /// The members' values in every plane's image of `scale` (its residual (x) the scale's kernel,
+  /// the residual itself for a delta scale), member-major.
+  void gather(std::size_t scale, ScaleImagesCpu& scale_images, const std::vector<ActiveMember>& active,
+              std::vector<float>& values);
 
-  /// Components [first, end) with their plane fluxes: into each plane's model, through each
-  /// plane's PSF out of its residual; `residual` (the integrated image) is remade from the planes
-  /// and `model` gets the components' integrated fluxes.
-  void subtract(const std::vector<Component>& components, std::size_t first, const std::vector<float>& plane_fluxes,
-                HostImage& residual, HostImage& model);
+  /// Components [first, end) of scale `scale` with their plane fluxes (Jy, component-major): each
+  /// plane's spread by the scale's kernel into its model, and through its PSF out of its residual;
+  /// `residual` (the integrated image) is remade from the planes.
+  void subtract(std::size_t scale, ScaleImagesCpu& scale_images, const std::vector<Component>& components,
+                std::size_t first, const std::vector<float>& plane_fluxes, HostImage& residual);
 
   /// The planes' images into result.planes (restored with their beams, or `beam`), and the
   /// spectral terms when fitting.
@@ -41,14 +53,14 @@ class JoinedPlanesCpu {
  private:
   const JoinedPlanes& planes_;
   std::size_t width_, height_;
-  int threads_;
   std::optional<SpectralFit> fit_;
-  std::vector<PreparedPsf> windows_;
-  JoinedMinor minor_;
-  float sidelobe_ = 0.0f;
+  std::vector<float> weights_;
+  std::vector<std::vector<PreparedPsf>> windows_;  // [scale][plane]
+  std::vector<JoinedMinor> minors_;                // [scale]
+  std::vector<float> sidelobes_;                   // [scale]
   std::vector<HostImage> residuals_, models_;
   std::vector<std::unique_ptr<FftConvolverCpu>> conv_;
-  std::vector<float> delta_;
+  std::vector<float> delta_, scaled_;
 };
 
 }  // namespace gpuclean::clean

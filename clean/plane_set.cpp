@@ -75,13 +75,21 @@ JoinedProblemImages joined_problem_images(const JoinedPlanes& planes) {
   return {integrate_images(planes.join, images, integration_weights(planes)), integrated_psf(planes)};
 }
 
-void check_joinable(const CleanProblem& problem, const CleanSettings& settings) {
-  if (!problem.joined) return;
-  const std::string what = problem.joined->join == Join::kChannels ? "--join-channels" : "--join-polarizations";
+void check_join_settings(Join join, const CleanSettings& settings) {
+  const std::string what = join == Join::kChannels ? "--join-channels" : "--join-polarizations";
   if (settings.algorithm != Algorithm::kClark)
     throw InvalidSettings(what + " runs with Clark only; leave out --algorithm hogbom.");
-  if (settings.multiscale.enabled)
-    throw InvalidSettings(what + " does not run with --multiscale yet; leave out one of them.");
+  // The scale images are made of the integrated image: a channels' weighted mean convolves as its
+  // channels do, but the root of a sum of squares does not (radler warns of the same pairing).
+  if (settings.multiscale.enabled && join == Join::kPolarizations)
+    throw InvalidSettings("--join-polarizations does not run with --multiscale: the scales of the polarized intensity "
+                          "are not those of its Stokes planes; clean each polarization on its own, or leave out "
+                          "--multiscale.");
+}
+
+void check_joinable(const CleanProblem& problem, const CleanSettings& settings) {
+  if (!problem.joined) return;
+  check_join_settings(problem.joined->join, settings);
   for (const CleanPlane& p : problem.joined->planes) {
     if (p.dirty->width != problem.dirty.width || p.dirty->height != problem.dirty.height)
       throw InvalidInput("the joined planes differ in size; give planes made on one grid.");

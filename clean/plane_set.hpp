@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "clean/clean_settings.hpp"
 #include "clean/host_image.hpp"
 #include "clean/psf.hpp"
 
@@ -26,9 +27,10 @@ struct PixelGaussian;
 enum class Join { kChannels, kPolarizations };
 std::string_view to_string(Join j);
 
-/// A --fit-spectral-pol fit (clean/spectral_fit.hpp): `terms` = 0 for none.
+/// A --fit-spectral-pol or --fit-spectral-log-pol fit (clean/spectral_fit.hpp): `terms` = 0 for none.
 struct SpectralFitSettings {
   std::size_t terms = 0;
+  bool logarithmic = false;
 };
 
 /// One plane of a joined run. The pointers outlive the run.
@@ -48,6 +50,10 @@ struct JoinedPlanes {
   /// The reference frequency of the fitted terms and of the source list [Hz] (0: the middle of
   /// the band, as WSClean's MFS image).
   double reference_frequency_hz = 0.0;
+  /// GPU: planes held on the device at once (0: all of them). Fewer stream the planes through
+  /// the device block by block each major cycle, for sets larger than its memory; the result is
+  /// the same.
+  std::size_t device_planes = 0;
 };
 
 /// The integration weights of `planes` (channels: normalised to sum 1; polarizations: all 1).
@@ -72,6 +78,10 @@ HostImage integrate_images(Join join, const std::vector<const HostImage*>& image
 /// renormalised to a unit peak (its beam sets the automatic scales and the sidelobe limit).
 /// The planes' PSFs must have the same size and peak pixel.
 PreparedPsf integrated_psf(const JoinedPlanes& planes);
+
+/// Throws InvalidSettings when `settings` cannot join planes this way: Högbom, or --multiscale
+/// with polarizations (check_joinable() in deconvolver.hpp adds the problem's own checks).
+void check_join_settings(Join join, const CleanSettings& settings);
 
 /// The reference frequency in force: planes.reference_frequency_hz, else the middle of the band.
 double reference_frequency(const JoinedPlanes& planes);

@@ -98,23 +98,34 @@ void drop_uncleanable_scales(std::vector<CleanScale>& scales, bool automatic, st
                        "to zero or below at its peak; add scale 0 or smaller scales.");
 }
 
+ScaleMinorPsf scale_minor_psf(const PreparedPsf& psf, const CleanScale& s, float divide_by, int threads) {
+  ScaleMinorPsf out;
+  if (s.kernel.size() == 1) {
+    out.window = psf_window(psf.image, psf.peak_x, psf.peak_y, s.patch, 1.0f);
+    out.sidelobe = std::min(largest_exterior_sidelobe(psf, s.patch), 1.0f);
+    out.once_peak = 1.0f;
+    return out;
+  }
+  const HostImage once = convolve(psf.image, s.kernel, threads);
+  out.once_peak = once.at(psf.peak_x, psf.peak_y);
+  const float divisor = divide_by > 0.0f ? divide_by : out.once_peak;
+  if (!(divisor > 0.0f)) return out;
+  PreparedPsf twice{convolve(once, s.kernel, threads), psf.peak_x, psf.peak_y, 1.0f};
+  out.sidelobe = std::min(
+      largest_exterior_sidelobe(twice, s.patch) / std::abs(twice.image.at(psf.peak_x, psf.peak_y)), 1.0f);
+  out.window = psf_window(twice.image, psf.peak_x, psf.peak_y, s.patch, divisor);
+  return out;
+}
+
 std::vector<CleanScale> prepare_scales(const PreparedPsf& psf, const CleanSettings& settings, double beam_fwhm,
                                        std::size_t width, std::size_t height, int threads) {
   std::vector<CleanScale> scales =
       plan_scales(settings, beam_fwhm, width, height, std::max(psf.image.width, psf.image.height));
   for (CleanScale& s : scales) {
-    if (s.kernel.size() == 1) {
-      s.minor_psf = psf_window(psf.image, psf.peak_x, psf.peak_y, s.patch, 1.0f);
-      s.sidelobe = std::min(largest_exterior_sidelobe(psf, s.patch), 1.0f);
-      continue;
-    }
-    const HostImage once = convolve(psf.image, s.kernel, threads);
-    s.psf_peak = once.at(psf.peak_x, psf.peak_y);
-    if (!(s.psf_peak > 0.0f)) continue;
-    PreparedPsf twice{convolve(once, s.kernel, threads), psf.peak_x, psf.peak_y, 1.0f};
-    s.sidelobe = std::min(largest_exterior_sidelobe(twice, s.patch) / std::abs(twice.image.at(psf.peak_x, psf.peak_y)),
-                          1.0f);
-    s.minor_psf = psf_window(twice.image, psf.peak_x, psf.peak_y, s.patch, s.psf_peak);
+    ScaleMinorPsf m = scale_minor_psf(psf, s, 0.0f, threads);
+    s.psf_peak = m.once_peak;
+    s.sidelobe = m.sidelobe;
+    s.minor_psf = std::move(m.window);
   }
   drop_uncleanable_scales(scales, settings.multiscale.scales.empty(), std::min(width, height));
   return scales;

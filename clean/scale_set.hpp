@@ -57,6 +57,19 @@ inline constexpr float kMaxAutomaticScaleSidelobe = 0.1f;
 /// InvalidInput when none is left.
 void drop_uncleanable_scales(std::vector<CleanScale>& scales, bool automatic, std::size_t min_side);
 
+/// What the minor cycle of scale `s` subtracts for one PSF: the window of PSF (x) K (x) K (the PSF
+/// itself for a delta scale) of half-width s.patch divided by `divide_by` (0: by once_peak), its
+/// largest |value| outside the patch over its peak (min 1), and (PSF (x) K) at the PSF's peak
+/// (1 for a delta scale). A joined run divides every plane's by the integrated PSF's once_peak,
+/// as radler gives every channel its integrated PSF's scale gain. The window is empty when the
+/// divisor is not positive.
+struct ScaleMinorPsf {
+  PreparedPsf window;
+  float sidelobe = 0.0f;
+  float once_peak = 0.0f;
+};
+ScaleMinorPsf scale_minor_psf(const PreparedPsf& psf, const CleanScale& s, float divide_by, int threads);
+
 /// The scales of a run: {delta} without --multiscale, else the listed or automatic scales,
 /// smallest first. `beam_fwhm` is the restoring beam's major FWHM in pixels (automatic scales,
 /// bias). The scale convolutions of the PSF use `threads` CPU threads.

@@ -1,9 +1,11 @@
 #include "clean/spectral_fit.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "clean/errors.hpp"
+#include "clean/log_polynomial_fit.hpp"
 
 namespace gpuclean::clean {
 namespace {
@@ -37,13 +39,26 @@ std::vector<double> solve(std::vector<double> m, std::vector<double> b, std::siz
 }  // namespace
 
 SpectralFit::SpectralFit(std::vector<double> frequencies_hz, const std::vector<double>& weights, std::size_t terms,
-                         double reference_hz)
-    : channels_(frequencies_hz.size()), terms_(terms), reference_hz_(reference_hz), frequencies_(std::move(frequencies_hz)) {
-  if (terms_ < 1 || terms_ > channels_)
-    throw InvalidSettings("--fit-spectral-pol " + std::to_string(terms_) + " needs between 1 and the " +
-                          std::to_string(channels_) + " channels of the input; give fewer terms.");
-  if (!(reference_hz_ > 0.0)) throw InvalidSettings("--fit-spectral-pol needs the channels' frequencies (FREQ axis).");
+                         double reference_hz, bool logarithmic)
+    : channels_(frequencies_hz.size()),
+      terms_(terms),
+      reference_hz_(reference_hz),
+      logarithmic_(logarithmic),
+      frequencies_(std::move(frequencies_hz)),
+      weights_(weights) {
+  const std::string option = logarithmic_ ? "--fit-spectral-log-pol" : "--fit-spectral-pol";
+  const std::size_t most = logarithmic_ ? std::min<std::size_t>(channels_, kMaxLogTerms) : channels_;
+  if (terms_ < 1 || terms_ > most)
+    throw InvalidSettings(option + " " + std::to_string(terms_) + " needs between 1 and " + std::to_string(most) +
+                          " terms for the " + std::to_string(channels_) + " channels of the input; give fewer terms.");
+  if (!(reference_hz_ > 0.0)) throw InvalidSettings(option + " needs the channels' frequencies (FREQ axis).");
   const std::size_t c = channels_, k = terms_;
+  for (std::size_t i = 0; i < c; ++i) {
+    if (!(weights_[i] > 0.0)) throw InvalidSettings(option + ": a channel has no weight; give channels with data.");
+    if (!(frequencies_[i] > 0.0)) throw InvalidSettings(option + " needs every channel's frequency (FREQ axis).");
+    log_x_.push_back(std::log10(frequencies_[i] / reference_hz_));
+  }
+  if (logarithmic_) return;
   std::vector<double> a(c * k);  // design matrix, C x K
   for (std::size_t i = 0; i < c; ++i) {
     const double x = frequencies_[i] / reference_hz_ - 1.0;
@@ -52,8 +67,7 @@ SpectralFit::SpectralFit(std::vector<double> frequencies_hz, const std::vector<d
   }
   std::vector<double> ata(k * k, 0.0), atw(k * c, 0.0);  // A^T W A and A^T W
   for (std::size_t i = 0; i < c; ++i) {
-    const double w = weights[i];
-    if (!(w > 0.0)) throw InvalidSettings("--fit-spectral-pol: a channel has no weight; give channels with data.");
+    const double w = weights_[i];
     for (std::size_t r = 0; r < k; ++r) {
       atw[r * c + i] = a[i * k + r] * w;
       for (std::size_t s = 0; s < k; ++s) ata[r * k + s] += a[i * k + r] * w * a[i * k + s];
@@ -71,6 +85,11 @@ SpectralFit::SpectralFit(std::vector<double> frequencies_hz, const std::vector<d
 }
 
 void SpectralFit::fit(const float* v, float* fitted) const {
+  if (logarithmic_) {
+    fit_log_polynomial(v, log_x_.data(), weights_.data(), static_cast<int>(channels_), static_cast<int>(terms_),
+                       fitted, nullptr);
+    return;
+  }
   for (std::size_t i = 0; i < channels_; ++i) {
     float s = 0.0f;
     for (std::size_t j = 0; j < channels_; ++j) s += projection_[i * channels_ + j] * v[j];
@@ -79,6 +98,12 @@ void SpectralFit::fit(const float* v, float* fitted) const {
 }
 
 void SpectralFit::fit_terms(const float* v, double* terms) const {
+  if (logarithmic_) {
+    std::vector<float> fitted(channels_);
+    fit_log_polynomial(v, log_x_.data(), weights_.data(), static_cast<int>(channels_), static_cast<int>(terms_),
+                       fitted.data(), terms);
+    return;
+  }
   for (std::size_t r = 0; r < terms_; ++r) {
     double s = 0.0;
     for (std::size_t j = 0; j < channels_; ++j) s += coefficients_[r * channels_ + j] * static_cast<double>(v[j]);
@@ -87,6 +112,12 @@ void SpectralFit::fit_terms(const float* v, double* terms) const {
 }
 
 double SpectralFit::evaluate(const double* terms, double frequency_hz) const {
+  if (logarithmic_) {
+    const double x = std::log10(frequency_hz / reference_hz_);
+    double e = 0.0, p = x;
+    for (std::size_t r = 1; r < terms_; ++r, p *= x) e += terms[r] * p;
+    return terms[0] * std::pow(10.0, e);
+  }
   const double x = frequency_hz / reference_hz_ - 1.0;
   double s = 0.0, p = 1.0;
   for (std::size_t r = 0; r < terms_; ++r, p *= x) s += terms[r] * p;
@@ -100,7 +131,7 @@ std::optional<SpectralFit> spectral_fit_of(const JoinedPlanes& planes) {
     freqs.push_back(p.frequency_hz);
     weights.push_back(p.weight);
   }
-  return SpectralFit(std::move(freqs), weights, planes.fit.terms, reference_frequency(planes));
+  return SpectralFit(std::move(freqs), weights, planes.fit.terms, reference_frequency(planes), planes.fit.logarithmic);
 }
 
 std::vector<double> component_terms(const SpectralFit& fit, const std::vector<float>& plane_fluxes) {

@@ -8,6 +8,10 @@
 // channel weights). Both are made once in double and applied in float in a fixed order, so the
 // CPU and GPU round the same; a component's terms are those of gain x its values, and the terms
 // of a source (the sum of its components) are the sums of theirs.
+//
+// --fit-spectral-log-pol N (WSClean's -fit-spectral-log-pol) fits a logarithmic polynomial
+// instead (log_polynomial_fit.hpp): not linear, so a source's terms are the fit of the sum of its
+// components' values.
 
 #include <cstddef>
 #include <optional>
@@ -19,37 +23,46 @@ namespace gpuclean::clean {
 
 class SpectralFit {
  public:
-  /// `terms` in [1, channels]; weights > 0. Throws InvalidSettings otherwise.
+  /// `terms` in [1, channels] (and at most kMaxLogTerms when logarithmic); weights > 0. Throws
+  /// InvalidSettings otherwise.
   SpectralFit(std::vector<double> frequencies_hz, const std::vector<double>& weights, std::size_t terms,
-              double reference_hz);
+              double reference_hz, bool logarithmic = false);
 
   std::size_t channels() const { return channels_; }
   std::size_t terms() const { return terms_; }
   double reference_hz() const { return reference_hz_; }
+  bool logarithmic() const { return logarithmic_; }
 
-  /// fitted[c] = sum_j P[c][j] v[j], j ascending (float, no FMA).
+  /// The fit at every channel: polynomial, fitted[c] = sum_j P[c][j] v[j], j ascending (float,
+  /// no FMA); logarithmic, fit_log_polynomial().
   void fit(const float* v, float* fitted) const;
-  /// terms[k] = sum_j T[k][j] v[j] (double).
+  /// The terms of the fit: polynomial, terms[k] = sum_j T[k][j] v[j] (double); logarithmic,
+  /// S(nu_0), then the coefficients of log10(nu / nu_0)^1, ^2, ...
   void fit_terms(const float* v, double* terms) const;
-  /// The polynomial with `terms` at `frequency_hz`.
+  /// The fitted spectrum with `terms` at `frequency_hz`.
   double evaluate(const double* terms, double frequency_hz) const;
 
-  /// Row-major C x C projection, as floats (the GPU kernels' copy).
+  /// Row-major C x C projection, as floats (the GPU kernels' copy; polynomial only).
   const std::vector<float>& projection() const { return projection_; }
+  /// log10(nu / nu_0) and the weight of each channel (the logarithmic fit's inputs).
+  const std::vector<double>& log_frequencies() const { return log_x_; }
+  const std::vector<double>& weights() const { return weights_; }
 
  private:
   std::size_t channels_, terms_;
   double reference_hz_;
-  std::vector<double> frequencies_;
+  bool logarithmic_;
+  std::vector<double> frequencies_, weights_, log_x_;
   std::vector<float> projection_;  // C x C
   std::vector<double> coefficients_;  // terms x C
 };
 
-/// The fit `planes` ask for (none without --fit-spectral-pol or for polarizations).
+/// The fit `planes` ask for (none without --fit-spectral-pol / -log-pol, or for polarizations).
 std::optional<SpectralFit> spectral_fit_of(const JoinedPlanes& planes);
 
 /// The terms of each component from its plane fluxes (terms of the fitted values are those of
-/// the values, as T P = T), component-major.
+/// the values: T P = T, and a logarithmic fit of values on the curve is the curve),
+/// component-major.
 std::vector<double> component_terms(const SpectralFit& fit, const std::vector<float>& plane_fluxes);
 
 }  // namespace gpuclean::clean

@@ -78,7 +78,12 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   if (!resources_) resources_ = std::make_unique<gpu::GpuResources>();
   const gpu::GpuResources& stream = *resources_;
   const cudaStream_t s = stream.stream();
-  gpu::GpuImageState st(*resources_, problem, settings, gpu::PsfOnDevice::kSpectrum);
+  // Joined planes: the peaks are searched on the integrated image (st's residual), the minor
+  // and major cycles work on every plane, each through its own PSF (the integrated PSF's
+  // transform is not needed).
+  check_joinable(problem, settings);
+  gpu::GpuImageState st(*resources_, problem, settings,
+                        problem.joined ? gpu::PsfOnDevice::kNone : gpu::PsfOnDevice::kSpectrum);
   const std::size_t n = st.size();
   const bool neg = settings.allow_negative;
   const auto order = neg ? select::Order::kLargestAbs : select::Order::kLargest;
@@ -88,13 +93,11 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   std::vector<CleanScale> scales =
       gpu::prepare_scales_gpu(*resources_, problem.psf, settings, multiscale ? beam_fwhm_pixels(problem) : 0.0,
                               st.width(), st.height(), st.exterior_sidelobe());
-  // Joined planes: the peaks are searched on the integrated image (st's residual), the minor
-  // and major cycles work on every plane.
-  check_joinable(problem, settings);
+  const std::size_t k_max = std::min(settings.select_k, n);
   std::optional<gpu::JoinedPlanesGpu> joined;
   if (problem.joined) {
-    joined.emplace(*resources_, *problem.joined, scales[0].patch, st.width(), st.height());
-    scales[0].sidelobe = joined->sidelobe();
+    joined.emplace(*resources_, *problem.joined, scales, st.width(), st.height(), k_max);
+    for (std::size_t b = 0; b < scales.size(); ++b) scales[b].sidelobe = joined->sidelobe(b);
   }
   std::vector<cuda::DeviceBuffer<float>> patches;
   for (const CleanScale& sc : scales) {
@@ -110,7 +113,6 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
   if (!joined) conv.emplace(resources_->plans(), s, st.psf_spectrum());
   st.sample_memory();
 
-  const std::size_t k_max = std::min(settings.select_k, n);
   cuda::DeviceBuffer<float> active_values(k_max, s), sorted_values(k_max, s);
   cuda::DeviceBuffer<std::uint32_t> active_pixels(k_max, s), sorted_pixels(k_max, s);
   const std::size_t sort_bytes = gpu::sort_by_pixel_temp_bytes(k_max);
@@ -248,7 +250,8 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
     std::uint32_t h_made = 0;
     if (joined) {
       joined->reserve_components(result.iterations, budget);
-      h_made = minor.run_joined(req, joined->request(result.iterations));
+      joined->gather(b, scale_images, sorted_pixels.data(), req.count);
+      h_made = minor.run_joined(req, joined->request(b, result.iterations));
     } else {
       h_made = minor.run(req);
     }
@@ -262,10 +265,10 @@ CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& sett
 
     // Major cycle: the components (x) K into the model, and through the full PSF out of the residual.
     t = Clock::now();
+    if (!delta_scale) scale_images.spread(b, st.scratch(), st.model());
     if (joined) {
-      joined->subtract(st);
+      joined->subtract(b, scale_images, minor, result.iterations - h_made, st);
     } else {
-      if (!delta_scale) scale_images.spread(b, st.scratch(), st.model());
       conv->convolve(st.scratch());
       conv->subtract_from(st.residual(), st.mask(), st.masked());
     }

@@ -8,6 +8,7 @@
 #include "clean/gpu/joined_kernels.hpp"
 #include "clean/gpu/subtract_rn.cuh"
 #include "clean/gpu/warp_search.cuh"
+#include "clean/log_polynomial_fit.hpp"
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/per_device.hpp"
@@ -33,18 +34,11 @@ __device__ __forceinline__ std::uint32_t slot_of(unsigned long long packed) {
   return ~static_cast<std::uint32_t>(packed >> 1) & 0x7FFFFFFFu;
 }
 
-// plane_set.hpp's integrate(): v[0], v[stride], ... in plane order.
-__device__ __forceinline__ float integrate(const float* v, std::size_t stride, int planes, bool pol, const float* w) {
-  float s = 0.0f;
-  if (!pol) {
-    for (int p = 0; p < planes; ++p) s = __fadd_rn(s, __fmul_rn(__ldg(w + p), v[p * stride]));
-    return s;
-  }
-  for (int p = 0; p < planes; ++p) {
-    const float x = v[p * stride];
-    s = __fadd_rn(s, __fmul_rn(x, x));
-  }
-  return __fsqrt_rn(s);
+// A component's --fit-spectral-log-pol fit, on one thread, out of line: inlined, its arrays took
+// the team's registers and made the update loop spill.
+__device__ __noinline__ void fit_log_component(const float* v, const double* x, const double* w, int planes, int terms,
+                                               float* fitted) {
+  fit_log_polynomial(v, x, w, planes, terms, fitted, nullptr);
 }
 
 struct JoinedShared {
@@ -59,15 +53,16 @@ struct JoinedShared {
 // members t, t + kTeamThreads, ... and keeps the best of their keys; a component updates only the
 // members in its patch rows (from a row table, or warp searches when the members live in global
 // memory), and a thread rescans its members only when its own best was among those changed. The
-// members' plane values stay in global memory (vals, plane-major); their keys, the integrated
-// values, are recomputed from the new plane values in plane order, as the CPU computes them.
-template <bool kShared>
+// members' plane values stay in global memory, each member's together (vals, member-major), as are
+// each patch offset's plane values, so that a member's update loads whole lines; their keys, the
+// integrated values, are recomputed from the new plane values in plane order, as the CPU does.
+template <bool kShared, bool kLogFit>
 __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigned char* smem, JoinedShared& sh) {
   const std::uint32_t t = threadIdx.x, lane = t & 31, warp = t >> 5, base = range.x, m = range.y - range.x;
   const int np = a.planes, hw = a.half_width, side = 2 * hw + 1;
-  const std::size_t stride = a.stride;
   const std::uint32_t ymin = a.xy[base] >> 16, rows = (a.xy[range.y - 1] >> 16) - ymin + 1;
   float* keys = a.keys + base;
+  float* vals = a.vals + static_cast<std::size_t>(base) * np;
   const std::uint32_t* xy = a.xy + base;
   std::uint32_t* xs = nullptr;         // the shared copy of xy
   std::uint32_t* row_start = nullptr;  // row_start[r]: the first member in row ymin + r; [rows] = m
@@ -79,8 +74,8 @@ __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigne
   }
   for (std::uint32_t j = t; j < m; j += kTeamThreads) {
     const std::uint32_t q = a.xy[base + j];
-    const std::size_t pixel = static_cast<std::size_t>(q >> 16) * a.width + (q & 0xFFFFu);
-    for (int p = 0; p < np; ++p) a.vals[p * stride + base + j] = a.residuals[p * a.plane_pixels + pixel];
+    const std::size_t src = a.member_of ? a.member_of[base + j] : base + j;
+    for (int p = 0; p < np; ++p) vals[static_cast<std::size_t>(j) * np + p] = a.member_values[src * np + p];
     keys[j] = a.keys_in[base + j];
     if (xs) xs[j] = q;
     if (row_start) {
@@ -119,8 +114,16 @@ __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigne
     const int bx = static_cast<int>(q & 0xFFFFu), by = static_cast<int>(q >> 16);
     const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
     float* flux = sh.flux[buf];
-    if (a.projection) {
-      for (int p = t; p < np; p += kTeamThreads) sh.value[p] = a.vals[p * stride + base + slot];
+    const float* best_vals = vals + static_cast<std::size_t>(slot) * np;
+    if constexpr (kLogFit) {  // one thread fits the component's spectrum (log_polynomial_fit.hpp)
+      for (int p = t; p < np; p += kTeamThreads) sh.value[p] = best_vals[p];
+      __syncthreads();
+      if (t == 0) {
+        fit_log_component(sh.value, a.log_x, a.log_w, np, a.log_terms, flux);
+        for (int p = 0; p < np; ++p) flux[p] = __fmul_rn(a.gain, flux[p]);
+      }
+    } else if (a.projection) {
+      for (int p = t; p < np; p += kTeamThreads) sh.value[p] = best_vals[p];
       __syncthreads();
       for (int p = t; p < np; p += kTeamThreads) {
         float f = 0.0f;
@@ -128,7 +131,7 @@ __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigne
         flux[p] = __fmul_rn(a.gain, f);
       }
     } else {
-      for (int p = t; p < np; p += kTeamThreads) flux[p] = __fmul_rn(a.gain, a.vals[p * stride + base + slot]);
+      for (int p = t; p < np; p += kTeamThreads) flux[p] = __fmul_rn(a.gain, best_vals[p]);
     }
     order = min(order, pack_peak(pk.key, pixel, pk.value < 0.0f));
     __syncthreads();
@@ -154,22 +157,22 @@ __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigne
       const int dx = static_cast<int>(qj & 0xFFFFu) - bx;
       if (dx < -hw || dx > hw) continue;
       const int dy = static_cast<int>(qj >> 16) - by;
-      const std::size_t at = static_cast<std::size_t>(dy + hw) * side + (dx + hw);
-      float* v = a.vals + base + j;
+      const std::size_t at = (static_cast<std::size_t>(dy + hw) * side + (dx + hw)) * np;
+      float* v = vals + static_cast<std::size_t>(j) * np;
       float key = 0.0f;
       for (int p0 = 0; p0 < np; p0 += kChunk) {
         float x[kChunk], w[kChunk];
 #pragma unroll
         for (int i = 0; i < kChunk; ++i) {
           if (p0 + i >= np) break;
-          x[i] = v[(p0 + i) * stride];
-          w[i] = __ldg(a.patches + static_cast<std::size_t>(p0 + i) * side * side + at);
+          x[i] = v[p0 + i];
+          w[i] = __ldg(a.patches + at + p0 + i);
         }
 #pragma unroll
         for (int i = 0; i < kChunk; ++i) {
           if (p0 + i >= np) break;
           const float y = subtract_rn(x[i], flux[p0 + i], w[i]);
-          v[(p0 + i) * stride] = y;
+          v[p0 + i] = y;
           key = a.polarizations ? __fadd_rn(key, __fmul_rn(y, y))
                                 : __fadd_rn(key, __fmul_rn(__ldg(a.iweights + p0 + i), y));
         }
@@ -208,6 +211,9 @@ __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigne
   __syncthreads();  // the next cluster reuses shared memory
 }
 
+// kLogFit: --fit-spectral-log-pol, a kernel of its own, so that the fit's call costs the other
+// runs' update loop no registers.
+template <bool kLogFit>
 __global__ void __launch_bounds__(kTeamThreads, 1) joined_teams_kernel(const JoinedTeamArgs a) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ JoinedShared sh;
@@ -219,29 +225,49 @@ __global__ void __launch_bounds__(kTeamThreads, 1) joined_teams_kernel(const Joi
     __syncthreads();
     if (item >= total) break;
     const ClusterRange r = item < n_big ? a.big[item] : a.small[item - n_big];
-    if (r.y - r.x <= kSharedMembers) joined_team<true>(a, r, smem, sh);
-    else joined_team<false>(a, r, smem, sh);
+    if (r.y - r.x <= kSharedMembers) joined_team<true, kLogFit>(a, r, smem, sh);
+    else joined_team<false, kLogFit>(a, r, smem, sh);
   }
 }
 
 __global__ void emit_plane_fluxes_kernel(const std::uint32_t* order, std::uint32_t made, const float* rec, int planes,
-                                         float* comp, std::size_t stride) {
+                                         float divisor, float* comp, std::size_t stride) {
   const std::size_t total = static_cast<std::size_t>(made) * planes;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     const std::size_t r = i / planes, p = i - r * planes;
     const std::size_t src = order ? order[r] : r;
-    comp[p * stride + r] = rec[src * planes + p];
+    comp[p * stride + r] = __fdiv_rn(rec[src * planes + p], divisor);  // exact for the delta scale's 1
   }
 }
 
-__global__ void integrate_planes_kernel(const float* residuals, int planes, std::size_t pixels, bool pol,
-                                        const float* w, const std::uint8_t* mask, float* integrated, float* masked) {
+__global__ void gather_plane_kernel(const float* image, const std::uint32_t* pixels, std::uint32_t count, int planes,
+                                    int plane, float* out) {
+  for (std::size_t m = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; m < count;
+       m += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    out[m * planes + plane] = image[pixels[m]];
+}
+
+// plane_set.hpp's integrate(), one plane at a time: the running sum stays in `acc` between planes
+// (and between calls), so that blocks of planes add up in the CPU's order.
+__global__ void accumulate_planes_kernel(const float* residuals, int count, std::size_t pixels, bool pol,
+                                         const float* w, bool first, float* acc) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < pixels;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    bool nan = false;
-    for (int p = 0; p < planes; ++p) nan = nan || isnan(residuals[p * pixels + i]);
-    const float v = nan ? CUDART_NAN_F : integrate(residuals + i, pixels, planes, pol, w);
+    float s = first ? 0.0f : acc[i];
+    for (int p = 0; p < count; ++p) {
+      const float x = residuals[p * pixels + i];
+      s = pol ? __fadd_rn(s, __fmul_rn(x, x)) : __fadd_rn(s, __fmul_rn(__ldg(w + p), x));
+    }
+    acc[i] = s;
+  }
+}
+
+__global__ void finish_integration_kernel(const float* acc, std::size_t pixels, bool pol, const std::uint8_t* mask,
+                                          float* integrated, float* masked) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < pixels;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const float v = pol ? __fsqrt_rn(acc[i]) : acc[i];
     integrated[i] = v;
     masked[i] = mask[i] ? v : CUDART_NAN_F;
   }
@@ -258,27 +284,45 @@ void launch_joined_teams(cudaStream_t s, const JoinedTeamArgs& a) {
   if (a.planes > kMaxPlanes) throw std::invalid_argument("joined minor cycle: more than 1024 planes");
   static cuda::PerDeviceOnce configured;
   cuda::once_per_device(configured, [] {
-    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(joined_teams_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(kSharedBytes)));
-    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(joined_teams_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                           cudaSharedmemCarveoutMaxShared));
+    for (const void* kernel : {reinterpret_cast<const void*>(joined_teams_kernel<false>),
+                               reinterpret_cast<const void*>(joined_teams_kernel<true>)}) {
+      GPUCLEAN_CUDA_TRY(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSharedBytes)));
+      GPUCLEAN_CUDA_TRY(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+    }
   });
-  joined_teams_kernel<<<std::max(cuda::sm_count(), 1), kTeamThreads, kSharedBytes, s>>>(a);
+  const int grid = std::max(cuda::sm_count(), 1);
+  if (a.log_terms > 0) joined_teams_kernel<true><<<grid, kTeamThreads, kSharedBytes, s>>>(a);
+  else joined_teams_kernel<false><<<grid, kTeamThreads, kSharedBytes, s>>>(a);
   GPUCLEAN_CHECK_LAUNCH();
 }
 
 void emit_plane_fluxes(cudaStream_t s, const std::uint32_t* order, std::uint32_t made, const float* rec_plane_flux,
-                       int planes, float* comp, std::size_t comp_stride) {
+                       int planes, float divisor, float* comp, std::size_t comp_stride) {
   if (made == 0) return;
   emit_plane_fluxes_kernel<<<grid_for(static_cast<std::size_t>(made) * planes), kBlock, 0, s>>>(
-      order, made, rec_plane_flux, planes, comp, comp_stride);
+      order, made, rec_plane_flux, planes, divisor, comp, comp_stride);
   GPUCLEAN_CHECK_LAUNCH();
 }
 
-void integrate_planes(cudaStream_t s, const float* residuals, int planes, std::size_t pixels, bool polarizations,
-                      const float* iweights, const std::uint8_t* mask, float* integrated, float* masked) {
-  integrate_planes_kernel<<<grid_for(pixels), kBlock, 0, s>>>(residuals, planes, pixels, polarizations, iweights,
-                                                              mask, integrated, masked);
+void gather_plane(cudaStream_t s, const float* image, const std::uint32_t* pixels, std::uint32_t count, int planes,
+                  int plane, float* out) {
+  if (count == 0) return;
+  gather_plane_kernel<<<grid_for(count), kBlock, 0, s>>>(image, pixels, count, planes, plane, out);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+void accumulate_planes(cudaStream_t s, const float* residuals, int count, std::size_t pixels, bool polarizations,
+                       const float* iweights, bool first, float* acc) {
+  accumulate_planes_kernel<<<grid_for(pixels), kBlock, 0, s>>>(residuals, count, pixels, polarizations, iweights,
+                                                               first, acc);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+void finish_integration(cudaStream_t s, const float* acc, std::size_t pixels, bool polarizations,
+                        const std::uint8_t* mask, float* integrated, float* masked) {
+  finish_integration_kernel<<<grid_for(pixels), kBlock, 0, s>>>(acc, pixels, polarizations, mask, integrated, masked);
   GPUCLEAN_CHECK_LAUNCH();
 }
 

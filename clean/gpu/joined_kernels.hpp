@@ -15,21 +15,25 @@ namespace gpuclean::clean::gpu {
 struct JoinedTeamArgs {
   const std::uint32_t* xy = nullptr;        ///< grouped member positions (y << 16 | x)
   const float* keys_in = nullptr;           ///< grouped members' integrated (weighed) values
+  /// The grouped member g's values in the request's member order: member_of[g] (null: g).
+  const std::uint32_t* member_of = nullptr;
+  const float* member_values = nullptr;     ///< request member m's plane p at [m * planes + p]
   float* keys = nullptr;                    ///< scratch: one per grouped member
-  float* vals = nullptr;                    ///< scratch: plane p's values at [p * stride + member]
-  std::uint32_t stride = 0;
+  float* vals = nullptr;                    ///< scratch: grouped member g's plane p at [g * planes + p]
   const ClusterRange* big = nullptr;
   const ClusterRange* small = nullptr;
   MinorCounters* counters = nullptr;
-  const float* residuals = nullptr;         ///< plane p's residual at [p * plane_pixels]
-  std::size_t plane_pixels = 0;
-  const float* patches = nullptr;           ///< plane p's beam patch at [p * (2 hw + 1)^2]
+  const float* patches = nullptr;           ///< offset `at` of the beam patch, plane p: [at * planes + p]
   int half_width = 0;
   std::uint32_t width = 0;
   int planes = 1;
   bool polarizations = false;               ///< Join::kPolarizations (else channels)
   const float* iweights = nullptr;          ///< integration weights, one per plane
   const float* projection = nullptr;        ///< --fit-spectral-pol: planes x planes (null: none)
+  /// --fit-spectral-log-pol: log10(nu / nu_0) and the weight of each plane, and the terms (0: none).
+  const double* log_x = nullptr;
+  const double* log_w = nullptr;
+  int log_terms = 0;
   const float* weights = nullptr;           ///< --local-rms: per image pixel (null: 1)
   double limit = 0.0;
   float gain = 0.1f;
@@ -45,13 +49,25 @@ struct JoinedTeamArgs {
 /// Runs every cluster's joined minor cycle (a block per cluster, the blocks persistent).
 void launch_joined_teams(cudaStream_t s, const JoinedTeamArgs& a);
 
-/// comp[p * comp_stride + r] = rec_plane_flux[order[r] * planes + p] (order null: r), r < made.
+/// comp[p * comp_stride + r] = rec_plane_flux[order[r] * planes + p] / divisor (order null: r),
+/// r < made.
 void emit_plane_fluxes(cudaStream_t s, const std::uint32_t* order, std::uint32_t made, const float* rec_plane_flux,
-                       int planes, float* comp, std::size_t comp_stride);
+                       int planes, float divisor, float* comp, std::size_t comp_stride);
 
-/// integrated[i] = the planes' integration (NaN where any plane is), masked[i] = mask[i] ?
-/// integrated[i] : NaN.
-void integrate_planes(cudaStream_t s, const float* residuals, int planes, std::size_t pixels, bool polarizations,
-                      const float* iweights, const std::uint8_t* mask, float* integrated, float* masked);
+/// out[m * planes + plane] = image[pixels[m]], m < count: the active set's values in one plane's
+/// image.
+void gather_plane(cudaStream_t s, const float* image, const std::uint32_t* pixels, std::uint32_t count, int planes,
+                  int plane, float* out);
+
+/// The integration of `count` planes (plane-major, `pixels` each) into `acc`, in plane order:
+/// channels acc = acc + w_p r_p, polarizations acc = acc + r_p^2 (`first`: acc starts at 0).
+/// Several calls over consecutive blocks of planes add up to one call over all of them.
+void accumulate_planes(cudaStream_t s, const float* residuals, int count, std::size_t pixels, bool polarizations,
+                       const float* iweights, bool first, float* acc);
+
+/// integrated[i] = acc[i] (its root for polarizations), masked[i] = mask[i] ? integrated[i] : NaN;
+/// `acc` may be `integrated`. NaN where any plane was NaN (the sums carry it).
+void finish_integration(cudaStream_t s, const float* acc, std::size_t pixels, bool polarizations,
+                        const std::uint8_t* mask, float* integrated, float* masked);
 
 }  // namespace gpuclean::clean::gpu

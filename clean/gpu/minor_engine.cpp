@@ -103,7 +103,8 @@ void MinorCycleEngine::allocate_pool(std::size_t records) {
 
 void MinorCycleEngine::group(const MinorCycleRequest& r, bool clustered) {
   GPUCLEAN_CUDA_TRY(cudaMemsetAsync(counters_.data(), 0, sizeof(MinorCounters), stream_));
-  if (!clustered || r.count <= kWarpTeamMax) {
+  clustered_ = clustered && r.count > kWarpTeamMax;
+  if (!clustered_) {
     group_single(stream_, r.count, r.values, r.pixels, width_, grouped_values_.data(), grouped_xy_.data(), big_.data(),
                  small_.data(), counters_.data());
     return;
@@ -118,6 +119,10 @@ void MinorCycleEngine::group(const MinorCycleRequest& r, bool clustered) {
 }
 
 std::uint32_t MinorCycleEngine::run(const MinorCycleRequest& r) { return run_cycle(r, nullptr); }
+
+void MinorCycleEngine::sum_last_cycle(const float* comp_fluxes, float* delta, float* model) const {
+  sum_per_pixel(stream_, px_sorted_.data(), rank_sorted_.data(), last_made_, comp_fluxes, delta, model);
+}
 
 std::uint32_t MinorCycleEngine::run_joined(const MinorCycleRequest& r, const JoinedMinorRequest& j) {
   if (j.planes != planes_) {  // the scratch of the members' plane values and the records' plane fluxes
@@ -136,12 +141,11 @@ void MinorCycleEngine::launch(const MinorCycleRequest& r, const JoinedMinorReque
     a.keys_in = grouped_values_.data();
     a.keys = joined_keys_.data();
     a.vals = joined_values_.data();
-    a.stride = static_cast<std::uint32_t>(max_members_);
+    a.member_of = clustered_ ? idx_sorted_.data() : nullptr;
+    a.member_values = j->member_values;
     a.big = big_.data();
     a.small = small_.data();
     a.counters = counters_.data();
-    a.residuals = j->residuals;
-    a.plane_pixels = j->plane_pixels;
     a.patches = j->patches;
     a.half_width = half_width_;
     a.width = width_;
@@ -149,6 +153,9 @@ void MinorCycleEngine::launch(const MinorCycleRequest& r, const JoinedMinorReque
     a.polarizations = j->polarizations;
     a.iweights = j->iweights;
     a.projection = j->projection;
+    a.log_x = j->log_x;
+    a.log_w = j->log_w;
+    a.log_terms = j->log_terms;
     a.weights = r.weights;
     a.limit = r.limit;
     a.gain = r.gain;
@@ -187,6 +194,7 @@ void MinorCycleEngine::launch(const MinorCycleRequest& r, const JoinedMinorReque
 std::uint32_t MinorCycleEngine::run_cycle(const MinorCycleRequest& r, const JoinedMinorRequest* j) {
   if (r.count > max_members_ || r.budget > max_budget_)
     throw std::logic_error("MinorCycleEngine: active set or budget beyond what the engine was sized for");
+  last_made_ = 0;
   if (r.count == 0 || r.budget == 0) return 0;
   const auto t0 = std::chrono::steady_clock::now();
   bool clustered = options_.clustered;
@@ -194,6 +202,11 @@ std::uint32_t MinorCycleEngine::run_cycle(const MinorCycleRequest& r, const Join
   while (true) {
     group(r, clustered);
     launch(r, j);
+    // The host waits for the team kernel before it asks for the counters: a device-to-host copy
+    // queued behind a kernel of a quarter of a second holds its copy engine's queue, and with a
+    // few workers on the GPU every other worker's downloads waited behind it.
+    team_done_.record(stream_);
+    team_done_.synchronize();
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(&c, counters_.data(), sizeof c, cudaMemcpyDeviceToHost, stream_));
     GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));
     if (!c.overflow) break;
@@ -226,15 +239,10 @@ std::uint32_t MinorCycleEngine::run_cycle(const MinorCycleRequest& r, const Join
   sort_pairs_u32(stream_, temp_.data(), temp_bytes_, px_.data(), px_sorted_.data(), rank_.data(), rank_sorted_.data(),
                  made, key_bits(static_cast<std::size_t>(width_) * height_));
   sum_per_pixel(stream_, px_sorted_.data(), rank_sorted_.data(), made, r.comp_fluxes, r.delta, r.model);
-  if (j) {
-    emit_plane_fluxes(stream_, order, made, rec_plane_flux_.data(), j->planes, j->comp_plane_fluxes, j->comp_stride);
-    for (int p = 0; p < j->planes; ++p) {
-      const std::size_t off = static_cast<std::size_t>(p) * j->plane_pixels;
-      sum_per_pixel(stream_, px_sorted_.data(), rank_sorted_.data(), made,
-                    j->comp_plane_fluxes + static_cast<std::size_t>(p) * j->comp_stride, j->deltas + off,
-                    j->models + off);
-    }
-  }
+  if (j)
+    emit_plane_fluxes(stream_, order, made, rec_plane_flux_.data(), j->planes, r.flux_divisor, j->comp_plane_fluxes,
+                      j->comp_stride);
+  last_made_ = made;
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Block b of the team kernel gets work when b < n_big (a large cluster) or b < n_small (small

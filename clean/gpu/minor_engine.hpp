@@ -14,6 +14,7 @@
 #include "clean/deconvolver.hpp"
 #include "clean/gpu/cluster_kernels.hpp"
 #include "select/cuda/device_buffer.hpp"
+#include "select/cuda/event.hpp"
 
 namespace gpuclean::clean::gpu {
 
@@ -39,20 +40,22 @@ struct MinorCycleRequest {
 
 /// A joined run's minor cycle (plane_set.hpp; MinorCycleCpu::run_joined is its reference): the
 /// request's values are the members' integrated (weighed) values, its comp_fluxes receive the
-/// components' integrated fluxes and delta and model their per-pixel sums; every plane gets its
-/// own below.
+/// components' integrated fluxes and delta and model their per-pixel sums; here are the members'
+/// values in every plane and where each component's plane fluxes go (sum_last_cycle() makes each
+/// plane's delta of them).
 struct JoinedMinorRequest {
   int planes = 1;
   bool polarizations = false;
-  const float* residuals = nullptr;       ///< plane p's residual at [p * plane_pixels]
-  std::size_t plane_pixels = 0;
-  const float* patches = nullptr;         ///< plane p's patch at [p * (2 half_width + 1)^2]
+  const float* member_values = nullptr;   ///< request member m, plane p: [m * planes + p]
+  const float* patches = nullptr;         ///< patch offset `at`, plane p: [at * planes + p]
   const float* iweights = nullptr;        ///< integration weights
   const float* projection = nullptr;      ///< --fit-spectral-pol (SpectralFit::projection), or null
-  float* comp_plane_fluxes = nullptr;     ///< this cycle's component r, plane p: [p * comp_stride + r]
+  const double* log_x = nullptr;          ///< --fit-spectral-log-pol: SpectralFit::log_frequencies
+  const double* log_w = nullptr;          ///< and ::weights, on the device
+  int log_terms = 0;                      ///< its terms (0: no logarithmic fit)
+  /// This cycle's component r, plane p: [p * comp_stride + r], divided by MinorCycleRequest::flux_divisor.
+  float* comp_plane_fluxes = nullptr;
   std::size_t comp_stride = 0;
-  float* deltas = nullptr;                ///< plane p's delta at [p * plane_pixels], zero on entry
-  float* models = nullptr;                ///< plane p's model: += its delta
 };
 
 struct MinorEngineOptions {
@@ -77,6 +80,10 @@ class MinorCycleEngine {
   std::uint32_t run(const MinorCycleRequest& r);
   /// The same for a joined run.
   std::uint32_t run_joined(const MinorCycleRequest& r, const JoinedMinorRequest& j);
+  /// After a run: delta[p] = the sum of the last cycle's `comp_fluxes` (one per component, in
+  /// its order) at each pixel p it touched, in component order; model[p] += that (model may be
+  /// null). `delta` must be zero elsewhere.
+  void sum_last_cycle(const float* comp_fluxes, float* delta, float* model) const;
 
   const MinorCycleStats& stats() const { return stats_; }
 
@@ -99,6 +106,8 @@ class MinorCycleEngine {
   CellGrid grid_;
   std::size_t cells_allocated_ = 0;
   std::size_t pool_ = 0, pool_max_ = 0;
+  std::uint32_t last_made_ = 0;
+  bool clustered_ = false;  // the last grouping was by cluster (idx_sorted_ maps grouped members back)
 
   // Cells and members.
   cuda::DeviceBuffer<uint4> box_;
@@ -113,11 +122,12 @@ class MinorCycleEngine {
   cuda::DeviceBuffer<unsigned long long> rec_order_, rec_order_sorted_;
   cuda::DeviceBuffer<std::uint32_t> px_, px_sorted_, rank_, rank_sorted_;
   cuda::DeviceBuffer<std::byte> temp_;
-  // Joined runs: the members' keys and plane values, and the records' plane fluxes.
+  // Joined runs: the grouped members' keys and plane values, and the records' plane fluxes.
   int planes_ = 0;
   cuda::DeviceBuffer<float> joined_keys_, joined_values_, rec_plane_flux_;
   std::size_t temp_bytes_ = 0;
 
+  cuda::Event team_done_;
   MinorCycleStats stats_;
   double weighted_busy_ = 0.0, weighted_seconds_ = 0.0;
 };

@@ -112,6 +112,12 @@ void ScaleImagesGpu::spread(std::size_t scale, float* delta, float* model) {
   conv_[scale]->add_to(nullptr, delta);
 }
 
+void ScaleImagesGpu::convolve_into(std::size_t scale, const float* image, float* out) {
+  zero_nan(state_.stream(), image, finite_.data(), state_.size());
+  conv_[scale]->convolve(finite_.data());
+  conv_[scale]->add_to(nullptr, out);
+}
+
 std::size_t ScaleImagesGpu::bytes_needed(const std::vector<CleanScale>& scales, std::size_t width, std::size_t height) {
   const std::size_t side = widest(scales);
   std::size_t bytes = 0;

@@ -47,6 +47,10 @@ class ScaleImagesGpu {
   bool is_delta(std::size_t scale) const { return !conv_[scale]; }
   /// delta = delta (x) the scale's kernel; model += delta (not for a delta scale).
   void spread(std::size_t scale, float* delta, float* model);
+  /// out = `image` (NaN as 0) (x) the scale's kernel, as choose() makes the scale images (not for
+  /// a delta scale): a joined run's planes. Uses the buffers of choose(): call after the
+  /// chosen image has been read.
+  void convolve_into(std::size_t scale, const float* image, float* out);
 
   /// Device bytes for these scales on width x height images.
   static std::size_t bytes_needed(const std::vector<CleanScale>& scales, std::size_t width, std::size_t height);

@@ -25,16 +25,6 @@ constexpr double kNoise = 1e-3;  // Jy/beam
 
 double sum(const gc::HostImage& k) { return std::accumulate(k.pixels.begin(), k.pixels.end(), 0.0); }
 
-// A Gaussian of integrated flux `flux` and width `sigma` pixels centred on (cx, cy), cut at 5 sigma.
-void add_gaussian(gc::HostImage& sky, double cx, double cy, double sigma, double flux) {
-  const double norm = flux / (2.0 * M_PI * sigma * sigma);
-  for (std::size_t y = 0; y < sky.height; ++y)
-    for (std::size_t x = 0; x < sky.width; ++x) {
-      const double r2 = ((x - cx) * (x - cx) + (y - cy) * (y - cy)) / (sigma * sigma);
-      if (r2 < 25.0) sky.at(x, y) += static_cast<float>(norm * std::exp(-0.5 * r2));
-    }
-}
-
 struct Field {
   gc::HostImage sky;    // Jy/pixel
   gc::HostImage dirty;  // sky (x) PSF + noise
@@ -135,7 +125,7 @@ TEST_P(MultiscaleAnalytic, GaussianOfEachScaleIsRecovered) {
   for (double sigma : {1.5, 4.0, 9.0}) {
     SCOPED_TRACE("sigma " + std::to_string(sigma));
     gc::HostImage sky(kN, kN);
-    add_gaussian(sky, 64.0, 60.0, sigma, 10.0);
+    gpuclean::test::add_gaussian(sky, 64.0, 60.0, sigma, 10.0);
     const Field f = make_field(sky, 7);
     const gc::CleanResult r = clean(f, multiscale_settings(GetParam()));
     EXPECT_EQ(r.reason, gc::StopReason::kThreshold);
@@ -159,7 +149,7 @@ TEST_P(MultiscaleAnalytic, GaussianWithAPointOnTopPositiveAndNegative) {
   for (float sign : {1.0f, -1.0f}) {
     SCOPED_TRACE(sign > 0 ? "positive" : "negative");
     gc::HostImage sky(kN, kN);
-    add_gaussian(sky, 60.0, 66.0, 6.0, sign * 8.0);
+    gpuclean::test::add_gaussian(sky, 60.0, 66.0, 6.0, sign * 8.0);
     sky.at(62, 64) += sign * 3.0f;
     const Field f = make_field(sky, 13);
     const gc::CleanResult r = clean(f, multiscale_settings(GetParam()));
@@ -173,7 +163,7 @@ TEST_P(MultiscaleAnalytic, GaussianWithAPointOnTopPositiveAndNegative) {
 // source's flux in the residual, multiscale less than 2%.
 TEST_P(MultiscaleAnalytic, RecoversExtendedFluxWhereClarkDoesNot) {
   gc::HostImage sky(kN, kN);
-  add_gaussian(sky, 64.0, 64.0, 9.0, 10.0);
+  gpuclean::test::add_gaussian(sky, 64.0, 64.0, 9.0, 10.0);
   const Field f = make_field(sky, 17);
   gc::CleanSettings s = multiscale_settings(GetParam());
   s.niter = 1000;

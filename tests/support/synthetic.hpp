@@ -47,6 +47,18 @@ inline clean::HostImage convolve_direct(const clean::HostImage& model, const cle
   return out;
 }
 
+/// Adds a circular Gaussian of integrated flux `flux` and width `sigma` pixels centred on (cx, cy),
+/// cut at 5 sigma.
+inline void add_gaussian(clean::HostImage& sky, double cx, double cy, double sigma, double flux) {
+  const double norm = flux / (2.0 * M_PI * sigma * sigma);
+  for (std::size_t y = 0; y < sky.height; ++y)
+    for (std::size_t x = 0; x < sky.width; ++x) {
+      const double dx = static_cast<double>(x) - cx, dy = static_cast<double>(y) - cy;
+      const double r2 = (dx * dx + dy * dy) / (sigma * sigma);
+      if (r2 < 25.0) sky.at(x, y) += static_cast<float>(norm * std::exp(-0.5 * r2));
+    }
+}
+
 struct PointSource {
   std::size_t x, y;
   float flux;

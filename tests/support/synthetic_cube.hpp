@@ -1,7 +1,8 @@
 #pragma once
 // A small analytic wideband observation for joined-channel tests: channel c at frequency nu_c
 // has a sidelobed Gaussian PSF whose width scales as nu_0 / nu_c (as an array's resolution does),
-// and point sources of flux S_0 (nu / nu_0)^alpha, convolved exactly (double precision).
+// and point or Gaussian sources of flux S_0 (nu / nu_0)^alpha, convolved exactly (double
+// precision).
 
 #include <cmath>
 #include <cstdint>
@@ -16,8 +17,9 @@ namespace gpuclean::test {
 
 struct SpectralSource {
   std::size_t x, y;
-  double flux_ref;  ///< Jy at the reference frequency
+  double flux_ref;     ///< Jy at the reference frequency (integrated, for a Gaussian)
   double alpha;
+  double sigma = 0.0;  ///< a circular Gaussian this wide (pixels), or 0: a point
 };
 
 struct SyntheticCube {
@@ -46,9 +48,12 @@ inline void make_cube(SyntheticCube& cube, std::size_t n, std::size_t channels, 
     cube.freqs.push_back(f);
     const clean::HostImage p = sidelobed_psf(n, 2.0 * cube.ref_hz / f);
     cube.psf.push_back(clean::prepare_psf(p, n, n, nullptr));
-    std::vector<PointSource> pts;
-    for (const auto& s : cube.sources) pts.push_back({s.x, s.y, static_cast<float>(cube.flux(s, c))});
-    clean::HostImage d = dirty_of(pts, cube.psf.back(), n);
+    clean::HostImage sky(n, n);
+    for (const auto& s : cube.sources) {
+      if (s.sigma > 0.0) add_gaussian(sky, static_cast<double>(s.x), static_cast<double>(s.y), s.sigma, cube.flux(s, c));
+      else sky.at(s.x, s.y) += static_cast<float>(cube.flux(s, c));
+    }
+    clean::HostImage d = convolve_direct(sky, cube.psf.back());
     if (noise > 0.0)
       for (float& v : d.pixels) v += static_cast<float>(noise * gauss(rng));
     cube.dirty.push_back(std::move(d));
