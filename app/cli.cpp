@@ -134,9 +134,12 @@ void add_cube_options(CLI::App& app, CubeOptions& c) {
   app.add_option("--fit-spectral-pol", c.fit_spectral_pol,
                  "--join-channels: fit each component's channel fluxes with a polynomial of N terms in frequency "
                  "before subtracting (WSClean's -fit-spectral-pol)")->group(g);
+  app.add_option("--fit-spectral-log-pol", c.fit_spectral_log_pol,
+                 "--join-channels: fit each component's channel fluxes with a logarithmic polynomial of N terms "
+                 "(S = S0 10^(a1 x + a2 x^2 ...), x = log10(nu/nu0); WSClean's -fit-spectral-log-pol)")->group(g);
   app.add_option("--save-source-list", c.source_list,
-                 "--join-channels: write the components as a WSClean source list (text; the fitted terms, or flat "
-                 "spectra without --fit-spectral-pol)")->group(g);
+                 "--join-channels: write the components as a WSClean source list (text; one source per pixel and "
+                 "scale with its spectrum fitted, or a flat spectrum without a fit)")->group(g);
   app.add_option("--parallel-planes", c.parallel_planes,
                  "Cubes without joining: planes cleaned at once on the GPU, each on its own stream (0: from the "
                  "GPU's free memory, at most 4)")->group(g)->capture_default_str();

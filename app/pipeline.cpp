@@ -52,9 +52,8 @@ clean::PixelToSky pixel_to_sky(const io::CelestialWcs& wcs) {
   return t;
 }
 
-struct ComparePaths {
-  std::string csv, json, png;
-};
+}  // namespace
+
 ComparePaths compare_paths(const RunOptions& o) {
   std::string prefix = o.compare_prefix;
   if (prefix.empty()) {
@@ -71,7 +70,21 @@ ComparePaths compare_paths(const RunOptions& o) {
   return {prefix + ".csv", prefix + ".json", prefix + ".png"};
 }
 
-}  // namespace
+std::vector<io::Keyword> multiscale_keywords(const clean::CleanSettings& s,
+                                             const std::vector<clean::ScaleSummary>& scales) {
+  if (!s.multiscale.enabled) return {};
+  std::string sizes;
+  for (const clean::ScaleSummary& sc : scales) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%s%.4g", sizes.empty() ? "" : ",", sc.size);
+    sizes += buf;
+  }
+  return {{"GCMSCALE", true, "multiscale CLEAN"},
+          {"GCSCALES", sizes, "scales [pixels]"},
+          {"GCSSHAPE", std::string(clean::to_string(s.multiscale.shape)), "scale kernel shape"},
+          {"GCSBIAS", s.multiscale.scale_bias, "multiscale scale bias"},
+          {"GCSGAIN", s.multiscale.gain, "multiscale gain (sub-minor loop)"}};
+}
 
 std::vector<std::string> output_paths(const RunOptions& o) {
   std::vector<std::string> out;
@@ -302,19 +315,7 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
       {"GCNEGCM", s.allow_negative, "negative components allowed"},
       {"GCSTOP", std::string(clean::to_string(result.reason)), "why CLEAN stopped"},
   };
-  if (s.multiscale.enabled) {
-    std::string sizes;
-    for (const clean::ScaleSummary& sc : result.scales) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%s%.4g", sizes.empty() ? "" : ",", sc.size);
-      sizes += buf;
-    }
-    w.keywords.push_back({"GCMSCALE", true, "multiscale CLEAN"});
-    w.keywords.push_back({"GCSCALES", sizes, "scales [pixels]"});
-    w.keywords.push_back({"GCSSHAPE", std::string(clean::to_string(s.multiscale.shape)), "scale kernel shape"});
-    w.keywords.push_back({"GCSBIAS", s.multiscale.scale_bias, "multiscale scale bias"});
-    w.keywords.push_back({"GCSGAIN", s.multiscale.gain, "multiscale gain (sub-minor loop)"});
-  }
+  for (io::Keyword& k : multiscale_keywords(s, result.scales)) w.keywords.push_back(std::move(k));
   if (s.local_rms.enabled) {
     w.keywords.push_back({"GCLRMS", true, "thresholds against the local noise map"});
     w.keywords.push_back({"GCLRMSW", s.local_rms.window, "local-RMS window FWHM [beams]"});

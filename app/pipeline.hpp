@@ -17,6 +17,7 @@
 #include "clean/psf.hpp"
 #include "io/fits_header.hpp"
 #include "io/fits_image.hpp"
+#include "io/fits_writer.hpp"
 #include "io/wcs.hpp"
 
 namespace gpuclean::app {
@@ -32,6 +33,17 @@ struct LoadedObservation {
   std::optional<io::CelestialWcs> wcs;
   RunReport report;  ///< filled as the stages go
 };
+
+/// --compare-select's outputs: PREFIX.csv, .json and .png (--compare-prefix, or the restored
+/// image's name without .fits, plus "-select").
+struct ComparePaths {
+  std::string csv, json, png;
+};
+ComparePaths compare_paths(const RunOptions& options);
+
+/// The FITS keywords that record --multiscale (none without it): GCMSCALE, GCSCALES, ...
+std::vector<io::Keyword> multiscale_keywords(const clean::CleanSettings& settings,
+                                             const std::vector<clean::ScaleSummary>& scales);
 
 /// Every file the run writes, in the order written (the restored image last, so that its
 /// presence means the others are there).

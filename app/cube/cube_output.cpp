@@ -3,16 +3,24 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <numeric>
+#include <optional>
 #include <iostream>
 #include <limits>
 #include <sstream>
 #include <unordered_map>
 
+#include "app/compare/select_chart.hpp"
+#include "app/compare/select_report.hpp"
+#include "app/cube/cube_run.hpp"
+#include "app/pipeline.hpp"
 #include "app/version.hpp"
 #include "clean/beam.hpp"
 #include "clean/image_stats.hpp"
 #include "clean/plane_set.hpp"
 #include "clean/restore.hpp"
+#include "clean/spectral_fit.hpp"
 #include "io/fits_cube.hpp"
 #include "io/fits_writer.hpp"
 #include "io/staged_outputs.hpp"
@@ -47,6 +55,7 @@ io::WriteOptions write_options(const RunOptions& o, const CubeRunResult& run, co
       {"GCDEVICE", run.device, "device that ran CLEAN"},
       {"GCJOIN", mode_of(o.cube), "planes joined: channels, polarizations, independent"},
       {"GCFITPOL", static_cast<long long>(o.cube.fit_spectral_pol), "spectral polynomial terms, 0 = none"},
+      {"GCFITLPL", static_cast<long long>(o.cube.fit_spectral_log_pol), "log-polynomial spectral terms, 0 = none"},
       {"GCNITER", static_cast<long long>(s.niter), "maximum number of components per CLEAN"},
       {"GCITER", static_cast<long long>(components), "components cleaned, all planes"},
       {"GCGAIN", s.gain, "loop gain"},
@@ -54,6 +63,8 @@ io::WriteOptions write_options(const RunOptions& o, const CubeRunResult& run, co
       {"GCTHRESH", s.threshold, "absolute threshold"},
       {"GCATHRES", s.auto_threshold, "auto-threshold [sigma]"},
   };
+  if (!run.results.empty())
+    for (io::Keyword& k : multiscale_keywords(s, run.results.front().scales)) w.keywords.push_back(std::move(k));
   std::string cmd = o.command_line;
   for (std::size_t i = 0; i < cmd.size(); i += 70) w.history.push_back(cmd.substr(i, 70));
   return w;
@@ -94,32 +105,56 @@ std::string dec_text(double deg) {
   return buf;
 }
 
-std::string components_csv(const CubeInput& in, const CubeRunResult& run) {
+// One row per pixel and scale, in the order first cleaned, with each component's fluxes summed
+// (Component::scale in the high bits of the key).
+struct ModelRows {
+  std::vector<std::uint64_t> keys;
+  std::vector<std::vector<std::size_t>> components;  // each row's components
+};
+ModelRows model_rows(const clean::CleanResult& r) {
+  ModelRows rows;
+  std::unordered_map<std::uint64_t, std::size_t> row_of;
+  for (std::size_t k = 0; k < r.components.size(); ++k) {
+    const clean::Component& c = r.components[k];
+    const std::uint64_t key = (static_cast<std::uint64_t>(c.scale) << 48) | (static_cast<std::uint64_t>(c.y) << 24) | c.x;
+    auto [it, inserted] = row_of.try_emplace(key, rows.keys.size());
+    if (inserted) {
+      rows.keys.push_back(key);
+      rows.components.emplace_back();
+    }
+    rows.components[it->second].push_back(k);
+  }
+  return rows;
+}
+std::uint32_t x_of(std::uint64_t key) { return static_cast<std::uint32_t>(key & 0xFFFFFFu); }
+std::uint32_t y_of(std::uint64_t key) { return static_cast<std::uint32_t>((key >> 24) & 0xFFFFFFu); }
+std::uint32_t scale_of(std::uint64_t key) { return static_cast<std::uint32_t>(key >> 48); }
+
+std::string components_csv(const RunOptions& o, const CubeInput& in, const CubeRunResult& run) {
+  const bool multiscale = o.settings.multiscale.enabled;
   std::ostringstream out;
-  out << "channel,stokes,frequency_hz,x,y,ra_deg,dec_deg,flux_jy\n";
-  char line[256];
+  out << (multiscale ? "channel,stokes,frequency_hz,x,y,ra_deg,dec_deg,flux_jy,scale_pixels\n"
+                     : "channel,stokes,frequency_hz,x,y,ra_deg,dec_deg,flux_jy\n");
+  char line[288];
   for (std::size_t g = 0; g < run.groups.size(); ++g) {
     const CleanGroup& group = run.groups[g];
     const clean::CleanResult& r = run.results[g];
     const std::size_t np = group.planes.size();
+    const ModelRows rows = model_rows(r);
     for (std::size_t j = 0; j < np; ++j) {
       const InputPlane& p = in.planes[group.planes[j]];
-      // One row per pixel, fluxes summed, in the order first cleaned.
-      std::vector<std::pair<std::uint64_t, double>> rows;
-      std::unordered_map<std::uint64_t, std::size_t> row_of;
-      for (std::size_t k = 0; k < r.components.size(); ++k) {
-        const std::uint64_t key = (static_cast<std::uint64_t>(r.components[k].y) << 32) | r.components[k].x;
-        auto [it, inserted] = row_of.try_emplace(key, rows.size());
-        if (inserted) rows.push_back({key, 0.0});
-        rows[it->second].second += group.joined() ? r.plane_fluxes[k * np + j] : r.components[k].flux;
-      }
-      for (const auto& [key, flux] : rows) {
-        const auto x = static_cast<std::uint32_t>(key), y = static_cast<std::uint32_t>(key >> 32);
+      for (std::size_t i = 0; i < rows.keys.size(); ++i) {
+        double flux = 0.0;
+        for (std::size_t k : rows.components[i]) flux += group.joined() ? r.plane_fluxes[k * np + j] : r.components[k].flux;
+        const std::uint32_t x = x_of(rows.keys[i]), y = y_of(rows.keys[i]);
         double ra = std::numeric_limits<double>::quiet_NaN(), dec = ra;
         if (in.wcs) in.wcs->pixel_to_world(x, y, &ra, &dec);
-        const int len = std::snprintf(line, sizeof line, "%zu,%s,%.6f,%u,%u,%.9f,%.9f,%.9g\n", p.channel,
-                                      p.pol.empty() ? "I" : p.pol.c_str(), p.frequency_hz, x, y, ra, dec, flux);
+        int len = std::snprintf(line, sizeof line, "%zu,%s,%.6f,%u,%u,%.9f,%.9f,%.9g", p.channel,
+                                p.pol.empty() ? "I" : p.pol.c_str(), p.frequency_hz, x, y, ra, dec, flux);
+        if (multiscale)
+          len += std::snprintf(line + len, sizeof line - len, ",%.6g", r.scales.at(scale_of(rows.keys[i])).size);
         out.write(line, len);
+        out << '\n';
       }
     }
   }
@@ -140,6 +175,7 @@ nlohmann::json summary_json(const RunOptions& o, const CubeInput& in, const Cube
   j["stokes"] = in.stokes;
   j["weights"] = in.weights_from_headers ? "WSCIMGWG" : "equal";
   j["fit_spectral_pol"] = o.cube.fit_spectral_pol;
+  j["fit_spectral_log_pol"] = o.cube.fit_spectral_log_pol;
   std::size_t components = 0;
   nlohmann::json groups = nlohmann::json::array();
   for (std::size_t g = 0; g < run.groups.size(); ++g) {
@@ -152,6 +188,12 @@ nlohmann::json summary_json(const RunOptions& o, const CubeInput& in, const Cube
                       {"peak_residual", r.peak_residual},
                       {"threshold", r.threshold},
                       {"reference_frequency_hz", r.reference_frequency_hz}});
+    if (o.settings.multiscale.enabled) {
+      nlohmann::json scales = nlohmann::json::array();
+      for (const clean::ScaleSummary& sc : r.scales)
+        scales.push_back({{"size_pixels", sc.size}, {"bias", sc.bias}, {"components", sc.components}, {"flux", sc.flux}});
+      groups.back()["scales"] = std::move(scales);
+    }
   }
   nlohmann::json planes = nlohmann::json::array();
   for (std::size_t i = 0; i < in.planes.size(); ++i) {
@@ -205,6 +247,10 @@ std::vector<std::string> cube_output_paths(const RunOptions& o, const io::Wsclea
     if (!p->empty()) out.push_back(*p);
   }
   if (!o.json.empty() && o.json != "-") out.push_back(o.json);
+  if (o.settings.compare_select) {
+    const ComparePaths c = compare_paths(o);
+    out.insert(out.end(), {c.csv, c.json, c.png});
+  }
   if (set) {
     for (const std::string& pol : pols_of(*set)) {
       for (std::size_t c = 0; c < set->channels; ++c)
@@ -236,9 +282,10 @@ std::vector<PlaneView> plane_views(const CubeInput& in, const CubeRunResult& run
   return views;
 }
 
-std::string wsclean_source_list(const CubeInput& in, const CubeRunResult& run) {
+std::string wsclean_source_list(const RunOptions& o, const CubeInput& in, const CubeRunResult& run) {
   double ref = 0.0;
   for (const auto& r : run.results) ref = std::max(ref, r.reference_frequency_hz);
+  const clean::SpectralFitSettings fit = fit_settings(o.cube);
   std::ostringstream out;
   char head[256];
   std::snprintf(head, sizeof head,
@@ -246,34 +293,58 @@ std::string wsclean_source_list(const CubeInput& in, const CubeRunResult& run) {
                 "MajorAxis, MinorAxis, Orientation\n",
                 ref);
   out << head;
+  const double pixel_arcsec = in.wcs ? in.wcs->pixel_scale_deg() * 3600.0 : 0.0;
   for (std::size_t g = 0; g < run.groups.size(); ++g) {
-    const InputPlane& first = in.planes[run.groups[g].planes[0]];
+    const CleanGroup& group = run.groups[g];
+    const InputPlane& first = in.planes[group.planes[0]];
     if (!first.pol.empty() && first.pol != "I") continue;  // a source list holds Stokes I
     const clean::CleanResult& r = run.results[g];
-    const std::size_t terms = r.components.empty() ? 0 : r.spectral_terms.size() / r.components.size();
-    // One source per pixel: its components' terms (or fluxes) summed.
-    std::vector<std::pair<std::uint64_t, std::vector<double>>> rows;
-    std::unordered_map<std::uint64_t, std::size_t> row_of;
-    for (std::size_t k = 0; k < r.components.size(); ++k) {
-      const std::uint64_t key = (static_cast<std::uint64_t>(r.components[k].y) << 32) | r.components[k].x;
-      auto [it, inserted] = row_of.try_emplace(key, rows.size());
-      if (inserted) rows.push_back({key, std::vector<double>(std::max<std::size_t>(terms, 1), 0.0)});
-      std::vector<double>& t = rows[it->second].second;
-      if (terms == 0) t[0] += r.components[k].flux;
-      else
-        for (std::size_t i = 0; i < terms; ++i) t[i] += r.spectral_terms[k * terms + i];
+    const std::size_t np = group.planes.size();
+    // The group's fit, as the run made it: a source's terms are the fit of its summed spectrum
+    // (radler's rule; for a polynomial that is the sum of its components' terms).
+    std::optional<clean::SpectralFit> fitter;
+    std::vector<double> weights;
+    for (std::size_t j : group.planes) weights.push_back(in.planes[j].weight);
+    if (fit.terms > 0) {
+      std::vector<double> freqs;
+      for (std::size_t j : group.planes) freqs.push_back(in.planes[j].frequency_hz);
+      fitter.emplace(std::move(freqs), weights, fit.terms, r.reference_frequency_hz, fit.logarithmic);
     }
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto x = static_cast<std::uint32_t>(rows[i].first), y = static_cast<std::uint32_t>(rows[i].first >> 32);
+    const double weight_sum = std::accumulate(weights.begin(), weights.end(), 0.0);
+    const ModelRows rows = model_rows(r);
+    std::vector<std::size_t> per_scale(r.scales.size() + 1, 0);
+    std::vector<float> spectrum(np);
+    std::vector<double> terms(std::max<std::size_t>(fit.terms, 1));
+    for (std::size_t i = 0; i < rows.keys.size(); ++i) {
+      std::fill(spectrum.begin(), spectrum.end(), 0.0f);
+      for (std::size_t k : rows.components[i])
+        for (std::size_t j = 0; j < np; ++j) spectrum[j] += group.joined() ? r.plane_fluxes[k * np + j] : r.components[k].flux;
+      if (fitter) {
+        fitter->fit_terms(spectrum.data(), terms.data());
+      } else {  // no fit: a flat spectrum at the channels' weighted mean
+        double mean = 0.0;
+        for (std::size_t j = 0; j < np; ++j) mean += weights[j] * spectrum[j];
+        terms.assign(1, mean / weight_sum);
+      }
+      const std::uint32_t x = x_of(rows.keys[i]), y = y_of(rows.keys[i]), scale = scale_of(rows.keys[i]);
       double ra = 0.0, dec = 0.0;
       if (in.wcs) in.wcs->pixel_to_world(x, y, &ra, &dec);
-      const std::vector<double>& t = rows[i].second;
       std::ostringstream si;
       si.precision(10);
-      for (std::size_t k = 1; k < t.size(); ++k) si << (k > 1 ? "," : "") << t[k];
-      char line[320];
-      std::snprintf(line, sizeof line, "s%zuc%zu,POINT,%s,%s,%.10g,[%s],false,%.6f,,,\n", g, i, ra_text(ra).c_str(),
-                    dec_text(dec).c_str(), t[0], si.str().c_str(), ref);
+      for (std::size_t k = 1; k < terms.size(); ++k) si << (k > 1 ? "," : "") << terms[k];
+      const double size = scale < r.scales.size() ? r.scales[scale].size : 0.0;
+      // radler's rule: a scale's Gaussian has sigma 3/16 of the scale; its FWHM in arcseconds.
+      const double fwhm = 2.0 * std::sqrt(2.0 * std::log(2.0)) * (3.0 / 16.0) * size * pixel_arcsec;
+      const std::string name = (run.groups.size() > 1 ? "g" + std::to_string(g) : std::string()) + "s" +
+                               std::to_string(scale) + "c" + std::to_string(per_scale[scale]++);
+      char line[384];
+      if (size > 0.0)
+        std::snprintf(line, sizeof line, "%s,GAUSSIAN,%s,%s,%.10g,[%s],%s,%.6f,%.6f,%.6f,0\n", name.c_str(),
+                      ra_text(ra).c_str(), dec_text(dec).c_str(), terms[0], si.str().c_str(),
+                      fit.logarithmic ? "true" : "false", ref, fwhm, fwhm);
+      else
+        std::snprintf(line, sizeof line, "%s,POINT,%s,%s,%.10g,[%s],%s,%.6f,,,\n", name.c_str(), ra_text(ra).c_str(),
+                      dec_text(dec).c_str(), terms[0], si.str().c_str(), fit.logarithmic ? "true" : "false", ref);
       out << line;
     }
   }
@@ -286,9 +357,16 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
   io::StagedOutputs staged(o.overwrite);
   const io::WriteOptions base = write_options(o, run, in.inputs);
   const std::size_t width = in.planes.front().dirty.width, height = in.planes.front().dirty.height, n = width * height;
-  if (!o.components.empty()) io::write_text_file(staged.stage(o.components), components_csv(in, run), true);
+  if (!o.components.empty()) io::write_text_file(staged.stage(o.components), components_csv(o, in, run), true);
   if (!o.cube.source_list.empty())
-    io::write_text_file(staged.stage(o.cube.source_list), wsclean_source_list(in, run), true);
+    io::write_text_file(staged.stage(o.cube.source_list), wsclean_source_list(o, in, run), true);
+  if (o.settings.compare_select) {  // one CLEAN run (validate_cube_options)
+    const ComparePaths c = compare_paths(o);
+    const SelectComparisonTable table(run.results.front().select_comparison);
+    io::write_text_file(staged.stage(c.csv), table.csv(), true);
+    io::write_text_file(staged.stage(c.json), table.json().dump(2) + "\n", true);
+    write_select_chart(staged.stage(c.png), table, std::filesystem::path(o.output).filename().string(), true);
+  }
 
   if (in.wsclean) {
     for (std::size_t s = 0; s < in.stokes; ++s) {

@@ -42,8 +42,10 @@ std::vector<PlaneView> plane_views(const CubeInput& in, const CubeRunResult& run
 /// Writes the outputs; returns the JSON summary (also written with --json).
 nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, const CubeRunResult& run);
 
-/// WSClean's source-list text for the joined groups' components (their terms with
-/// --fit-spectral-pol, else flat spectra of the weighted-mean flux).
-std::string wsclean_source_list(const CubeInput& in, const CubeRunResult& run);
+/// WSClean's source-list text for the joined groups' Stokes I components: one source per pixel
+/// and scale (POINT for scale 0, GAUSSIAN of the scale's FWHM above it, as radler writes them),
+/// its summed channel fluxes fitted as --fit-spectral-pol / -log-pol asks, else a flat spectrum
+/// of their weighted mean.
+std::string wsclean_source_list(const RunOptions& o, const CubeInput& in, const CubeRunResult& run);
 
 }  // namespace gpuclean::app

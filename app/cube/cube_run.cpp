@@ -13,6 +13,8 @@
 #include "app/pipeline.hpp"
 #include "clean/clean_mask.hpp"
 #include "clean/errors.hpp"
+#include "clean/log_polynomial_fit.hpp"
+#include "clean/scale_set.hpp"
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
 #include "select/cuda/device_info.hpp"
@@ -47,7 +49,7 @@ void prepare_group(const CubeInput& in, const RunOptions& o, const CleanGroup& g
     return;
   }
   gp.joined.join = o.cube.join_channels ? clean::Join::kChannels : clean::Join::kPolarizations;
-  gp.joined.fit.terms = o.cube.fit_spectral_pol;
+  gp.joined.fit = fit_settings(o.cube);
   for (std::size_t i : g.planes) {
     const InputPlane& p = in.planes[i];
     gp.joined.planes.push_back({&p.dirty, &p.psf, p.frequency_hz, p.weight, &p.beam});
@@ -57,35 +59,57 @@ void prepare_group(const CubeInput& in, const RunOptions& o, const CleanGroup& g
   gp.beam = s.beam_shape ? in.planes[g.planes[0]].beam : clean::fit_psf_beam(gp.images.psf, s.beam_fit);
 }
 
-// Workers that fit on the GPU at once (0: not even one).
-std::size_t gpu_workers(const CubeInput& in, const RunOptions& o, const std::vector<CleanGroup>& groups) {
+// How a cube runs on the GPU: workers at once (0: not even one fits) and, for joined planes, how
+// many planes each keeps on the device (0: all; fewer stream through it).
+struct GpuPlan {
+  std::size_t workers = 0;
+  std::size_t device_planes = 0;
+};
+
+GpuPlan gpu_plan(const CubeInput& in, const RunOptions& o, const std::vector<CleanGroup>& groups) {
 #ifdef GPUCLEAN_HAVE_CUDA
   const InputPlane& p = in.planes.front();
   const std::size_t w = p.dirty.width, h = p.dirty.height, pw = p.psf.image.width, ph = p.psf.image.height;
-  std::size_t per_worker = clean::gpu::gpu_bytes_needed(w, h, pw, ph, o.settings, &p.beam);
-  if (groups.front().joined())
-    per_worker += clean::gpu::JoinedPlanesGpu::bytes_needed(groups.front().planes.size(), w, h, pw, ph,
-                                                            o.settings.beam_patch);
-  const std::size_t free = cuda::device_memory().free_bytes;
-  const std::size_t fit = per_worker > 0 ? free * 9 / 10 / per_worker : 0;
+  const std::size_t base = clean::gpu::gpu_bytes_needed(w, h, pw, ph, o.settings, &p.beam);
+  const std::size_t budget = cuda::device_memory().free_bytes * 9 / 10;
   const std::size_t wanted = o.cube.parallel_planes ? o.cube.parallel_planes : kMaxAutomaticParallelPlanes;
-  return std::min({fit, wanted, groups.size()});
+  if (!groups.front().joined()) return {std::min({base > 0 ? budget / base : 0, wanted, groups.size()}), 0};
+  const std::size_t planes = groups.front().planes.size();
+  std::vector<std::size_t> patches;
+  for (const clean::CleanScale& sc :
+       clean::plan_scales(o.settings, p.beam.fwhm_major_pixels(), w, h, std::max(pw, ph)))
+    patches.push_back(sc.patch);
+  auto joined_bytes = [&](std::size_t block) {
+    return base + clean::gpu::JoinedPlanesGpu::bytes_needed(planes, block, w, h, pw, ph, patches,
+                                                            std::min(o.settings.select_k, w * h), o.settings.niter);
+  };
+  if (const std::size_t all = joined_bytes(0); all <= budget)
+    return {std::min({budget / all, wanted, groups.size()}), 0};
+  // One group at a time, its planes streamed through the device in the largest block that fits.
+  for (std::size_t block = planes - 1; block >= 1; --block)
+    if (joined_bytes(block) <= budget) return {1, block};
+  return {};
 #else
   (void)in, (void)o, (void)groups;
-  return 0;
+  return {};
 #endif
 }
 
 }  // namespace
 
 void for_each_clean(std::size_t count, std::size_t workers, clean::Algorithm algorithm, clean::Device device,
-                    const std::function<void(std::size_t, clean::Deconvolver&)>& run) {
+                    const std::function<void(std::size_t, clean::Deconvolver&)>& run, DeconvolverPool* pool) {
+  workers = std::max<std::size_t>(workers, 1);
+  DeconvolverPool local;
+  if (!pool) pool = &local;
+  if (pool->size() < workers) pool->resize(workers);
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
-  auto worker = [&]() {
+  auto worker = [&](std::size_t w) {
     try {
-      const auto deconvolver = clean::make_deconvolver(algorithm, device);
+      std::unique_ptr<clean::Deconvolver>& deconvolver = (*pool)[w];
+      if (!deconvolver) deconvolver = clean::make_deconvolver(algorithm, device);
       for (std::size_t g = next++; g < count; g = next++) run(g, *deconvolver);
     } catch (...) {
       std::lock_guard<std::mutex> lock(failure_mutex);
@@ -94,10 +118,15 @@ void for_each_clean(std::size_t count, std::size_t workers, clean::Algorithm alg
     }
   };
   std::vector<std::thread> threads;
-  for (std::size_t w = 1; w < std::max<std::size_t>(workers, 1); ++w) threads.emplace_back(worker);
-  worker();
+  for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(worker, w);
+  worker(0);
   for (auto& t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
+}
+
+clean::SpectralFitSettings fit_settings(const CubeOptions& o) {
+  if (o.fit_spectral_log_pol > 0) return {o.fit_spectral_log_pol, true};
+  return {o.fit_spectral_pol, false};
 }
 
 std::vector<CleanGroup> clean_groups(const CubeInput& in, const CubeOptions& o) {
@@ -131,19 +160,26 @@ void validate_cube_options(const RunOptions& o) {
   const clean::CleanSettings& s = o.settings;
   if (c.join_channels && c.join_polarizations)
     throw clean::InvalidSettings("--join-channels with --join-polarizations is not offered yet; give one of them.");
-  if (c.fit_spectral_pol > 0 && !c.join_channels)
-    throw clean::InvalidSettings("--fit-spectral-pol fits the channels of a joined component; add --join-channels.");
+  if (c.fit_spectral_pol > 0 && c.fit_spectral_log_pol > 0)
+    throw clean::InvalidSettings("--fit-spectral-pol and --fit-spectral-log-pol are two forms of one fit; give one.");
+  if ((c.fit_spectral_pol > 0 || c.fit_spectral_log_pol > 0) && !c.join_channels)
+    throw clean::InvalidSettings(std::string(c.fit_spectral_pol > 0 ? "--fit-spectral-pol" : "--fit-spectral-log-pol") +
+                                 " fits the channels of a joined component; add --join-channels.");
+  if (c.fit_spectral_log_pol > static_cast<std::size_t>(clean::kMaxLogTerms))
+    throw clean::InvalidSettings("--fit-spectral-log-pol takes at most " + std::to_string(clean::kMaxLogTerms) +
+                                 " terms; give fewer.");
   if (!c.source_list.empty() && !c.join_channels)
     throw clean::InvalidSettings("--save-source-list writes joined-channel components; add --join-channels.");
-  if ((c.join_channels || c.join_polarizations) && (s.algorithm != clean::Algorithm::kClark || s.multiscale.enabled))
-    throw clean::InvalidSettings("joined planes run with Clark only; leave out --algorithm hogbom and --multiscale, "
-                                 "or clean each plane on its own.");
+  if (c.join_channels || c.join_polarizations)
+    clean::check_join_settings(c.join_channels ? clean::Join::kChannels : clean::Join::kPolarizations, s);
   if (c.wsclean_channels && !o.psf.empty())
     throw clean::InvalidSettings("with --wsclean-channels give WSClean's NAME alone (its PSFs are NAME-0000-psf.fits "
                                  "...), not a PSF argument.");
-  if (!o.quicklook.empty() || !o.noise_map.empty() || s.compare_select)
-    throw clean::InvalidSettings("--quicklook, --noise-map and --compare-select take one image; leave them out for a "
-                                 "cube or channel set.");
+  if (!o.quicklook.empty() || !o.noise_map.empty())
+    throw clean::InvalidSettings("--quicklook and --noise-map take one image; leave them out for a cube or channel set.");
+  if (s.compare_select && (s.algorithm != clean::Algorithm::kClark || s.device == clean::Device::kCpu))
+    throw clean::InvalidSettings("--compare-select compares the GPU selection backends inside GPU Clark; it needs "
+                                 "--algorithm clark on a usable GPU (--device gpu or auto).");
 }
 
 std::vector<std::string> cube_outputs(const RunOptions& o) {
@@ -190,11 +226,18 @@ nlohmann::json run_cube(const RunOptions& o) {
   }
   CubeRunResult run;
   run.groups = clean_groups(in, o.cube);
+  if (o.settings.compare_select && run.groups.size() != 1)
+    throw clean::InvalidSettings("--compare-select compares the selections of one CLEAN run; this input makes " +
+                                 std::to_string(run.groups.size()) +
+                                 " (join all its planes: --join-channels on one Stokes parameter, or "
+                                 "--join-polarizations on one channel).");
   run.seconds_read = since(t_read);
 
-  std::size_t workers = 1;
+  std::size_t workers = 1, device_planes = 0;
   if (device == clean::Device::kGpu) {
-    workers = gpu_workers(in, o, run.groups);
+    const GpuPlan plan = gpu_plan(in, o, run.groups);
+    workers = plan.workers;
+    device_planes = plan.device_planes;
     if (workers == 0) {
       if (o.settings.device == clean::Device::kGpu)
         throw RuntimeFailure("one plane group of this input does not fit in the GPU's free memory; use --device cpu.");
@@ -203,12 +246,17 @@ nlohmann::json run_cube(const RunOptions& o) {
       workers = 1;
     }
   }
+  if (o.settings.compare_select && device != clean::Device::kGpu)
+    throw clean::InvalidSettings("--compare-select compares the GPU selection backends; this run is on the CPU.");
   run.device = std::string(clean::to_string(device));
   const char* mode = o.cube.join_channels ? "joined channels" : o.cube.join_polarizations ? "joined polarizations"
                                                                                            : "independent planes";
   log.info("%s: %zu channel(s) x %zu Stokes, %zux%zu, %s; %zu CLEAN run(s) on %s, %zu at once",
            o.dirty.c_str(), in.channels, in.stokes, in.planes.front().dirty.width, in.planes.front().dirty.height, mode,
            run.groups.size(), run.device.c_str(), workers);
+  if (device_planes > 0)
+    log.info("the joined planes do not fit on the GPU together: %zu at a time stream through it each major cycle",
+             device_planes);
 
   // Every group is cleaned by one worker; each GPU worker has its own deconvolver, so its own
   // stream and workspaces.
@@ -217,6 +265,7 @@ nlohmann::json run_cube(const RunOptions& o) {
   for_each_clean(run.groups.size(), workers, o.settings.algorithm, device, [&](std::size_t g, clean::Deconvolver& d) {
     GroupProblem gp;
     prepare_group(in, o, run.groups[g], fits_mask, gp);
+    gp.joined.device_planes = device_planes;
     const CleanGroup& group = run.groups[g];
     const InputPlane& first = in.planes[group.planes[0]];
     clean::CleanProblem problem{group.joined() ? gp.images.dirty : first.dirty,

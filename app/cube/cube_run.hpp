@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,9 +30,14 @@ std::vector<CleanGroup> clean_groups(const CubeInput& in, const CubeOptions& o);
 
 /// Runs `count` CLEANs on `workers` threads (the caller's among them), each thread with its own
 /// deconvolver (on the GPU: its own stream and workspaces); `run(g, deconvolver)` does number g.
-/// The first failure stops the rest and is rethrown.
+/// The first failure stops the rest and is rethrown. With `pool`, worker w uses (*pool)[w]
+/// (made when missing), so that a later call finds its plans, pools and streams warm.
+using DeconvolverPool = std::vector<std::unique_ptr<clean::Deconvolver>>;
 void for_each_clean(std::size_t count, std::size_t workers, clean::Algorithm algorithm, clean::Device device,
-                    const std::function<void(std::size_t, clean::Deconvolver&)>& run);
+                    const std::function<void(std::size_t, clean::Deconvolver&)>& run, DeconvolverPool* pool = nullptr);
+
+/// The spectral fit the options ask for (--fit-spectral-pol or --fit-spectral-log-pol).
+clean::SpectralFitSettings fit_settings(const CubeOptions& o);
 
 /// Checks the cube options against each other and the settings (before any work).
 void validate_cube_options(const RunOptions& o);

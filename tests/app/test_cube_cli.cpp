@@ -1,7 +1,9 @@
 // Cubes and WSClean channel sets from the command line: a cube of identical planes gives every
 // plane the single-plane result; mismatched cubes and settings are refused with one line before
 // any work; WSClean-named channel files give WSClean-named outputs (with the MFS images) that
-// keep every header card; a joined, fitted run writes a WSClean source list.
+// keep every header card; a joined, fitted run writes a WSClean source list; a joined multiscale
+// run with a logarithmic fit writes Gaussian sources with their spectral indices and a
+// component list with the scales; on a GPU, --compare-select compares a joined run's selections.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +13,7 @@
 #include "io/fits_cube.hpp"
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
+#include "select/cuda/device_info.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/simulated_pair.hpp"
 
@@ -96,7 +99,11 @@ TEST_F(CubeCli, MismatchedCubesAndSettingsAreRefusedBeforeAnyWork) {
   EXPECT_FALSE(fs::exists(out));
   const std::string p3 = cube_of(psf(), 3, "p3.fits");
   for (const std::string& opts : {std::string("--fit-spectral-pol 2"), std::string("--join-polarizations"),
-                                  std::string("--join-channels --multiscale"),
+                                  std::string("--join-polarizations --multiscale"),
+                                  std::string("--join-channels --algorithm hogbom"),
+                                  std::string("--join-channels --fit-spectral-pol 2 --fit-spectral-log-pol 2"),
+                                  std::string("--join-channels --fit-spectral-log-pol 9"),
+                                  std::string("--join-channels --compare-select"),
                                   std::string("--save-source-list ") + tmp_.file("s.txt")}) {
     r = run_gpuclean(tmp_, d3 + " " + p3 + " -o " + out + " --device cpu " + opts);
     EXPECT_EQ(r.code, 2) << opts << ": " << r.err;
@@ -157,4 +164,42 @@ TEST_F(CubeCli, BatchTakesAChannelSetAsOneObservation) {
   for (const char* f : {"obs-0000-image.fits", "obs-0002-residual.fits", "obs-MFS-image.fits"})
     EXPECT_TRUE(fs::exists(dir + "/" + f)) << f;
   EXPECT_FALSE(fs::exists(dir + "/obs-0000-image-model.fits"));
+}
+
+TEST_F(CubeCli, JoinedMultiscaleWritesGaussianSourcesWithTheirSpectra) {
+  const std::string sim = tmp_.file("sim");
+  auto r = run_gpuclean(tmp_, "simulate --size 128 --sources 6 --gaussians 3 --gaussian-size 3 5 --seed 6 --channels 4 "
+                              "--bandwidth 4e8 --spectral-index -1 -0.5 --name obs --out " + sim);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string out = tmp_.file("out");
+  r = run_gpuclean(tmp_, sim + "/obs --wsclean-channels -o " + out + " --join-channels --multiscale "
+                         "--fit-spectral-log-pol 2 --niter 3000 --device cpu --save-source-list " + tmp_.file("sources.txt") +
+                         " --components " + tmp_.file("comps.csv") + " --json " + tmp_.file("s.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string list = slurp(tmp_.file("sources.txt"));
+  EXPECT_NE(list.find(",GAUSSIAN,"), std::string::npos) << list.substr(0, 2000);
+  EXPECT_NE(list.find(",POINT,"), std::string::npos);
+  EXPECT_NE(list.find("],true,"), std::string::npos) << "a logarithmic fit's source list says LogarithmicSI = true";
+  EXPECT_EQ(list.find("],false,"), std::string::npos);
+  const std::string comps = slurp(tmp_.file("comps.csv"));
+  EXPECT_EQ(comps.rfind("channel,stokes,frequency_hz,x,y,ra_deg,dec_deg,flux_jy,scale_pixels\n", 0), 0u);
+  const auto j = nlohmann::json::parse(slurp(tmp_.file("s.json")));
+  EXPECT_EQ(j["fit_spectral_log_pol"], 2);
+  ASSERT_TRUE(j["groups"][0].contains("scales"));
+  EXPECT_GT(j["groups"][0]["scales"].size(), 1u);
+  const io::FitsImage img = io::read_fits_image(out + "-0001-image.fits");
+  EXPECT_TRUE(img.header.has("GCSCALES"));
+  EXPECT_EQ(*img.header.get_double("GCFITLPL"), 2.0);
+}
+
+TEST_F(CubeCli, CompareSelectOnAJoinedRun) {
+  if (!gpuclean::cuda::has_usable_device()) GTEST_SKIP() << "no usable CUDA device: " << gpuclean::cuda::describe_device();
+  const std::string sim = tmp_.file("sim");
+  auto r = run_gpuclean(tmp_, "simulate --size 128 --sources 8 --seed 7 --channels 4 --bandwidth 4e8 --name obs --out " + sim);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string out = tmp_.file("out");
+  r = run_gpuclean(tmp_, sim + "/obs --wsclean-channels -o " + out + " --join-channels --compare-select --device gpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* ext : {".csv", ".json", ".png"}) EXPECT_TRUE(fs::exists(out + "-select" + ext)) << ext;
+  EXPECT_NE(slurp(out + "-select.csv").find("cycle,n,k,count,backend,seconds,speedup_over_sort"), std::string::npos);
 }
