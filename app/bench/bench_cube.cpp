@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <mutex>
 #include <thread>
 
 #include "app/cube/cube_run.hpp"
@@ -92,6 +95,9 @@ JoinedRow run_joined(const Cube& cube, std::size_t niter, clean::Device device, 
   row.path = device == clean::Device::kGpu ? "gpu" : "cpu";
   row.result = d->run(problem, settings_for(niter, o.threshold, device), {});
   row.seconds = since(t) - row.result.seconds.restore;
+  const clean::StageSeconds& st = row.result.seconds;
+  std::fprintf(stderr, "joined %s: set-up %.3f, select %.3f, minor %.3f, convolve %.3f, download %.3f, restore %.3f s\n",
+               row.path.c_str(), st.setup, st.select, st.minor, st.convolve, st.download, st.restore);
   return row;
 }
 
@@ -103,19 +109,44 @@ double run_independent(const Cube& cube, std::size_t planes, std::size_t niter, 
   std::vector<std::vector<std::uint8_t>> masks(planes);
   for (std::size_t c = 0; c < planes; ++c) masks[c] = clean::make_clean_mask(cube.dirty[c], nullptr, 0.0);
   std::vector<std::size_t> made(planes, 0);
+  clean::StageSeconds sum;
+  double wall = 0.0;  // run() calls, summed
+  std::mutex sum_mutex;
   auto one = [&](std::size_t c, clean::Deconvolver& d, std::size_t n) {
     const clean::CleanProblem problem{cube.dirty[c], cube.psf[c], masks[c], &cube.beams[c]};
+    const auto t_run = Clock::now();
     clean::CleanResult result = d.run(problem, settings_for(n, o.threshold, device), {});
+    const double run_seconds = since(t_run);
     made[c] = result.iterations;
-    if (first && c == 0 && n == niter) *first = std::move(result);
+    if (first && c == 0 && n == niter) *first = result;
+    if (n == niter) {
+      std::lock_guard<std::mutex> lock(sum_mutex);
+      sum.setup += result.seconds.setup;
+      sum.select += result.seconds.select;
+      sum.minor += result.seconds.minor;
+      sum.convolve += result.seconds.convolve;
+      sum.download += result.seconds.download;
+      sum.restore += result.seconds.restore;
+      wall += run_seconds;
+    }
   };
-  if (device == clean::Device::kGpu)  // warm: plans, pools and streams of every worker
-    for_each_clean(workers, workers, clean::Algorithm::kClark, device,
-                   [&](std::size_t c, clean::Deconvolver& d) { one(c % planes, d, 100); });
+  // Warm: every worker's deconvolver (plans, pools, streams) before the timed run, as the other
+  // GPU benchmarks time a warm process.
+  DeconvolverPool pool(workers);
+  if (device == clean::Device::kGpu)
+    for (std::size_t w = 0; w < workers; ++w) {
+      pool[w] = clean::make_deconvolver(clean::Algorithm::kClark, device);
+      one(w % planes, *pool[w], 100);
+    }
   const auto t = Clock::now();
   for_each_clean(planes, workers, clean::Algorithm::kClark, device,
-                 [&](std::size_t c, clean::Deconvolver& d) { one(c, d, niter); });
+                 [&](std::size_t c, clean::Deconvolver& d) { one(c, d, niter); }, &pool);
   const double seconds = since(t);
+  const double k = 1.0 / static_cast<double>(planes);
+  std::printf("    %zu at once, mean per plane: run() %.3f s: set-up %.3f, select %.3f, minor %.3f, convolve %.3f, "
+              "restore %.3f, download %.3f s\n",
+              workers, wall * k, sum.setup * k, sum.select * k, sum.minor * k, sum.convolve * k, sum.restore * k,
+              sum.download * k);
   *components = 0;
   for (std::size_t m : made) *components += m;
   return static_cast<double>(planes) / seconds;
