@@ -142,7 +142,7 @@ void add_cube_options(CLI::App& app, CubeOptions& c) {
                  "scale with its spectrum fitted, or a flat spectrum without a fit)")->group(g);
   app.add_option("--parallel-planes", c.parallel_planes,
                  "Cubes without joining: planes cleaned at once on the GPU, each on its own stream (0: from the "
-                 "GPU's free memory, at most 4)")->group(g)->capture_default_str();
+                 "GPU's free memory, at most 16)")->group(g)->capture_default_str();
 }
 
 void add_output_file_options(CLI::App& app, RunOptions& r) {

@@ -73,6 +73,7 @@ nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& r
     const clean::MinorCycleStats& m = result.minor_stats;
     j["minor_cycles_gpu"] = {{"clusters", m.clusters},
                              {"longest_chain", m.longest_chain},
+                             {"widest_cluster", m.widest_cluster},
                              {"sm_busy_fraction", m.sm_busy_fraction},
                              {"pool_reruns", m.reruns},
                              {"one_cluster_cycles", m.sequential}};

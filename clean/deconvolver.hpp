@@ -125,6 +125,7 @@ struct MinorCycleStats {
   std::size_t cycles = 0;          ///< minor cycles run on the GPU
   std::size_t clusters = 0;        ///< independent clusters, summed over the cycles
   std::size_t longest_chain = 0;   ///< most components one cluster made in one cycle
+  std::size_t widest_cluster = 0;  ///< most members in one cluster
   /// SMs the team kernel gave work to (min(SMs, max(block clusters, warp clusters)) / SMs: small
   /// clusters go to the blocks round-robin), averaged over the cycles weighted by their
   /// minor-cycle time: from the launch configuration.

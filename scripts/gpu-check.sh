@@ -22,10 +22,11 @@
 #   scripts/gpu-check.sh figures    scripts/multiscale-figures.sh at 2048^2 on the GPU (FIG_SIZE, FIG_DEVICE change
 #                                   them): Clark and multiscale side by side (panels.png, residuals.png), the
 #                                   per-Gaussian recovery table (recovery.txt) and both JSON summaries to $OUT
-#   scripts/gpu-check.sh cubes      joined-plane GPU = CPU tests, the cube CLI tests, compute-sanitizer memcheck and
-#                                   racecheck of the joined minor cycle, bench clean --channels 16 (2048^2, joined,
-#                                   GPU and CPU) and 64 independent channels; CUBE_SANITIZE=0 or CUBE_BENCH=0 leave
-#                                   those parts out
+#   scripts/gpu-check.sh cubes      joined-plane GPU = CPU tests (multiscale, log fit, streamed = resident), the
+#                                   joined analytic tests on CPU and GPU, the cube CLI tests, compute-sanitizer memcheck
+#                                   and racecheck of the joined minor cycle (memcheck of a streamed and a log-fit run),
+#                                   bench clean --channels 16 (2048^2, joined, GPU and CPU) and 64 independent channels;
+#                                   CUBE_SANITIZE=0 or CUBE_BENCH=0 leave those parts out
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -159,20 +160,24 @@ case "${1:-tests}" in
     status=0
     echo "== GPU = CPU, joined planes"
     "$bin/tests/test_clean_gpu" --gtest_filter='JoinedGpuVsCpu.*' >"$out/test_joined_gpu.log" 2>&1 || status=1
-    grep -E "^  joined|OK|FAILED|Failure" "$out/test_joined_gpu.log" | cut -c1-300 | head -12
-    echo "== test_clean Joined*, test_cli CubeCli.* (GPU where the device is auto)"
-    "$bin/tests/test_clean" --gtest_brief=1 --gtest_filter='Joined*:SpectralFit*' >"$out/test_joined.log" 2>&1 || status=1
+    grep -E "^  joined|^  widest|OK|FAILED|Failure" "$out/test_joined_gpu.log" | cut -c1-300 | head -24
+    echo "== test_clean *Joined* (multiscale on the GPU too), SpectralFit*, test_cli CubeCli.* (GPU where the device is auto)"
+    "$bin/tests/test_clean" --gtest_brief=1 --gtest_filter='*Joined*:SpectralFit*' >"$out/test_joined.log" 2>&1 || status=1
     grep -E "PASSED|FAILED|Failure" "$out/test_joined.log" | head -6
     "$bin/tests/test_cli" --gtest_brief=1 --gtest_filter='CubeCli.*' >"$out/test_cube_cli.log" 2>&1 || status=1
     grep -E "PASSED|FAILED|Failure" "$out/test_cube_cli.log" | head -6
     if [ "${CUBE_SANITIZE:-1}" = 1 ]; then
     echo "== compute-sanitizer memcheck and racecheck: the joined minor cycle"
     timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
-      --gtest_filter='JoinedGpuVsCpu.EightChannelsFitted*' >"$out/memcheck_joined.log" 2>&1
+      --gtest_filter='JoinedGpuVsCpu.EightChannelsFittedWithTwoTerms' >"$out/memcheck_joined.log" 2>&1
     echo "memcheck exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck_joined.log" | tail -1)"
     timeout 200 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
       --gtest_filter='JoinedGpuVsCpu.EightChannels' >"$out/racecheck_joined.log" 2>&1
     echo "racecheck exit $? $(grep -E 'RACECHECK SUMMARY' "$out/racecheck_joined.log" | tail -1)"
+    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
+      --gtest_filter='JoinedGpuVsCpu.StreamedPlanesAreTheResidentRun:JoinedGpuVsCpu.EightChannelsFittedWithALogarithmicPolynomial' \
+      >"$out/memcheck_streamed.log" 2>&1
+    echo "memcheck (streamed, log fit) exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck_streamed.log" | tail -1)"
     fi
     [ "${CUBE_BENCH:-1}" = 1 ] || exit $status
     echo "== bench clean --channels 16: 2048^2 joined (GPU, CPU) and 64 independent channels"

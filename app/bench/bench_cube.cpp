@@ -96,8 +96,10 @@ JoinedRow run_joined(const Cube& cube, std::size_t niter, clean::Device device, 
   row.result = d->run(problem, settings_for(niter, o.threshold, device), {});
   row.seconds = since(t) - row.result.seconds.restore;
   const clean::StageSeconds& st = row.result.seconds;
-  std::fprintf(stderr, "joined %s: set-up %.3f, select %.3f, minor %.3f, convolve %.3f, download %.3f, restore %.3f s\n",
-               row.path.c_str(), st.setup, st.select, st.minor, st.convolve, st.download, st.restore);
+  std::fprintf(stderr, "joined %s: set-up %.3f, select %.3f, minor %.3f, convolve %.3f, download %.3f, restore %.3f s; "
+               "widest cluster %zu members\n",
+               row.path.c_str(), st.setup, st.select, st.minor, st.convolve, st.download, st.restore,
+               row.result.minor_stats.widest_cluster);
   return row;
 }
 

@@ -29,7 +29,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-constexpr std::size_t kMaxAutomaticParallelPlanes = 4;
+// Planes cleaned at once on one GPU: a plane's minor cycle is mostly one SM's chain, so more at
+// once fill more of the GPU (64 planes of 2048^2 on the H100: 4 at once 13.5, 8 at once 25.8,
+// 16 at once 44.7 channels/s).
+constexpr std::size_t kMaxAutomaticParallelPlanes = 16;
 
 // What one group's CLEAN needs, kept alive while it runs.
 struct GroupProblem {

@@ -119,6 +119,7 @@ __global__ void list_kernel(const std::uint32_t* label, std::uint32_t count, con
   GRID_STRIDE(i, count) {
     if (i > 0 && label[i - 1] == label[i]) continue;
     const std::uint32_t begin = static_cast<std::uint32_t>(i), end = end_by_cell[label[i]];
+    atomicMax(&counters->widest, end - begin);
     if (end - begin > kWarpTeamMax) big[atomicAdd(&counters->n_big, 1u)] = make_uint2(begin, end);
     else small[atomicAdd(&counters->n_small, 1u)] = make_uint2(begin, end);
   }
@@ -132,6 +133,7 @@ __global__ void single_kernel(std::uint32_t count, const float* values, const st
     g_xy[i] = xy_of(pixels[i], width);
   }
   if (blockIdx.x == 0 && threadIdx.x == 0 && count > 0) {
+    counters->widest = count;
     if (count > kWarpTeamMax) {
       big[0] = make_uint2(0u, count);
       counters->n_big = 1;

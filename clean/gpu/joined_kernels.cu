@@ -6,10 +6,8 @@
 #include <stdexcept>
 
 #include "clean/gpu/joined_kernels.hpp"
-#include "clean/gpu/subtract_rn.cuh"
+#include "clean/gpu/joined_team.cuh"
 #include "clean/gpu/warp_search.cuh"
-#include "clean/log_polynomial_fit.hpp"
-#include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/per_device.hpp"
 #include "select/detail/warp_util.cuh"
@@ -18,28 +16,10 @@ namespace gpuclean::clean::gpu {
 namespace {
 
 using select::detail::warp_max64;
-constexpr int kBlock = 256;        // the major cycle's kernels
-constexpr int kTeamThreads = 1024;  // a joined team: one per SM, as many loads in flight as it takes
-constexpr int kMaxPlanes = 1024;    // shared memory of the component's plane fluxes
-constexpr int kChunk = 8;           // planes whose loads one member's update issues together
+constexpr int kBlock = 256;  // the major cycle's kernels
 // Per team: its members' keys, positions and row table, when they fit (25 597 members).
 constexpr std::uint32_t kSharedBytes = 200 * 1024;
 constexpr std::uint32_t kSharedMembers = (kSharedBytes / 4 - 3) / 2;
-
-__device__ __forceinline__ unsigned long long pack_slot(float v, std::uint32_t slot, bool abs_key) {
-  return v != v ? 0ull : pack_peak(abs_key ? fabsf(v) : v, slot, v < 0.0f);
-}
-
-__device__ __forceinline__ std::uint32_t slot_of(unsigned long long packed) {
-  return ~static_cast<std::uint32_t>(packed >> 1) & 0x7FFFFFFFu;
-}
-
-// A component's --fit-spectral-log-pol fit, on one thread, out of line: inlined, its arrays took
-// the team's registers and made the update loop spill.
-__device__ __noinline__ void fit_log_component(const float* v, const double* x, const double* w, int planes, int terms,
-                                               float* fitted) {
-  fit_log_polynomial(v, x, w, planes, terms, fitted, nullptr);
-}
 
 struct JoinedShared {
   unsigned long long best[2][kTeamThreads / 32];  // double-buffered: one barrier per round
@@ -114,27 +94,8 @@ __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigne
     const int bx = static_cast<int>(q & 0xFFFFu), by = static_cast<int>(q >> 16);
     const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
     float* flux = sh.flux[buf];
-    const float* best_vals = vals + static_cast<std::size_t>(slot) * np;
-    if constexpr (kLogFit) {  // one thread fits the component's spectrum (log_polynomial_fit.hpp)
-      for (int p = t; p < np; p += kTeamThreads) sh.value[p] = best_vals[p];
-      __syncthreads();
-      if (t == 0) {
-        fit_log_component(sh.value, a.log_x, a.log_w, np, a.log_terms, flux);
-        for (int p = 0; p < np; ++p) flux[p] = __fmul_rn(a.gain, flux[p]);
-      }
-    } else if (a.projection) {
-      for (int p = t; p < np; p += kTeamThreads) sh.value[p] = best_vals[p];
-      __syncthreads();
-      for (int p = t; p < np; p += kTeamThreads) {
-        float f = 0.0f;
-        for (int j = 0; j < np; ++j) f = __fadd_rn(f, __fmul_rn(__ldg(a.projection + p * np + j), sh.value[j]));
-        flux[p] = __fmul_rn(a.gain, f);
-      }
-    } else {
-      for (int p = t; p < np; p += kTeamThreads) flux[p] = __fmul_rn(a.gain, best_vals[p]);
-    }
     order = min(order, pack_peak(pk.key, pixel, pk.value < 0.0f));
-    __syncthreads();
+    component_fluxes<kLogFit>(a, vals + static_cast<std::size_t>(slot) * np, sh.value, flux);
     // The record's slot: its latency overlaps this thread's share of the update below.
     unsigned long long r = 0;
     if (t == 0) r = atomicAdd(&a.counters->records, 1ull);
@@ -158,27 +119,7 @@ __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigne
       if (dx < -hw || dx > hw) continue;
       const int dy = static_cast<int>(qj >> 16) - by;
       const std::size_t at = (static_cast<std::size_t>(dy + hw) * side + (dx + hw)) * np;
-      float* v = vals + static_cast<std::size_t>(j) * np;
-      float key = 0.0f;
-      for (int p0 = 0; p0 < np; p0 += kChunk) {
-        float x[kChunk], w[kChunk];
-#pragma unroll
-        for (int i = 0; i < kChunk; ++i) {
-          if (p0 + i >= np) break;
-          x[i] = v[p0 + i];
-          w[i] = __ldg(a.patches + at + p0 + i);
-        }
-#pragma unroll
-        for (int i = 0; i < kChunk; ++i) {
-          if (p0 + i >= np) break;
-          const float y = subtract_rn(x[i], flux[p0 + i], w[i]);
-          v[p0 + i] = y;
-          key = a.polarizations ? __fadd_rn(key, __fmul_rn(y, y))
-                                : __fadd_rn(key, __fmul_rn(__ldg(a.iweights + p0 + i), y));
-        }
-      }
-      if (a.polarizations) key = __fsqrt_rn(key);
-      if (a.weights) key = __fmul_rn(key, __ldg(a.weights + (qj >> 16) * a.width + (qj & 0xFFFFu)));
+      const float key = update_member(a, vals + static_cast<std::size_t>(j) * np, a.patches + at, flux, qj);
       keys[j] = key;
       if (j == mine) hit = true;
       else local = max(local, pack_slot(key, j, abs_key));
@@ -189,13 +130,9 @@ __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigne
         atomicExch(&a.counters->overflow, 1u);  // the host reruns the cycle with a larger pool
         sh.record[buf] = ~0ull;
       } else {
-        float total = 0.0f;
-        if (a.polarizations) total = flux[0];
-        else
-          for (int p = 0; p < np; ++p) total = __fadd_rn(total, __fmul_rn(__ldg(a.iweights + p), flux[p]));
         sh.record[buf] = r;
         a.rec_pixel[r] = pixel;
-        a.rec_flux[r] = total;
+        a.rec_flux[r] = integrated_flux(a, flux);
         a.rec_order[r] = order;
       }
     }

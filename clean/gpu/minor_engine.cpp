@@ -253,6 +253,7 @@ std::uint32_t MinorCycleEngine::run_cycle(const MinorCycleRequest& r, const Join
   ++stats_.cycles;
   stats_.clusters += clusters;
   stats_.longest_chain = std::max<std::size_t>(stats_.longest_chain, c.longest);
+  stats_.widest_cluster = std::max<std::size_t>(stats_.widest_cluster, c.widest);
   stats_.sm_busy_fraction = weighted_seconds_ > 0 ? weighted_busy_ / weighted_seconds_ : busy;
   return made;
 }

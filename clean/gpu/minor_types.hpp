@@ -17,6 +17,7 @@ inline constexpr int kTeamBlock = 1024;
 struct MinorCounters {
   unsigned int n_big = 0, n_small = 0;        ///< clusters cleaned by a block / by a warp
   unsigned int next_big = 0, next_small = 0;  ///< work queues of the persistent team kernel
+  unsigned int widest = 0;                    ///< members of the largest cluster
   unsigned int longest = 0;                   ///< most components one cluster made
   unsigned int overflow = 0;                  ///< the record pool was too small: run again
   unsigned long long records = 0;             ///< components recorded (all clusters)
