@@ -58,16 +58,6 @@ std::vector<double> model_flux_near(const gc::CleanResult& r, std::size_t x, std
   return out;
 }
 
-double fitted_alpha(const std::vector<double>& flux, const std::vector<double>& freqs) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  const double n = static_cast<double>(flux.size());
-  for (std::size_t c = 0; c < flux.size(); ++c) {
-    const double x = std::log(freqs[c]), y = std::log(flux[c]);
-    sx += x, sy += y, sxx += x * x, sxy += x * y;
-  }
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-}
-
 // Two Gaussians (one of several beams, one of about a beam) and a point source, each with its
 // own spectral index.
 const std::vector<SpectralSource> kExtendedSky = {
@@ -144,8 +134,8 @@ TEST_P(JoinedMultiscale, RecoversEachChannelsFluxAndSpectralIndexOfExtendedSourc
     for (std::size_t c = 0; c < 8; ++c)
       EXPECT_NEAR(got[c], cube.flux(src, c), 0.02 * cube.flux(src, c)) << "channel " << c;
     for (std::size_t c = 0; c < 8; ++c) std::printf("%.4f/%.4f ", got[c], cube.flux(src, c));
-    std::printf(" alpha %.3f (%.3f) comps %zu cycles %zu\n", fitted_alpha(got, cube.freqs), src.alpha, r.iterations, r.major_cycles);
-    EXPECT_NEAR(fitted_alpha(got, cube.freqs), src.alpha, 0.1);
+    std::printf(" alpha %.3f (%.3f) comps %zu cycles %zu\n", gpuclean::test::fitted_alpha(got, cube.freqs), src.alpha, r.iterations, r.major_cycles);
+    EXPECT_NEAR(gpuclean::test::fitted_alpha(got, cube.freqs), src.alpha, 0.1);
   }
   for (const gc::PlaneImages& p : r.planes) EXPECT_LT(gc::rms(p.residual.pixels), 3.0 * 2e-4 * std::sqrt(8.0));
 }

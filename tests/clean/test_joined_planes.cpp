@@ -37,17 +37,6 @@ gc::CleanResult run_joined(const SyntheticCube& cube, const gc::CleanSettings& s
   return gc::make_deconvolver(gc::Algorithm::kClark, gc::Device::kCpu)->run(problem, s, {});
 }
 
-// Weighted least squares of log S against log nu: the spectral index.
-double fitted_alpha(const std::vector<double>& flux, const std::vector<double>& freqs) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  const double n = static_cast<double>(flux.size());
-  for (std::size_t c = 0; c < flux.size(); ++c) {
-    const double x = std::log(freqs[c]), y = std::log(flux[c]);
-    sx += x, sy += y, sxx += x * x, sxy += x * y;
-  }
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-}
-
 const std::vector<SpectralSource> kSky = {
     {40, 40, 2.0, -0.7}, {90, 50, 1.0, 0.0}, {60, 95, 1.5, 0.8}, {100, 100, 0.6, -1.5}};
 
@@ -99,7 +88,7 @@ TEST(JoinedPlanes, RecoversEachChannelsFluxAndTheSpectralIndex) {
     const std::vector<double> got = gpuclean::test::plane_flux_near(r, 8, src.x, src.y);
     for (std::size_t c = 0; c < 8; ++c)
       EXPECT_NEAR(got[c], cube.flux(src, c), 0.02 * cube.flux(src, c)) << "source at " << src.x << "," << src.y << " channel " << c;
-    EXPECT_NEAR(fitted_alpha(got, cube.freqs), src.alpha, 0.1) << "source at " << src.x << "," << src.y;
+    EXPECT_NEAR(gpuclean::test::fitted_alpha(got, cube.freqs), src.alpha, 0.1) << "source at " << src.x << "," << src.y;
   }
   // The integrated model holds the channels' weighted mean: its flux is that of the sky's mean.
   double expected = 0.0, weights = 0.0;

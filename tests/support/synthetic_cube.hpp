@@ -64,6 +64,17 @@ inline void make_cube(SyntheticCube& cube, std::size_t n, std::size_t channels, 
     cube.planes.planes.push_back({&cube.dirty[c], &cube.psf[c], cube.freqs[c], 1.0 + 0.1 * static_cast<double>(c)});
 }
 
+/// The unweighted least-squares slope of log S against log nu: a spectrum's spectral index.
+inline double fitted_alpha(const std::vector<double>& flux, const std::vector<double>& freqs) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  const double n = static_cast<double>(flux.size());
+  for (std::size_t c = 0; c < flux.size(); ++c) {
+    const double x = std::log(freqs[c]), y = std::log(flux[c]);
+    sx += x, sy += y, sxx += x * x, sxy += x * y;
+  }
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
 /// Sum over the components within `radius` pixels of (x, y) of their flux in each plane.
 inline std::vector<double> plane_flux_near(const clean::CleanResult& r, std::size_t planes, std::size_t x,
                                            std::size_t y, double radius = 2.5) {
