@@ -1,6 +1,7 @@
 #include "app/cli.hpp"
 
 #include "app/batch/streams.hpp"
+#include "app/enum_option.hpp"
 #include "app/multiscale_options.hpp"
 #include "app/version.hpp"
 #include "data/arrays.hpp"
@@ -33,29 +34,14 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
   app.add_option("--local-rms-window", s.local_rms.window,
                  "--local-rms: the noise window's FWHM in restoring beams (WSClean's -local-rms-window)")
       ->group(loop)->capture_default_str();
-  app.add_option_function<std::string>(
-         "--local-rms-method",
-         [&s](const std::string& v) {
-           s.local_rms.method = v == "mad" ? clean::LocalRmsMethod::kMad : clean::LocalRmsMethod::kRms;
-         },
-         "--local-rms: rms (WSClean's: Gaussian-window RMS) or mad (1.4826 x median absolute deviation in boxes, "
-         "interpolated: hardly raised by sources)")
-      ->check(CLI::IsMember({"rms", "mad"}))->group(loop)->default_str("rms");
+  add_enum_option(app, "--local-rms-method", s.local_rms.method, clean::kLocalRmsMethodNames,
+                  "--local-rms: rms (WSClean's: Gaussian-window RMS) or mad (1.4826 x median absolute deviation in "
+                  "boxes, interpolated: hardly raised by sources)")
+      ->group(loop);
 
   const std::string algo = "Algorithm";
-  // Enum options are parsed as names and mapped in a callback (CLI11 2.1 cannot print these enums).
-  app.add_option_function<std::string>(
-         "--algorithm",
-         [&s](const std::string& v) { s.algorithm = v == "hogbom" ? clean::Algorithm::kHogbom : clean::Algorithm::kClark; },
-         "clark or hogbom")
-      ->check(CLI::IsMember({"clark", "hogbom"}))->group(algo)->default_str("clark");
-  app.add_option_function<std::string>(
-         "--device",
-         [&s](const std::string& v) {
-           s.device = v == "gpu" ? clean::Device::kGpu : v == "cpu" ? clean::Device::kCpu : clean::Device::kAuto;
-         },
-         "auto (a GPU when usable), gpu or cpu")
-      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))->group(algo)->default_str("auto");
+  add_enum_option(app, "--algorithm", s.algorithm, clean::kAlgorithmNames, "clark or hogbom")->group(algo);
+  add_enum_option(app, "--device", s.device, clean::kDeviceNames, "auto (a GPU when usable), gpu or cpu")->group(algo);
   app.add_option("--select-k", s.select_k,
                  "Clark: most pixels in a major cycle's active set (AIPS's MAXPIXEL default; 25000-30000 suit "
                  "large images)")
@@ -227,8 +213,8 @@ void add_bench_clean_options(CLI::App& sub, BenchCleanOptions& o) {
   sub.add_flag("--local-rms", o.local_rms, "Clark and multiscale paths: --local-rms");
   sub.add_option("--local-rms-window", o.local_rms_window, "with --local-rms: its window in beams")
       ->check(CLI::PositiveNumber)->capture_default_str();
-  sub.add_option("--local-rms-method", o.local_rms_method, "with --local-rms: rms or mad")
-      ->check(CLI::IsMember({"rms", "mad"}))->capture_default_str();
+  add_enum_option(sub, "--local-rms-method", o.local_rms_method, clean::kLocalRmsMethodNames,
+                  "with --local-rms: rms or mad");
   sub.add_option("--cli-size", o.cli_size, "size of the whole-command-line run (0: skip)")->capture_default_str();
   sub.add_option("--channels", o.channels,
                  "bench a simulated cube of this many channels instead: joined (GPU and CPU), then every plane on "

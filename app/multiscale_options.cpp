@@ -1,5 +1,7 @@
 #include "app/multiscale_options.hpp"
 
+#include "app/enum_option.hpp"
+
 namespace gpuclean::app {
 
 void add_multiscale_options(CLI::App& app, clean::MultiscaleSettings& m) {
@@ -11,13 +13,9 @@ void add_multiscale_options(CLI::App& app, clean::MultiscaleSettings& m) {
                  "Scale sizes in pixels, e.g. 0,4,8,16,32 (default: 0, then 4, 8, 16, ... x the restoring beam's "
                  "FWHM while below half the image)")
       ->delimiter(',')->needs(on)->group(g);
-  app.add_option_function<std::string>(
-         "--multiscale-shape",
-         [&m](const std::string& v) {
-           m.shape = v == "gaussian" ? clean::ScaleShape::kGaussian : clean::ScaleShape::kTaperedQuadratic;
-         },
-         "Scale kernel: tapered-quadratic (Cornwell 2008) or gaussian")
-      ->check(CLI::IsMember({"tapered-quadratic", "gaussian"}))->default_str("tapered-quadratic")->needs(on)->group(g);
+  add_enum_option(app, "--multiscale-shape", m.shape, clean::kScaleShapeNames,
+                  "Scale kernel: tapered-quadratic (Cornwell 2008) or gaussian")
+      ->needs(on)->group(g);
   app.add_option("--multiscale-scale-bias", m.scale_bias,
                  "Weigh a scale's peak by BIAS^-log2(scale / (2 x beam FWHM)); lower favours larger scales")
       ->capture_default_str()->needs(on)->group(g);

@@ -8,17 +8,6 @@
 
 namespace gpuclean::clean {
 
-std::string_view to_string(Algorithm a) { return a == Algorithm::kClark ? "clark" : "hogbom"; }
-
-std::string_view to_string(Device d) {
-  switch (d) {
-    case Device::kAuto: return "auto";
-    case Device::kGpu: return "gpu";
-    case Device::kCpu: return "cpu";
-  }
-  return "unknown";
-}
-
 void validate(const CleanSettings& s) {
   auto fail = [](const std::string& m) { throw InvalidSettings(m); };
   if (!(s.gain > 0.0 && s.gain <= 1.0)) fail("--gain must be in (0, 1]; 0.1 is usual.");

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "clean/beam.hpp"
+#include "clean/enum_names.hpp"
 #include "clean/local_rms.hpp"
 #include "clean/multiscale_settings.hpp"
 
@@ -15,8 +16,13 @@ namespace gpuclean::clean {
 enum class Algorithm { kClark, kHogbom };
 enum class Device { kAuto, kGpu, kCpu };
 
-std::string_view to_string(Algorithm a);
-std::string_view to_string(Device d);
+inline constexpr std::array<EnumName<Algorithm>, 2> kAlgorithmNames{{{Algorithm::kClark, "clark"},
+                                                                      {Algorithm::kHogbom, "hogbom"}}};
+inline constexpr std::array<EnumName<Device>, 3> kDeviceNames{
+    {{Device::kAuto, "auto"}, {Device::kGpu, "gpu"}, {Device::kCpu, "cpu"}}};
+
+inline std::string_view to_string(Algorithm a) { return name_of(kAlgorithmNames, a); }
+inline std::string_view to_string(Device d) { return name_of(kDeviceNames, d); }
 
 /// Restoring beam given by the user: FWHM in arcsec, position angle in degrees (north through east).
 struct BeamShape {

@@ -1,28 +1,68 @@
+#include <chrono>
+
 #include "clean/clark_cpu.hpp"
 #include "clean/errors.hpp"
 #include "clean/hogbom_cpu.hpp"
+#include "clean/major_cycle.hpp"
 
 #ifdef GPUCLEAN_HAVE_CUDA
 #include "clean/gpu/clark_gpu.hpp"
+#include "clean/gpu/gpu_deconvolver.hpp"
 #include "clean/gpu/hogbom_gpu.hpp"
 #endif
 
 namespace gpuclean::clean {
+namespace {
+
+// Every algorithm's steps on each device: the one place a new algorithm is listed.
+struct AlgorithmSteps {
+  CpuStepsMaker cpu;
+#ifdef GPUCLEAN_HAVE_CUDA
+  gpu::GpuStepsMaker gpu;
+#endif
+};
+
+AlgorithmSteps steps_of(Algorithm algorithm) {
+  switch (algorithm) {  // exhaustive: a new Algorithm is a compiler warning here
+#ifdef GPUCLEAN_HAVE_CUDA
+    case Algorithm::kClark: return {make_clark_steps_cpu, gpu::make_clark_steps_gpu};
+    case Algorithm::kHogbom: return {make_hogbom_steps_cpu, gpu::make_hogbom_steps_gpu};
+#else
+    case Algorithm::kClark: return {make_clark_steps_cpu};
+    case Algorithm::kHogbom: return {make_hogbom_steps_cpu};
+#endif
+  }
+  throw InvalidSettings("unknown algorithm");
+}
+
+class CpuDeconvolver final : public Deconvolver {
+ public:
+  CpuDeconvolver(Algorithm algorithm, CpuStepsMaker make)
+      : name_(std::string(to_string(algorithm)) + "-cpu"), make_(make) {}
+  std::string_view name() const override { return name_; }
+  CleanResult run(const CleanProblem& problem, const CleanSettings& settings, const CycleCallback& on_cycle) override {
+    check_joinable(problem, settings);
+    const auto steps = make_(problem, settings);
+    return run_major_cycles(*steps, problem, settings, on_cycle);
+  }
+
+ private:
+  std::string name_;
+  CpuStepsMaker make_;
+};
+
+}  // namespace
 
 std::unique_ptr<Deconvolver> make_deconvolver(Algorithm algorithm, Device device) {
+  const AlgorithmSteps steps = steps_of(algorithm);
   if (device == Device::kGpu) {
 #ifdef GPUCLEAN_HAVE_CUDA
-    if (algorithm == Algorithm::kClark) return std::make_unique<ClarkGpu>();
-    return std::make_unique<HogbomGpu>();
+    return gpu::make_gpu_deconvolver(std::string(to_string(algorithm)) + "-gpu", steps.gpu);
 #else
     throw InvalidSettings("this gpuclean was built without CUDA; use --device cpu (or auto), or rebuild with nvcc.");
 #endif
   }
-  switch (algorithm) {
-    case Algorithm::kClark: return std::make_unique<ClarkCpu>();
-    case Algorithm::kHogbom: return std::make_unique<HogbomCpu>();
-  }
-  throw InvalidSettings("unknown algorithm");
+  return std::make_unique<CpuDeconvolver>(algorithm, steps.cpu);
 }
 
 }  // namespace gpuclean::clean

@@ -1,19 +1,14 @@
 #include "clean/hogbom_cpu.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "clean/image_stats.hpp"
 #include "clean/restore.hpp"
-#include "clean/stop_rules.hpp"
+#include "clean/errors.hpp"
+#include "clean/scale_set.hpp"
 
 namespace gpuclean::clean {
-namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-}  // namespace
-
 void subtract_shifted_psf(HostImage& residual, const PreparedPsf& psf, std::size_t x, std::size_t y,
                           float flux) {
   // Image pixel (ix, iy) sees PSF pixel (peak_x + ix - x, peak_y + iy - y).
@@ -34,42 +29,79 @@ void subtract_shifted_psf(HostImage& residual, const PreparedPsf& psf, std::size
   }
 }
 
-CleanResult HogbomCpu::run(const CleanProblem& problem, const CleanSettings& settings,
-                           const CycleCallback& on_cycle) {
-  check_joinable(problem, settings);  // Högbom refuses joined planes
-  CleanResult result;
-  result.residual = problem.dirty;
-  result.model = HostImage(problem.dirty.width, problem.dirty.height);
-  const bool neg = settings.allow_negative;
-  auto key = [neg](float v) { return neg ? std::abs(v) : v; };
+namespace {
 
-  MajorCycleGate gate(settings, on_cycle);
-  while (true) {
-    Peak peak = find_peak(result.residual.pixels, problem.mask, neg, settings.threads);
-    double sigma = 0.0;
-    const double threshold = current_threshold(settings, result.residual.pixels, &sigma);
-    if (!gate.open(result, peak.index >= 0, peak.index >= 0 ? key(peak.value) : 0.0f, threshold, sigma,
-                   total_flux(result.model.pixels), 0)) {
-      break;
-    }
+class HogbomStepsCpu final : public MajorCycleSteps {
+ public:
+  HogbomStepsCpu(const CleanProblem& problem, const CleanSettings& settings)
+      : problem_(problem),
+        settings_(settings),
+        neg_(settings.allow_negative),
+        residual_(problem.dirty),
+        model_(problem.dirty.width, problem.dirty.height),
+        mask_(problem.mask),
+        scales_(delta_scale(settings, problem)) {}
 
-    const double cycle_limit =
-        std::max(result.threshold, (1.0 - settings.mgain) * static_cast<double>(result.peak_residual));
-    const auto t_minor = Clock::now();
-    while (result.iterations < settings.niter && peak.index >= 0 && key(peak.value) > cycle_limit) {
-      const auto i = static_cast<std::size_t>(peak.index);
-      const std::size_t x = i % result.residual.width, y = i / result.residual.width;
-      const float flux = static_cast<float>(settings.gain) * peak.value;
-      result.model.pixels[i] += flux;
-      result.components.push_back({static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), flux});
-      ++result.iterations;
-      subtract_shifted_psf(result.residual, problem.psf, x, y, flux);
-      peak = find_peak(result.residual.pixels, problem.mask, neg, settings.threads);
-    }
-    result.seconds.minor += since(t_minor);
+  const std::vector<CleanScale>& scales() const override { return scales_; }
+  ScaleChoice choose() override {
+    peak_ = find_peak(residual_.pixels, mask_, neg_, settings_.threads);
+    const float k = key(peak_);
+    return {peak_.index >= 0 ? 0 : -1, k, k, k};
   }
-  restore_if_asked(problem, settings.threads, result);
-  return result;
+  float residual_peak() override { return key(find_peak(residual_.pixels, mask_, neg_, settings_.threads)); }
+  double robust_sigma() override { return clean::robust_sigma(residual_.pixels); }
+  double model_flux() override { return total_flux(model_.pixels); }
+  NoiseMapRange make_noise_map(const LocalRmsSettings&, double) override {
+    throw InvalidSettings("--local-rms runs on Clark's major/minor cycles; drop --algorithm hogbom.");
+  }
+  void drop_weights() override {}
+  std::vector<Component> components(const CleanResult& result) override { return result.components; }
+  void restrict(const std::vector<std::vector<std::uint8_t>>& masks) override { mask_ = masks.at(0); }
+  Selection select(const ScaleChoice&, double, std::size_t, CleanResult&) override { return {}; }
+
+  std::size_t minor_cycle(std::size_t, double limit, std::size_t budget, CleanResult& result) override {
+    std::size_t made = 0;
+    Peak peak = peak_;
+    while (made < budget && peak.index >= 0 && key(peak) > limit) {
+      const auto i = static_cast<std::size_t>(peak.index);
+      const std::size_t x = i % residual_.width, y = i / residual_.width;
+      const float flux = static_cast<float>(settings_.gain) * peak.value;
+      model_.pixels[i] += flux;
+      result.components.push_back({static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), flux});
+      ++made;
+      subtract_shifted_psf(residual_, problem_.psf, x, y, flux);
+      peak = find_peak(residual_.pixels, mask_, neg_, settings_.threads);
+    }
+    return made;
+  }
+  void subtract(std::size_t, std::size_t, CleanResult&) override {}  // done step by step
+
+  void finish(CleanResult& result) override {
+    result.residual = std::move(residual_);
+    result.model = std::move(model_);
+    result.scales = summarise_scales(scales_, result.components);
+    restore_if_asked(problem_, settings_.threads, result);
+  }
+
+ private:
+  static std::vector<CleanScale> delta_scale(const CleanSettings& settings, const CleanProblem& problem) {
+    return plan_scales(settings, 0.0, problem.dirty.width, problem.dirty.height, 1);
+  }
+  float key(const Peak& p) const { return p.index < 0 ? 0.0f : (neg_ ? std::abs(p.value) : p.value); }
+
+  const CleanProblem& problem_;
+  const CleanSettings& settings_;
+  const bool neg_;
+  HostImage residual_, model_;
+  std::vector<std::uint8_t> mask_;
+  std::vector<CleanScale> scales_;
+  Peak peak_;
+};
+
+}  // namespace
+
+std::unique_ptr<MajorCycleSteps> make_hogbom_steps_cpu(const CleanProblem& problem, const CleanSettings& settings) {
+  return std::make_unique<HogbomStepsCpu>(problem, settings);
 }
 
 }  // namespace gpuclean::clean

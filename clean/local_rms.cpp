@@ -10,8 +10,6 @@
 
 namespace gpuclean::clean {
 
-std::string_view to_string(LocalRmsMethod m) { return m == LocalRmsMethod::kMad ? "mad" : "rms"; }
-
 std::vector<double> local_rms_taps(double fwhm_pixels) {
   const double sigma = fwhm_pixels / (2.0 * std::sqrt(2.0 * std::log(2.0)));
   const auto radius = static_cast<std::ptrdiff_t>(std::ceil(4.0 * sigma));

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "clean/enum_names.hpp"
+
 #include "clean/host_image.hpp"
 
 namespace gpuclean::clean {
@@ -29,7 +31,9 @@ namespace gpuclean::clean {
 /// as exact order statistics, and bilinear between the box centres (BANE's and SExtractor's
 /// scheme). Sources hardly raise it, where they raise the RMS until they are cleaned.
 enum class LocalRmsMethod { kRms, kMad };
-std::string_view to_string(LocalRmsMethod m);
+inline constexpr std::array<EnumName<LocalRmsMethod>, 2> kLocalRmsMethodNames{
+    {{LocalRmsMethod::kRms, "rms"}, {LocalRmsMethod::kMad, "mad"}}};
+inline std::string_view to_string(LocalRmsMethod m) { return name_of(kLocalRmsMethodNames, m); }
 
 struct LocalRmsSettings {
   bool enabled = false;

@@ -6,10 +6,6 @@
 
 namespace gpuclean::clean {
 
-std::string_view to_string(ScaleShape s) {
-  return s == ScaleShape::kGaussian ? "gaussian" : "tapered-quadratic";
-}
-
 void validate(const MultiscaleSettings& s) {
   auto fail = [](const std::string& m) { throw InvalidSettings(m); };
   for (double scale : s.scales) {

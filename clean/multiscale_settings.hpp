@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "clean/enum_names.hpp"
+
 namespace gpuclean::clean {
 
 /// The shape of a scale's kernel. Both are normalised to a unit sum, so a component's flux is
@@ -16,7 +18,9 @@ enum class ScaleShape {
   /// A Gaussian of sigma = 3/16 x scale, cut at 12 sigma.
   kGaussian,
 };
-std::string_view to_string(ScaleShape s);
+inline constexpr std::array<EnumName<ScaleShape>, 2> kScaleShapeNames{
+    {{ScaleShape::kTaperedQuadratic, "tapered-quadratic"}, {ScaleShape::kGaussian, "gaussian"}}};
+inline std::string_view to_string(ScaleShape s) { return name_of(kScaleShapeNames, s); }
 
 struct MultiscaleSettings {
   bool enabled = false;

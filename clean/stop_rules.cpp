@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "clean/image_stats.hpp"
 
 namespace gpuclean::clean {
 
@@ -14,17 +13,6 @@ std::string_view to_string(StopReason r) {
     case StopReason::kNoCleanablePixels: return "no-cleanable-pixels";
   }
   return "unknown";
-}
-
-double current_threshold(const CleanSettings& settings, std::span<const float> residual, double* sigma,
-                         std::optional<double> noise) {
-  *sigma = 0.0;
-  double threshold = settings.threshold;
-  if (settings.auto_threshold > 0.0 || settings.auto_mask > 0.0) {
-    *sigma = noise ? *noise : robust_sigma(residual);
-    threshold = std::max(threshold, settings.auto_threshold * *sigma);
-  }
-  return threshold;
 }
 
 std::optional<StopReason> check_stop(bool have_peak, float peak, double threshold, std::size_t iterations,

@@ -1,20 +1,14 @@
 #pragma once
-// Stopping rules shared by Högbom and Clark, so that both stop for the same reasons.
+// Stopping rules of the major-cycle driver (major_cycle.hpp), so that every algorithm stops for the
+// same reasons.
 
 #include <chrono>
 #include <optional>
-#include <span>
 
 #include "clean/clean_settings.hpp"
 #include "clean/deconvolver.hpp"
 
 namespace gpuclean::clean {
-
-/// The threshold in force: max(--threshold, --auto-threshold x robust sigma of the residual).
-/// `sigma` receives the noise estimate (0 when neither auto-threshold nor auto-mask is on).
-/// `noise`, when given, is the sigma instead (--local-rms: the lowest local noise).
-double current_threshold(const CleanSettings& settings, std::span<const float> residual, double* sigma,
-                         std::optional<double> noise = std::nullopt);
 
 /// A run has diverged once a major cycle starts with a peak this much above the lowest peak
 /// seen so far. Near the noise the peak wanders by a few per cent; divergence is a steady rise.

@@ -64,13 +64,14 @@ Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t n
   s.niter = niter;
   s.threshold = o.threshold;
   s.auto_threshold = 0.0;
-  s.algorithm = path == "gpu-hogbom" ? clean::Algorithm::kHogbom : clean::Algorithm::kClark;
+  // A path is DEVICE-ALGORITHM, or DEVICE-multiscale (Clark over scales).
+  s.algorithm = clean::parse_name(clean::kAlgorithmNames, path.substr(4)).value_or(clean::Algorithm::kClark);
   s.device = is_cpu(path) ? clean::Device::kCpu : clean::Device::kGpu;
   s.multiscale.enabled = is_multiscale(path);
   s.multiscale.max_scales = o.max_scales;
   s.local_rms.enabled = o.local_rms && s.algorithm == clean::Algorithm::kClark;
   s.local_rms.window = o.local_rms_window;
-  s.local_rms.method = o.local_rms_method == "mad" ? clean::LocalRmsMethod::kMad : clean::LocalRmsMethod::kRms;
+  s.local_rms.method = o.local_rms_method;
   // A warm process, as in batch mode: CUDA, the cuFFT plans, the pooled memory and the cached
   // transforms of this size exist before the timed run (a short run of the same path makes them).
   const auto deconvolver = clean::make_deconvolver(s.algorithm, s.device);
@@ -141,7 +142,7 @@ int run_bench_clean(const BenchCleanOptions& o) {
               "choice among them; speed-up against the CPU path of the same algorithm\n", o.max_scales);
   if (o.local_rms)
     std::printf("--local-rms %s on the Clark and multiscale paths, window %g beams; 'noise map': its maps and "
-                "weights (remade each time the residual peak halved)\n", o.local_rms_method.c_str(), o.local_rms_window);
+                "weights (remade each time the residual peak halved)\n", std::string(clean::to_string(o.local_rms_method)).c_str(), o.local_rms_window);
   std::printf("GB/s: least traffic of the dominant passes (Clark: the cuFFT major cycles; Hogbom: the "
               "subtract-and-find-peak pass) over their time; H100 peak 3080 GB/s\n");
   std::printf("GPU runs are timed in a warm process (a 100-component run of the same path and field first); "

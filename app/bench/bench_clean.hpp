@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "clean/local_rms.hpp"
+
 namespace gpuclean::app {
 
 struct BenchCleanOptions {
@@ -21,7 +23,7 @@ struct BenchCleanOptions {
   std::size_t max_scales = 5;          ///< multiscale paths: automatic scales, 0 included
   bool local_rms = false;              ///< Clark and multiscale paths: --local-rms
   double local_rms_window = 25.0;
-  std::string local_rms_method = "rms";
+  clean::LocalRmsMethod local_rms_method = clean::LocalRmsMethod::kRms;
   std::size_t cli_size = 4096;         ///< 0: skip the command-line run
   /// --channels N: bench a simulated N-channel cube instead (bench_cube.hpp): joined over N
   /// channels, and independent over `independent_channels` (the CPU path on `cpu_planes` of them).

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
-#include "clean/auto_mask.hpp"
 #include "clean/scale_set.hpp"
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/fft_convolver_gpu.hpp"
@@ -14,7 +14,6 @@
 #include "clean/gpu/minor_engine.hpp"
 #include "clean/gpu/scale_images_gpu.hpp"
 #include "clean/gpu/scale_set_gpu.hpp"
-#include "clean/stop_rules.hpp"
 #include "clean/gpu/gpu_resources.hpp"
 #include "clean/gpu/select_comparison.hpp"
 
@@ -68,226 +67,213 @@ std::vector<Component> components_so_far(gpu::GpuImageState& st, std::size_t cou
   return out;
 }
 
-}  // namespace
-
-ClarkGpu::ClarkGpu() = default;
-ClarkGpu::~ClarkGpu() = default;
-
-CleanResult ClarkGpu::run(const CleanProblem& problem, const CleanSettings& settings, const CycleCallback& on_cycle) {
-  const auto t_start = Clock::now();
-  if (!resources_) resources_ = std::make_unique<gpu::GpuResources>();
-  const gpu::GpuResources& stream = *resources_;
-  const cudaStream_t s = stream.stream();
-  // Joined planes: the peaks are searched on the integrated image (st's residual), the minor
-  // and major cycles work on every plane, each through its own PSF (the integrated PSF's
-  // transform is not needed).
-  check_joinable(problem, settings);
-  gpu::GpuImageState st(*resources_, problem, settings,
-                        problem.joined ? gpu::PsfOnDevice::kNone : gpu::PsfOnDevice::kSpectrum);
-  const std::size_t n = st.size();
-  const bool neg = settings.allow_negative;
-  const auto order = neg ? select::Order::kLargestAbs : select::Order::kLargest;
-  const bool multiscale = settings.multiscale.enabled;
-
-  // The scales (one delta function without --multiscale: plain Clark) and their beam patches.
-  std::vector<CleanScale> scales =
-      gpu::prepare_scales_gpu(*resources_, problem.psf, settings, multiscale ? beam_fwhm_pixels(problem) : 0.0,
-                              st.width(), st.height(), st.exterior_sidelobe());
-  const std::size_t k_max = std::min(settings.select_k, n);
-  std::optional<gpu::JoinedPlanesGpu> joined;
-  if (problem.joined) {
-    joined.emplace(*resources_, *problem.joined, scales, st.width(), st.height(), k_max);
-    for (std::size_t b = 0; b < scales.size(); ++b) scales[b].sidelobe = joined->sidelobe(b);
-  }
-  std::vector<cuda::DeviceBuffer<float>> patches;
-  for (const CleanScale& sc : scales) {
-    const std::vector<float> h_patch = beam_patch(sc.minor_psf, sc.patch);
-    patches.emplace_back(h_patch.size(), s);
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(patches.back().data(), h_patch.data(), h_patch.size() * sizeof(float),
-                                      cudaMemcpyHostToDevice, s));
-  }
-  gpu::ScaleImagesGpu scale_images(*resources_, st, scales);
-
-  // The full PSF only for its transform (cached across runs); the minor cycles need the patch alone.
-  std::optional<gpu::FftConvolverGpu> conv;
-  if (!joined) conv.emplace(resources_->plans(), s, st.psf_spectrum());
-  st.sample_memory();
-
-  cuda::DeviceBuffer<float> active_values(k_max, s), sorted_values(k_max, s);
-  cuda::DeviceBuffer<std::uint32_t> active_pixels(k_max, s), sorted_pixels(k_max, s);
-  const std::size_t sort_bytes = gpu::sort_by_pixel_temp_bytes(k_max);
-  cuda::DeviceBuffer<std::byte> sort_temp(std::max<std::size_t>(sort_bytes, 1), s);
-  cuda::DeviceBuffer<unsigned long long> count(1, s);
-  // Scales are smallest first, so the first patch is the narrowest (set_patch's rule).
-  gpu::MinorCycleEngine minor(s, st.width(), st.height(), patches[0].data(), static_cast<int>(scales[0].patch), k_max,
-                              std::min(settings.niter, kMaxCycleComponents));
-
-  std::optional<gpu::SelectComparison> compare;
-  if (settings.compare_select) compare.emplace(s, settings, k_max);
-
-  CleanResult result;
-  // --local-rms: the noise map of the residual (remade as local_rms.hpp says) and the peak
-  // search's weights from it.
-  gpu::LocalRmsDevice rms;
-  bool weighing = settings.local_rms.enabled;
-  const double rms_fwhm = weighing ? settings.local_rms.window * beam_fwhm_pixels(problem) : 0.0;
-  auto remake_map = [&]() {
-    const auto t_map = Clock::now();
-    gpu::local_noise_gpu(s, st.residual(), st.width(), st.height(), settings.local_rms, rms_fwhm, rms);
-    result.local_rms = {true, settings.local_rms.window, rms_fwhm, rms.min_rms, rms.max_rms, 0};
-    scale_images.set_weights(rms.weights.data());
-    st.sample_memory();
-    result.seconds.noise_map += since(t_map);
-  };
-  CycleScales cycle_scales;
-  result.seconds.setup = since(t_start);
-  MajorCycleGate gate(settings, on_cycle);
-  AutoMaskPhase phase(settings);
-  std::vector<const HostImage*> kernels;
-  for (const CleanScale& sc : scales) kernels.push_back(&sc.kernel);
-  std::size_t last_candidates = 0;
-  std::optional<float> map_peak;  // the residual's peak when the map was last made
-  if (weighing) remake_map();
-  while (true) {
-    auto t_scales = Clock::now();
-    gpu::ScaleImagesGpu::Choice choice = scale_images.choose();
-    if (weighing) {  // the map is remade once the residual's peak has fallen by kLocalRmsRemakeFactor
-      const Peak p = scale_images.residual_peak();
-      const float peak_now = p.index < 0 ? 0.0f : (neg ? std::abs(p.value) : p.value);
-      if (map_peak && peak_now <= kLocalRmsRemakeFactor * *map_peak) {
-        remake_map();
-        choice = scale_images.choose();
-        map_peak = peak_now;
-      }
-      if (!map_peak) map_peak = peak_now;
+class ClarkStepsGpu final : public MajorCycleSteps {
+ public:
+  // Joined planes: the peaks are searched on the integrated image (st_'s residual), the minor and
+  // major cycles work on every plane, each through its own PSF (the integrated PSF's transform is
+  // not needed).
+  ClarkStepsGpu(gpu::GpuResources& resources, const CleanProblem& problem, const CleanSettings& settings)
+      : t_start_(Clock::now()),
+        resources_(resources),
+        problem_(problem),
+        settings_(settings),
+        s_(resources.stream()),
+        neg_(settings.allow_negative),
+        st_(resources, problem, settings, problem.joined ? gpu::PsfOnDevice::kNone : gpu::PsfOnDevice::kSpectrum),
+        n_(st_.size()),
+        // The scales (one delta function without --multiscale: plain Clark) and their beam patches.
+        scales_(gpu::prepare_scales_gpu(resources, problem.psf, settings,
+                                        settings.multiscale.enabled ? beam_fwhm_pixels(problem) : 0.0, st_.width(),
+                                        st_.height(), st_.exterior_sidelobe())),
+        k_max_(std::min(settings.select_k, n_)),
+        active_values_(k_max_, s_),
+        sorted_values_(k_max_, s_),
+        active_pixels_(k_max_, s_),
+        sorted_pixels_(k_max_, s_),
+        sort_bytes_(gpu::sort_by_pixel_temp_bytes(k_max_)),
+        sort_temp_(std::max<std::size_t>(sort_bytes_, 1), s_),
+        count_(1, s_) {
+    if (problem.joined) {
+      joined_.emplace(resources, *problem.joined, scales_, st_.width(), st_.height(), k_max_);
+      for (std::size_t b = 0; b < scales_.size(); ++b) scales_[b].sidelobe = joined_->sidelobe(b);
     }
-    if (multiscale) result.seconds.scales += since(t_scales);
+    for (const CleanScale& sc : scales_) {
+      const std::vector<float> h_patch = beam_patch(sc.minor_psf, sc.patch);
+      patches_.emplace_back(h_patch.size(), s_);
+      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(patches_.back().data(), h_patch.data(), h_patch.size() * sizeof(float),
+                                        cudaMemcpyHostToDevice, s_));
+    }
+    scale_images_.emplace(resources, st_, scales_);
+    // The full PSF only for its transform (cached across runs); the minor cycles need the patch alone.
+    if (!joined_) conv_.emplace(resources.plans(), s_, st_.psf_spectrum());
+    st_.sample_memory();
+    // Scales are smallest first, so the first patch is the narrowest (set_patch's rule).
+    minor_.emplace(s_, st_.width(), st_.height(), patches_[0].data(), static_cast<int>(scales_[0].patch), k_max_,
+                   std::min(settings.niter, kMaxCycleComponents));
+    if (settings.compare_select) compare_.emplace(s_, settings, k_max_);
+    setup_seconds_ = since(t_start_);
+  }
+
+  const std::vector<CleanScale>& scales() const override { return scales_; }
+
+  ScaleChoice choose() override {
+    choice_ = scale_images_->choose();
+    return {choice_.scale, key(choice_.peak), choice_.biased, choice_.unweighted};
+  }
+  float residual_peak() override { return key(scale_images_->residual_peak()); }
+  double robust_sigma() override {
     double sigma = 0.0;
-    double final_threshold = st.threshold(&sigma, weighing ? std::optional<double>(rms.min_rms) : std::nullopt);
-    double threshold = phase.threshold(final_threshold, sigma);
-    if (phase.first_phase() && (choice.scale < 0 || choice.biased <= threshold)) {
-      // --auto-mask: the unmasked phase is done; on inside the components' footprints (made on
-      // the host, as the CPU makes them, from the components so far). As in WSClean, the local
-      // noise map is not used inside the mask.
-      phase.switch_to_mask();
-      if (weighing) {
-        weighing = false;
-        scale_images.set_weights(nullptr);
-        result.local_rms.dropped_at_cycle = result.major_cycles + 1;
-        final_threshold = st.threshold(&sigma);
-      }
-      const auto masks = auto_masks(kernels, components_so_far(st, result.iterations, cycle_scales),
-                                    problem.mask, st.width(), st.height());
-      note_auto_mask(result, masks);
-      scale_images.restrict(masks);
-      t_scales = Clock::now();
-      choice = scale_images.choose();
-      if (multiscale) result.seconds.scales += since(t_scales);
-      threshold = final_threshold;
-    }
-    // Multiscale: the divergence rule watches the residual's own peak (stop_rules.hpp).
-    std::optional<float> residual_peak;
-    if (multiscale) {
-      const Peak p = scale_images.residual_peak();
-      residual_peak = p.index < 0 ? 0.0f : (neg ? std::abs(p.value) : p.value);
-    }
-    if (!gate.open(result, choice.scale >= 0, choice.biased, threshold, sigma, st.model_flux(), last_candidates,
-                   residual_peak)) {
-      break;
-    }
-    const auto b = static_cast<std::size_t>(choice.scale);
-    const CleanScale& scale = scales[b];
-    const float* masked = scale_images.masked(choice);
-    const double peak = neg ? std::abs(choice.peak.value) : choice.peak.value;
-    const double limit =
-        std::max({result.threshold / scale.bias, static_cast<double>(scale.sidelobe) * choice.unweighted,
-                  (1.0 - settings.mgain) * peak, multiscale ? (1.0 - settings.multiscale.gain) * peak : 0.0});
+    st_.threshold(&sigma);
+    return sigma;
+  }
+  double model_flux() override { return st_.model_flux(); }
 
-    // Active set: the brightest cleanable pixels of the scale's image above the limit.
-    auto t = Clock::now();
+  NoiseMapRange make_noise_map(const LocalRmsSettings& local, double window_fwhm_pixels) override {
+    gpu::local_noise_gpu(s_, st_.residual(), st_.width(), st_.height(), local, window_fwhm_pixels, rms_);
+    scale_images_->set_weights(rms_.weights.data());
+    weighing_ = true;
+    st_.sample_memory();
+    return {rms_.min_rms, rms_.max_rms};
+  }
+  void drop_weights() override {
+    weighing_ = false;
+    scale_images_->set_weights(nullptr);
+  }
+
+  // Made on the host, as the CPU makes them, from the components so far.
+  std::vector<Component> components(const CleanResult& result) override {
+    return components_so_far(st_, result.iterations, cycle_scales_);
+  }
+  void restrict(const std::vector<std::vector<std::uint8_t>>& masks) override { scale_images_->restrict(masks); }
+
+  Selection select(const ScaleChoice&, double limit, std::size_t cycle, CleanResult& result) override {
+    const auto order = neg_ ? select::Order::kLargestAbs : select::Order::kLargest;
+    const float* masked = scale_images_->masked(choice_);
+    Selection out;
     unsigned long long above = 0;
-    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(count.data(), 0, sizeof above, s));
-    gpu::count_above(s, masked, n, neg, static_cast<float>(limit), count.data());
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(&above, count.data(), sizeof above, cudaMemcpyDeviceToHost, s));
-    stream.synchronize();
-    const std::size_t k = std::max<std::size_t>(1, std::min<std::size_t>(k_max, above));
-    const select::SelectStats sel = st.selector().top_k(s, masked, n, {k, order, false}, st.workspace(),
-                                                        active_values.data(), active_pixels.data());
-    last_candidates = sel.count;
-    if (compare) {
+    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(count_.data(), 0, sizeof above, s_));
+    gpu::count_above(s_, masked, n_, neg_, static_cast<float>(limit), count_.data());
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(&above, count_.data(), sizeof above, cudaMemcpyDeviceToHost, s_));
+    resources_.synchronize();
+    const std::size_t k = std::max<std::size_t>(1, std::min<std::size_t>(k_max_, above));
+    const select::SelectStats sel = st_.selector().top_k(s_, masked, n_, {k, order, false}, st_.workspace(),
+                                                         active_values_.data(), active_pixels_.data());
+    out.count = sel.count;
+    if (compare_) {  // not part of CLEAN's own selection time
       const auto t_compare = Clock::now();
       result.select_comparison.push_back(
-          compare->run(result.major_cycles, masked, n, {k, order, false}, active_pixels.data(), sel.count));
-      t += Clock::now() - t_compare;  // not part of CLEAN's own selection time
+          compare_->run(cycle, masked, n_, {k, order, false}, active_pixels_.data(), sel.count));
+      out.untimed_seconds = since(t_compare);
     }
-    gpu::sort_by_pixel(s, sort_temp.data(), sort_bytes, active_pixels.data(), sorted_pixels.data(),
-                       active_values.data(), sorted_values.data(), sel.count, n);
-    st.sample_memory();
-    stream.synchronize();
-    result.seconds.select += since(t);
+    gpu::sort_by_pixel(s_, sort_temp_.data(), sort_bytes_, active_pixels_.data(), sorted_pixels_.data(),
+                       active_values_.data(), sorted_values_.data(), sel.count, n_);
+    st_.sample_memory();
+    resources_.synchronize();
+    count_selected_ = sel.count;
+    return out;
+  }
 
-    // Minor cycles: every independent cluster of the active set on its own SM or warp.
-    t = Clock::now();
-    const std::size_t budget = std::min(settings.niter - result.iterations, kMaxCycleComponents);
-    st.reserve_components(result.iterations, budget);
-    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(st.scratch(), 0, n * sizeof(float), s));
-    const bool delta_scale = scale_images.is_delta(b);
-    minor.set_patch(patches[b].data(), static_cast<int>(scale.patch));
+  // Every independent cluster of the active set on its own SM or warp.
+  std::size_t minor_cycle(std::size_t b, double limit, std::size_t budget_left, CleanResult& result) override {
+    const CleanScale& scale = scales_[b];
+    const std::size_t budget = std::min(budget_left, kMaxCycleComponents);
+    st_.reserve_components(result.iterations, budget);
+    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(st_.scratch(), 0, n_ * sizeof(float), s_));
+    minor_->set_patch(patches_[b].data(), static_cast<int>(scale.patch));
     gpu::MinorCycleRequest req;
-    req.values = sorted_values.data();
-    req.pixels = sorted_pixels.data();
-    req.count = static_cast<std::uint32_t>(sel.count);
+    req.values = sorted_values_.data();
+    req.pixels = sorted_pixels_.data();
+    req.count = static_cast<std::uint32_t>(count_selected_);
     req.limit = limit;
-    req.gain = static_cast<float>(settings.gain);
-    req.abs_key = neg;
+    req.gain = static_cast<float>(settings_.gain);
+    req.abs_key = neg_;
     req.budget = static_cast<std::uint32_t>(budget);
-    req.comp_pixels = st.comp_pixels() + result.iterations;
-    req.comp_fluxes = st.comp_fluxes() + result.iterations;
-    req.delta = st.scratch();
-    req.model = delta_scale ? st.model() : nullptr;
+    req.comp_pixels = st_.comp_pixels() + result.iterations;
+    req.comp_fluxes = st_.comp_fluxes() + result.iterations;
+    req.delta = st_.scratch();
+    req.model = scale_images_->is_delta(b) ? st_.model() : nullptr;
     req.flux_divisor = scale.psf_peak;
-    req.weights = weighing ? rms.weights.data() : nullptr;
-    std::uint32_t h_made = 0;
-    if (joined) {
-      joined->reserve_components(result.iterations, budget);
-      joined->gather(b, scale_images, sorted_pixels.data(), req.count);
-      h_made = minor.run_joined(req, joined->request(b, result.iterations));
+    req.weights = weighing_ ? rms_.weights.data() : nullptr;
+    std::uint32_t made = 0;
+    if (joined_) {
+      joined_->reserve_components(result.iterations, budget);
+      joined_->gather(b, *scale_images_, sorted_pixels_.data(), req.count);
+      made = minor_->run_joined(req, joined_->request(b, result.iterations));
     } else {
-      h_made = minor.run(req);
+      made = minor_->run(req);
     }
-    cycle_scales.emplace_back(result.iterations, static_cast<std::uint32_t>(b));
-    result.iterations += h_made;
-    result.seconds.minor += since(t);
-    if (h_made == 0) {  // the peak itself is at the limit: nothing more can be cleaned safely
-      result.reason = StopReason::kThreshold;
-      break;
-    }
+    cycle_scales_.emplace_back(result.iterations, static_cast<std::uint32_t>(b));
+    return made;
+  }
 
-    // Major cycle: the components (x) K into the model, and through the full PSF out of the residual.
-    t = Clock::now();
-    if (!delta_scale) scale_images.spread(b, st.scratch(), st.model());
-    if (joined) {
-      joined->subtract(b, scale_images, minor, result.iterations - h_made, st);
+  // The components (x) K into the model, and through the full PSF out of the residual.
+  void subtract(std::size_t b, std::size_t made, CleanResult& result) override {
+    if (!scale_images_->is_delta(b)) scale_images_->spread(b, st_.scratch(), st_.model());
+    if (joined_) {
+      joined_->subtract(b, *scale_images_, *minor_, result.iterations - made, st_);
     } else {
-      conv->convolve(st.scratch());
-      conv->subtract_from(st.residual(), st.mask(), st.masked());
+      conv_->convolve(st_.scratch());
+      conv_->subtract_from(st_.residual(), st_.mask(), st_.masked());
     }
-    stream.synchronize();
-    result.seconds.convolve += since(t);
+    resources_.synchronize();
   }
-  result.minor_stats = minor.stats();
-  if (problem.keep_noise_map && rms.map.size()) result.noise_map = gpu::download_map(s, rms, st.width(), st.height());
-  rms = gpu::LocalRmsDevice();
-  conv.reset();  // restoration needs the room
-  st.finish(problem, result);
-  if (joined) {
-    const auto t_restore = Clock::now();
-    joined->finish(problem.restoring_beam, result);
-    result.seconds.restore += since(t_restore);
+
+  void finish(CleanResult& result) override {
+    result.seconds.setup = setup_seconds_;
+    result.minor_stats = minor_->stats();
+    if (problem_.keep_noise_map && rms_.map.size())
+      result.noise_map = gpu::download_map(s_, rms_, st_.width(), st_.height());
+    rms_ = gpu::LocalRmsDevice();
+    conv_.reset();  // restoration needs the room
+    st_.finish(problem_, result);
+    if (joined_) {
+      const auto t = Clock::now();
+      joined_->finish(problem_.restoring_beam, result);
+      result.seconds.restore += since(t);
+    }
+    assign_scales(cycle_scales_, result.components);
+    result.scales = summarise_scales(scales_, result.components);
   }
-  assign_scales(cycle_scales, result.components);
-  result.scales = summarise_scales(scales, result.components);
-  return result;
+
+ private:
+  float key(const Peak& p) const { return p.index < 0 ? 0.0f : (neg_ ? std::abs(p.value) : p.value); }
+
+  Clock::time_point t_start_;
+  gpu::GpuResources& resources_;
+  const CleanProblem& problem_;
+  const CleanSettings& settings_;
+  const cudaStream_t s_;
+  const bool neg_;
+  gpu::GpuImageState st_;
+  const std::size_t n_;
+  std::vector<CleanScale> scales_;
+  const std::size_t k_max_;
+  cuda::DeviceBuffer<float> active_values_, sorted_values_;
+  cuda::DeviceBuffer<std::uint32_t> active_pixels_, sorted_pixels_;
+  const std::size_t sort_bytes_;
+  cuda::DeviceBuffer<std::byte> sort_temp_;
+  cuda::DeviceBuffer<unsigned long long> count_;
+  std::optional<gpu::JoinedPlanesGpu> joined_;
+  std::vector<cuda::DeviceBuffer<float>> patches_;
+  std::optional<gpu::ScaleImagesGpu> scale_images_;
+  std::optional<gpu::FftConvolverGpu> conv_;
+  std::optional<gpu::MinorCycleEngine> minor_;
+  std::optional<gpu::SelectComparison> compare_;
+  gpu::ScaleImagesGpu::Choice choice_;
+  std::size_t count_selected_ = 0;
+  gpu::LocalRmsDevice rms_;
+  bool weighing_ = false;
+  CycleScales cycle_scales_;
+  double setup_seconds_ = 0.0;
+};
+
+}  // namespace
+
+namespace gpu {
+std::unique_ptr<MajorCycleSteps> make_clark_steps_gpu(GpuResources& resources, const CleanProblem& problem,
+                                                      const CleanSettings& settings) {
+  return std::make_unique<ClarkStepsGpu>(resources, problem, settings);
 }
+}  // namespace gpu
 
 }  // namespace gpuclean::clean

@@ -167,6 +167,12 @@ Peak GpuImageState::peak_of(const float* masked) {
   return p;
 }
 
+void GpuImageState::restrict_mask(const std::vector<std::uint8_t>& mask) {
+  cuda::upload(resources_.staging(), stream_, mask_.data(), mask.data(), size());
+  apply_mask(stream_, residual_.data(), mask_.data(), masked_.data(), size());
+  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));
+}
+
 double GpuImageState::threshold(double* sigma, std::optional<double> noise) {
   *sigma = 0.0;
   double t = settings_.threshold;

@@ -61,6 +61,9 @@ class GpuImageState {
   const select::Selector& selector() const { return *selector_; }
   select::Workspace& workspace() { return workspace_; }
 
+  /// From now on only `mask`'s pixels are cleanable (--auto-mask's second phase of Högbom).
+  void restrict_mask(const std::vector<std::uint8_t>& mask);
+
   /// The brightest cleanable pixel (same rule as clean::find_peak).
   Peak peak() { return peak_of(masked_.data()); }
   /// The same for another search image (NaN where not cleanable): a scale's.

@@ -1,107 +1,144 @@
 #include "clean/gpu/hogbom_gpu.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
+#include "clean/errors.hpp"
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/gpu_image_state.hpp"
-#include "clean/gpu/minor_kernels.hpp"
-#include "clean/stop_rules.hpp"
 #include "clean/gpu/gpu_resources.hpp"
+#include "clean/gpu/minor_kernels.hpp"
+#include "clean/scale_set.hpp"
 #include "select/cuda/event.hpp"
 
-namespace gpuclean::clean {
+namespace gpuclean::clean::gpu {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 constexpr std::size_t kMaxCycleComponents = 1u << 22;
 // Launches queued between two looks at the stop flag: enough to hide the look, few enough that
 // the launches queued after a stop (which return at once) cost little.
 constexpr std::uint32_t kBatch = 256;
 
-}  // namespace
+class HogbomStepsGpu final : public MajorCycleSteps {
+ public:
+  HogbomStepsGpu(GpuResources& resources, const CleanProblem& problem, const CleanSettings& settings)
+      : resources_(resources),
+        problem_(problem),
+        settings_(settings),
+        s_(resources.stream()),
+        neg_(settings.allow_negative),
+        st_(resources, problem, settings),
+        scales_(plan_scales(settings, 0.0, problem.dirty.width, problem.dirty.height, 1)),
+        psf_(problem.psf.image.size(), s_),
+        slots_(3, s_),
+        flags_(2, s_) {
+    cuda::upload(resources.staging(), s_, psf_.data(), problem.psf.image.pixels.data(), problem.psf.image.size());
+    st_.sample_memory();
+  }
 
-HogbomGpu::HogbomGpu() = default;
-HogbomGpu::~HogbomGpu() = default;
-
-CleanResult HogbomGpu::run(const CleanProblem& problem, const CleanSettings& settings,
-                           const CycleCallback& on_cycle) {
-  check_joinable(problem, settings);  // Högbom refuses joined planes
-  if (!resources_) resources_ = std::make_unique<gpu::GpuResources>();
-  const gpu::GpuResources& stream = *resources_;
-  const cudaStream_t s = stream.stream();
-  gpu::GpuImageState st(*resources_, problem, settings);
-  const bool neg = settings.allow_negative;
-  const HostImage& psf = problem.psf.image;
-  cuda::DeviceBuffer<float> d_psf(psf.size(), s);
-  cuda::upload(resources_->staging(), s, d_psf.data(), psf.pixels.data(), psf.size());
-  cuda::DeviceBuffer<unsigned long long> slots(3, s);
-  cuda::DeviceBuffer<std::uint32_t> flags(2, s);  // stopped, made
-  st.sample_memory();
-
-  CleanResult result;
-  MajorCycleGate gate(settings, on_cycle);
-  while (true) {
-    const Peak peak = st.peak();
+  const std::vector<CleanScale>& scales() const override { return scales_; }
+  ScaleChoice choose() override {
+    const Peak p = st_.peak();
+    const float k = key(p);
+    return {p.index >= 0 ? 0 : -1, k, k, k};
+  }
+  float residual_peak() override { return key(st_.peak()); }
+  double robust_sigma() override {
     double sigma = 0.0;
-    const double threshold = st.threshold(&sigma);
-    if (!gate.open(result, peak.index >= 0, peak.index >= 0 ? (neg ? std::abs(peak.value) : peak.value) : 0.0f,
-                   threshold, sigma, st.model_flux(), 0)) {
-      break;
+    st_.threshold(&sigma);
+    return sigma;
+  }
+  double model_flux() override { return st_.model_flux(); }
+  NoiseMapRange make_noise_map(const LocalRmsSettings&, double) override {
+    throw InvalidSettings("--local-rms runs on Clark's major/minor cycles; drop --algorithm hogbom.");
+  }
+  void drop_weights() override {}
+  std::vector<Component> components(const CleanResult& result) override {
+    const std::vector<std::uint32_t> pixels = st_.component_pixels(result.iterations);
+    std::vector<Component> out(pixels.size());
+    for (std::size_t i = 0; i < pixels.size(); ++i) {
+      out[i].x = static_cast<std::uint32_t>(pixels[i] % st_.width());
+      out[i].y = static_cast<std::uint32_t>(pixels[i] / st_.width());
     }
-    const double cycle_limit =
-        std::max(result.threshold, (1.0 - settings.mgain) * static_cast<double>(result.peak_residual));
-    const auto t = Clock::now();
-    const auto budget =
-        static_cast<std::uint32_t>(std::min(settings.niter - result.iterations, kMaxCycleComponents));
-    st.reserve_components(result.iterations, budget);
-    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(slots.data(), 0, 3 * sizeof(unsigned long long), s));
-    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(flags.data(), 0, 2 * sizeof(std::uint32_t), s));
-    gpu::find_peak(s, st.masked(), st.size(), neg, slots.data());
+    return out;
+  }
+  void restrict(const std::vector<std::vector<std::uint8_t>>& masks) override { st_.restrict_mask(masks.at(0)); }
+  Selection select(const ScaleChoice&, double, std::size_t, CleanResult&) override { return {}; }
 
-    gpu::HogbomStepArgs a;
-    a.residual = st.residual();
-    a.masked = st.masked();
-    a.mask = st.mask();
-    a.width = st.width();
-    a.height = st.height();
-    a.psf = d_psf.data();
+  std::size_t minor_cycle(std::size_t, double limit, std::size_t budget_left, CleanResult& result) override {
+    const auto budget = static_cast<std::uint32_t>(std::min(budget_left, kMaxCycleComponents));
+    st_.reserve_components(result.iterations, budget);
+    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(slots_.data(), 0, 3 * sizeof(unsigned long long), s_));
+    GPUCLEAN_CUDA_TRY(cudaMemsetAsync(flags_.data(), 0, 2 * sizeof(std::uint32_t), s_));
+    find_peak(s_, st_.masked(), st_.size(), neg_, slots_.data());
+
+    const HostImage& psf = problem_.psf.image;
+    HogbomStepArgs a;
+    a.residual = st_.residual();
+    a.masked = st_.masked();
+    a.mask = st_.mask();
+    a.width = st_.width();
+    a.height = st_.height();
+    a.psf = psf_.data();
     a.psf_width = psf.width;
     a.psf_height = psf.height;
-    a.peak_x = problem.psf.peak_x;
-    a.peak_y = problem.psf.peak_y;
-    a.slots = slots.data();
-    a.limit = cycle_limit;
-    a.gain = static_cast<float>(settings.gain);
-    a.abs_key = neg;
+    a.peak_x = problem_.psf.peak_x;
+    a.peak_y = problem_.psf.peak_y;
+    a.slots = slots_.data();
+    a.limit = limit;
+    a.gain = static_cast<float>(settings_.gain);
+    a.abs_key = neg_;
     a.budget = budget;
-    a.comp_pixels = st.comp_pixels() + result.iterations;
-    a.comp_fluxes = st.comp_fluxes() + result.iterations;
-    a.model = st.model();
-    a.stopped = flags.data();
-    a.made = flags.data() + 1;
+    a.comp_pixels = st_.comp_pixels() + result.iterations;
+    a.comp_fluxes = st_.comp_fluxes() + result.iterations;
+    a.model = st_.model();
+    a.stopped = flags_.data();
+    a.made = flags_.data() + 1;
     std::uint32_t h_flags[2] = {0, 0};
     cuda::Event batch_done;
     for (std::uint32_t step = 0; step < budget;) {
       const std::uint32_t end = std::min(budget, step + kBatch);
-      for (; step < end; ++step) gpu::hogbom_step(s, a, step);
+      for (; step < end; ++step) hogbom_step(s_, a, step);
       // As the minor engine does: no download queued behind the batch (it would hold a copy
       // engine's queue for the batch's length, and other workers' downloads with it).
-      batch_done.record(s);
+      batch_done.record(s_);
       batch_done.synchronize();
-      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(h_flags, flags.data(), sizeof h_flags, cudaMemcpyDeviceToHost, s));
-      stream.synchronize();
+      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(h_flags, flags_.data(), sizeof h_flags, cudaMemcpyDeviceToHost, s_));
+      resources_.synchronize();
       if (h_flags[0]) break;
     }
-    result.iterations += h_flags[0] ? h_flags[1] : budget;
-    result.seconds.minor += since(t);
+    return h_flags[0] ? h_flags[1] : budget;
   }
-  d_psf = cuda::DeviceBuffer<float>();  // restoration needs the room
-  st.finish(problem, result);
-  return result;
+  void subtract(std::size_t, std::size_t, CleanResult&) override {}  // done step by step
+
+  void finish(CleanResult& result) override {
+    psf_ = cuda::DeviceBuffer<float>();  // restoration needs the room
+    st_.finish(problem_, result);
+    result.scales = summarise_scales(scales_, result.components);
+  }
+
+ private:
+  float key(const Peak& p) const {
+    return p.index < 0 ? 0.0f : (neg_ ? std::abs(p.value) : p.value);
+  }
+
+  GpuResources& resources_;
+  const CleanProblem& problem_;
+  const CleanSettings& settings_;
+  const cudaStream_t s_;
+  const bool neg_;
+  GpuImageState st_;
+  std::vector<CleanScale> scales_;
+  cuda::DeviceBuffer<float> psf_;
+  cuda::DeviceBuffer<unsigned long long> slots_;
+  cuda::DeviceBuffer<std::uint32_t> flags_;  // stopped, made
+};
+
+}  // namespace
+
+std::unique_ptr<MajorCycleSteps> make_hogbom_steps_gpu(GpuResources& resources, const CleanProblem& problem,
+                                                       const CleanSettings& settings) {
+  return std::make_unique<HogbomStepsGpu>(resources, problem, settings);
 }
 
-}  // namespace gpuclean::clean
+}  // namespace gpuclean::clean::gpu

@@ -1,29 +1,18 @@
 #pragma once
-// Högbom CLEAN on the GPU: as HogbomCpu, one component per launch (subtract the shifted PSF and
-// find the next peak in the same pass), launched in batches with no host round trip between
-// components.
+// Högbom CLEAN on the GPU, as the steps of the major-cycle driver (major_cycle.hpp): as the CPU
+// steps (hogbom_cpu.hpp), one component per launch (subtract the shifted PSF and find the next
+// peak in the same pass), launched in batches with no host round trip between components.
 
 #include <memory>
 
-#include "clean/deconvolver.hpp"
+#include "clean/major_cycle_steps.hpp"
 
 namespace gpuclean::clean::gpu {
+
 class GpuResources;
-}
 
-namespace gpuclean::clean {
+/// `resources` (the stream, caches and staging of one worker) must outlive the steps.
+std::unique_ptr<MajorCycleSteps> make_hogbom_steps_gpu(GpuResources& resources, const CleanProblem& problem,
+                                                       const CleanSettings& settings);
 
-class HogbomGpu final : public Deconvolver {
- public:
-  HogbomGpu();
-  ~HogbomGpu() override;
-  std::string_view name() const override { return "hogbom-gpu"; }
-  CleanResult run(const CleanProblem& problem, const CleanSettings& settings,
-                  const CycleCallback& on_cycle) override;
-
- private:
-  // Made on the first run, on the device current then; kept for the next run (batch mode).
-  std::unique_ptr<gpu::GpuResources> resources_;
-};
-
-}  // namespace gpuclean::clean
+}  // namespace gpuclean::clean::gpu

@@ -1,0 +1,32 @@
+#include "clean/gpu/gpu_deconvolver.hpp"
+
+#include "clean/gpu/gpu_resources.hpp"
+#include "clean/major_cycle.hpp"
+
+namespace gpuclean::clean::gpu {
+namespace {
+
+class GpuDeconvolver final : public Deconvolver {
+ public:
+  GpuDeconvolver(std::string name, GpuStepsMaker make) : name_(std::move(name)), make_(make) {}
+  std::string_view name() const override { return name_; }
+  CleanResult run(const CleanProblem& problem, const CleanSettings& settings, const CycleCallback& on_cycle) override {
+    check_joinable(problem, settings);
+    if (!resources_) resources_ = std::make_unique<GpuResources>();
+    const auto steps = make_(*resources_, problem, settings);
+    return run_major_cycles(*steps, problem, settings, on_cycle);
+  }
+
+ private:
+  std::string name_;
+  GpuStepsMaker make_;
+  std::unique_ptr<GpuResources> resources_;
+};
+
+}  // namespace
+
+std::unique_ptr<Deconvolver> make_gpu_deconvolver(std::string name, GpuStepsMaker make) {
+  return std::make_unique<GpuDeconvolver>(std::move(name), make);
+}
+
+}  // namespace gpuclean::clean::gpu

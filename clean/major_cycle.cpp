@@ -1,0 +1,139 @@
+#include "clean/major_cycle.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace gpuclean::clean {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+MajorCycleDriver::MajorCycleDriver(MajorCycleSteps& steps, const CleanProblem& problem,
+                                   const CleanSettings& settings, const CycleCallback& on_cycle)
+    : steps_(steps),
+      problem_(problem),
+      settings_(settings),
+      several_scales_(settings.multiscale.enabled),
+      gate_(settings, on_cycle),
+      phase_(settings),
+      weighing_(settings.local_rms.enabled) {
+  if (weighing_) rms_fwhm_ = settings.local_rms.window * beam_fwhm_pixels(problem);
+}
+
+double MajorCycleDriver::threshold(double* sigma, std::optional<double> noise) {
+  *sigma = 0.0;
+  double t = settings_.threshold;
+  if (settings_.auto_threshold > 0.0 || settings_.auto_mask > 0.0) {
+    *sigma = noise ? *noise : steps_.robust_sigma();
+    t = std::max(t, settings_.auto_threshold * *sigma);
+  }
+  return t;
+}
+
+void MajorCycleDriver::make_noise_map(CleanResult& result) {
+  const auto t = Clock::now();
+  const NoiseMapRange r = steps_.make_noise_map(settings_.local_rms, rms_fwhm_);
+  min_rms_ = r.min_rms;
+  result.local_rms = {true, settings_.local_rms.window, rms_fwhm_, r.min_rms, r.max_rms, 0};
+  result.seconds.noise_map += since(t);
+}
+
+// --auto-mask: the unmasked phase is done; on inside the components' footprints. As in WSClean,
+// the local noise map is not used inside the mask.
+void MajorCycleDriver::start_auto_mask(CleanResult& result) {
+  phase_.switch_to_mask();
+  if (weighing_) {
+    weighing_ = false;
+    steps_.drop_weights();
+    result.local_rms.dropped_at_cycle = result.major_cycles + 1;
+  }
+  std::vector<const HostImage*> kernels;
+  for (const CleanScale& sc : steps_.scales()) kernels.push_back(&sc.kernel);
+  const auto masks =
+      auto_masks(kernels, steps_.components(result), problem_.mask, problem_.dirty.width, problem_.dirty.height);
+  note_auto_mask(result, masks);
+  steps_.restrict(masks);
+}
+
+bool MajorCycleDriver::next(CleanResult& result) {
+  if (done_) return false;
+  if (!started_) {
+    started_ = true;
+    if (weighing_) make_noise_map(result);
+  }
+  auto t = Clock::now();
+  ScaleChoice choice = steps_.choose();
+  if (weighing_) {
+    const float peak_now = steps_.residual_peak();
+    if (map_peak_ && peak_now <= kLocalRmsRemakeFactor * *map_peak_) {
+      make_noise_map(result);
+      choice = steps_.choose();
+      map_peak_ = peak_now;
+    }
+    if (!map_peak_) map_peak_ = peak_now;
+  }
+  if (several_scales_) result.seconds.scales += since(t);
+  double sigma = 0.0;
+  double final_threshold = threshold(&sigma, weighing_ ? std::optional<double>(min_rms_) : std::nullopt);
+  double in_force = phase_.threshold(final_threshold, sigma);
+  if (phase_.first_phase() && (choice.scale < 0 || choice.biased <= in_force)) {
+    const bool was_weighing = weighing_;
+    start_auto_mask(result);
+    if (was_weighing) final_threshold = threshold(&sigma, std::nullopt);
+    t = Clock::now();
+    choice = steps_.choose();
+    if (several_scales_) result.seconds.scales += since(t);
+    in_force = final_threshold;
+  }
+  // Several scales: the divergence rule watches the residual's own peak (stop_rules.hpp).
+  std::optional<float> watched;
+  if (several_scales_) watched = steps_.residual_peak();
+  if (!gate_.open(result, choice.scale >= 0, choice.biased, in_force, sigma, steps_.model_flux(), last_candidates_,
+                  watched)) {
+    done_ = true;
+    return false;
+  }
+
+  const auto b = static_cast<std::size_t>(choice.scale);
+  const CleanScale& scale = steps_.scales()[b];
+  // Clark's limit (clark_cpu.hpp), in the scale image's units.
+  const double limit = std::max({result.threshold / scale.bias, static_cast<double>(scale.sidelobe) * choice.unweighted,
+                                 (1.0 - settings_.mgain) * choice.key,
+                                 several_scales_ ? (1.0 - settings_.multiscale.gain) * choice.key : 0.0});
+  t = Clock::now();
+  const Selection selection = steps_.select(choice, limit, result.major_cycles, result);
+  last_candidates_ = selection.count;
+  result.seconds.select += since(t) - selection.untimed_seconds;
+
+  t = Clock::now();
+  const std::size_t made = steps_.minor_cycle(b, limit, settings_.niter - result.iterations, result);
+  result.iterations += made;
+  result.seconds.minor += since(t);
+  if (made == 0) {  // the peak itself is at the limit: nothing more can be cleaned safely
+    result.reason = StopReason::kThreshold;
+    done_ = true;
+    return false;
+  }
+  t = Clock::now();
+  steps_.subtract(b, made, result);
+  result.seconds.convolve += since(t);
+  return true;
+}
+
+CleanResult MajorCycleDriver::run() {
+  CleanResult result;
+  while (next(result)) {
+  }
+  steps_.finish(result);
+  return result;
+}
+
+CleanResult run_major_cycles(MajorCycleSteps& steps, const CleanProblem& problem, const CleanSettings& settings,
+                             const CycleCallback& on_cycle) {
+  return MajorCycleDriver(steps, problem, settings, on_cycle).run();
+}
+
+}  // namespace gpuclean::clean

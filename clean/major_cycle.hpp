@@ -1,0 +1,64 @@
+#pragma once
+// The major-cycle loop, once for every algorithm and device (radler's design: one loop, the
+// algorithms as step implementations, major_cycle_steps.hpp). Each major cycle:
+//   1. the scale images and the scale to clean (steps.choose); with --local-rms the noise map is
+//      remade once the residual's peak has fallen by kLocalRmsRemakeFactor since it was made;
+//   2. threshold = max(--threshold, --auto-threshold x sigma), sigma the robust noise of the
+//      residual or the map's lowest noise; --auto-mask's first phase holds against
+//      max(threshold, --auto-mask x sigma) and, once that is reached, the mask is made from the
+//      components so far and the run goes on inside it (without the map's weights);
+//   3. the stopping rules (MajorCycleGate: threshold, niter, divergence);
+//   4. Clark's limit = max(threshold / bias, sidelobe x unweighted peak, (1 - mgain) x peak,
+//      (1 - multiscale gain) x peak with several scales);
+//   5. the active set above the limit, the minor cycles down to it, the subtraction.
+// A run can be driven to its end (run) or one major cycle at a time (next), e.g. from an outer
+// loop that re-images between calls.
+
+#include <cstddef>
+#include <optional>
+
+#include "clean/auto_mask.hpp"
+#include "clean/major_cycle_steps.hpp"
+#include "clean/stop_rules.hpp"
+
+namespace gpuclean::clean {
+
+class MajorCycleDriver {
+ public:
+  /// `steps`, `problem`, `settings` and `on_cycle` must outlive the driver.
+  MajorCycleDriver(MajorCycleSteps& steps, const CleanProblem& problem, const CleanSettings& settings,
+                   const CycleCallback& on_cycle);
+
+  /// Runs one major cycle: true when it cleaned, false once a stopping rule has fired
+  /// (result.reason says which) or a minor cycle could clean nothing.
+  bool next(CleanResult& result);
+  /// Every major cycle until the run stops, then the steps' finish.
+  CleanResult run();
+
+  /// The threshold in force now: max(--threshold, --auto-threshold x sigma); `sigma` receives
+  /// `noise` when given (--local-rms: the lowest local noise), else the residual's robust noise
+  /// (0 when neither --auto-threshold nor --auto-mask needs it).
+  double threshold(double* sigma, std::optional<double> noise);
+
+ private:
+  void make_noise_map(CleanResult& result);
+  void start_auto_mask(CleanResult& result);
+
+  MajorCycleSteps& steps_;
+  const CleanProblem& problem_;
+  const CleanSettings& settings_;
+  const bool several_scales_;
+  MajorCycleGate gate_;
+  AutoMaskPhase phase_;
+  bool started_ = false, done_ = false;
+  bool weighing_;                  // --local-rms weights in force
+  double rms_fwhm_ = 0.0, min_rms_ = 0.0;
+  std::optional<float> map_peak_;  // the residual's peak when the map was last made
+  std::size_t last_candidates_ = 0;
+};
+
+/// Runs `steps` to the end with the driver: what every Deconvolver::run is.
+CleanResult run_major_cycles(MajorCycleSteps& steps, const CleanProblem& problem, const CleanSettings& settings,
+                             const CycleCallback& on_cycle);
+
+}  // namespace gpuclean::clean
