@@ -144,5 +144,30 @@ TEST_P(AutoMaskField, WorksWithMultiscale) {
   EXPECT_EQ(r.auto_mask_pixels.size(), r.scales.size());
 }
 
+// Högbom runs on the same major-cycle driver, so it has the auto-mask too (it had none before).
+TEST_P(AutoMaskField, HogbomHasItThroughTheDriver) {
+  const Field f = faint_field();
+  gc::CleanSettings s = one_sigma(GetParam());
+  s.algorithm = gc::Algorithm::kHogbom;
+  s.niter = 5000;
+  auto d = gc::make_deconvolver(s.algorithm, s.device);
+  const gc::CleanResult plain = d->run(gc::CleanProblem{f.dirty, f.psf, f.mask}, s, nullptr);
+  s.auto_mask = 5.0;
+  const gc::CleanResult masked = d->run(gc::CleanProblem{f.dirty, f.psf, f.mask}, s, nullptr);
+  EXPECT_GT(spurious_fraction(f, plain.model), 0.01) << "without a mask, 1 sigma cleans the noise";
+  EXPECT_LE(spurious_fraction(f, masked.model), 0.01);
+  EXPECT_GT(masked.auto_mask_cycle, 1u);
+  ASSERT_EQ(masked.auto_mask_pixels.size(), 1u);
+  EXPECT_LT(masked.auto_mask_pixels[0], 25u * 49u);
+  if (GetParam() == gc::Device::kGpu) {  // and the GPU's equals the CPU's
+    s.device = gc::Device::kCpu;
+    const gc::CleanResult cpu =
+        gc::make_deconvolver(s.algorithm, s.device)->run(gc::CleanProblem{f.dirty, f.psf, f.mask}, s, nullptr);
+    EXPECT_EQ(cpu.auto_mask_cycle, masked.auto_mask_cycle);
+    EXPECT_EQ(cpu.auto_mask_pixels, masked.auto_mask_pixels);
+    EXPECT_EQ(cpu.iterations, masked.iterations);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, AutoMaskField, ::testing::Values(gc::Device::kCpu, gc::Device::kGpu),
                          [](const auto& p) { return std::string(gc::to_string(p.param)); });

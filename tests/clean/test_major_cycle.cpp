@@ -1,0 +1,185 @@
+// The major-cycle driver (clean/major_cycle.hpp): a toy algorithm of one file's worth plugs into
+// it and gets the stopping rules, the mgain limit and the auto-mask; and a run driven one major
+// cycle at a time is the whole run, bit for bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "clean/clark_cpu.hpp"
+#include "clean/clean_mask.hpp"
+#include "clean/image_stats.hpp"
+#include "clean/major_cycle.hpp"
+#include "tests/support/synthetic.hpp"
+
+namespace gc = gpuclean::clean;
+
+namespace {
+
+// A toy algorithm: CLEAN with a delta-function PSF, so a component only changes its own pixel.
+// What a new algorithm writes: the steps, nothing of the loop.
+class DeltaPsfSteps final : public gc::MajorCycleSteps {
+ public:
+  DeltaPsfSteps(const gc::CleanProblem& problem, const gc::CleanSettings& settings)
+      : settings_(settings),
+        residual_(problem.dirty),
+        model_(problem.dirty.width, problem.dirty.height),
+        mask_(problem.mask),
+        scales_(gc::plan_scales(settings, 0.0, problem.dirty.width, problem.dirty.height, 1)) {}
+
+  const std::vector<gc::CleanScale>& scales() const override { return scales_; }
+  gc::ScaleChoice choose() override {
+    peak_ = gc::find_peak(residual_.pixels, mask_, true, 1);
+    const float k = residual_peak();
+    return {peak_.index >= 0 ? 0 : -1, k, k, k};
+  }
+  float residual_peak() override { return peak_.index < 0 ? 0.0f : std::abs(peak_.value); }
+  double robust_sigma() override { return gc::robust_sigma(residual_.pixels); }
+  double model_flux() override { return gc::total_flux(model_.pixels); }
+  gc::NoiseMapRange make_noise_map(const gc::LocalRmsSettings&, double) override { return {1.0, 1.0}; }
+  void drop_weights() override {}
+  std::vector<gc::Component> components(const gc::CleanResult& r) override { return r.components; }
+  void restrict(const std::vector<std::vector<std::uint8_t>>& masks) override { mask_ = masks.at(0); }
+  gc::Selection select(const gc::ScaleChoice&, double, std::size_t, gc::CleanResult&) override { return {}; }
+  std::size_t minor_cycle(std::size_t, double limit, std::size_t budget, gc::CleanResult& r) override {
+    std::size_t made = 0;
+    while (made < budget && peak_.index >= 0 && std::abs(peak_.value) > limit) {
+      const auto i = static_cast<std::size_t>(peak_.index);
+      const float flux = static_cast<float>(settings_.gain) * peak_.value;
+      residual_.pixels[i] -= flux;
+      model_.pixels[i] += flux;
+      r.components.push_back({static_cast<std::uint32_t>(i % residual_.width),
+                              static_cast<std::uint32_t>(i / residual_.width), flux, 0});
+      ++made;
+      choose();
+    }
+    return made;
+  }
+  void subtract(std::size_t, std::size_t, gc::CleanResult&) override {}
+  void finish(gc::CleanResult& r) override {
+    r.residual = std::move(residual_);
+    r.model = std::move(model_);
+  }
+
+ private:
+  const gc::CleanSettings& settings_;
+  gc::HostImage residual_, model_;
+  std::vector<std::uint8_t> mask_;
+  std::vector<gc::CleanScale> scales_;
+  gc::Peak peak_;
+};
+
+struct Image {
+  gc::HostImage dirty;
+  gc::PreparedPsf psf;
+  std::vector<std::uint8_t> mask;
+};
+
+Image delta_field() {
+  Image f;
+  f.dirty = gc::HostImage(64, 64);
+  std::mt19937 rng(5);
+  std::normal_distribution<float> noise(0.0f, 0.01f);
+  for (float& v : f.dirty.pixels) v = noise(rng);
+  f.dirty.at(10, 12) = 5.0f;
+  f.dirty.at(40, 33) = -3.0f;
+  f.psf = gc::PreparedPsf{gc::HostImage(1, 1, 1.0f), 0, 0, 1.0f};  // the toy never reads it
+  f.mask = gc::make_clean_mask(f.dirty, nullptr, 0.0);
+  return f;
+}
+
+gc::CleanResult run_toy(const Image& f, const gc::CleanSettings& s, const gc::CycleCallback& on_cycle = nullptr) {
+  const gc::CleanProblem problem{f.dirty, f.psf, f.mask};
+  DeltaPsfSteps steps(problem, s);
+  return gc::run_major_cycles(steps, problem, s, on_cycle);
+}
+
+}  // namespace
+
+TEST(MajorCycleDriver, AToyAlgorithmStopsAtTheThresholdAndTheDriverKeepsTheBooks) {
+  const Image f = delta_field();
+  gc::CleanSettings s;
+  s.auto_threshold = 0.0;
+  s.threshold = 0.05;
+  s.mgain = 0.5;
+  std::vector<gc::CycleReport> reports;
+  const gc::CleanResult r = run_toy(f, s, [&](const gc::CycleReport& c) { reports.push_back(c); });
+  EXPECT_EQ(r.reason, gc::StopReason::kThreshold);
+  EXPECT_LE(r.peak_residual, 0.05f);
+  EXPECT_EQ(r.iterations, r.components.size());
+  // Each major cycle ends once the peak fell by mgain (or reached the threshold): the peaks at
+  // least halve from cycle to cycle.
+  ASSERT_GT(reports.size(), 3u);
+  for (std::size_t c = 1; c < reports.size(); ++c)
+    EXPECT_LE(reports[c].peak, std::max(0.5f * reports[c - 1].peak, 0.05f) + 1e-6f);
+  EXPECT_EQ(r.major_cycles, reports.size());
+  // A delta PSF's CLEAN is exact: model + residual is the dirty image.
+  for (std::size_t i = 0; i < f.dirty.size(); ++i)
+    EXPECT_NEAR(r.model.pixels[i] + r.residual.pixels[i], f.dirty.pixels[i], 1e-6f);
+}
+
+TEST(MajorCycleDriver, AToyAlgorithmHonoursNiterExactly) {
+  const Image f = delta_field();
+  gc::CleanSettings s;
+  s.niter = 17;
+  s.auto_threshold = 0.0;
+  s.mgain = 0.9;
+  const gc::CleanResult r = run_toy(f, s);
+  EXPECT_EQ(r.reason, gc::StopReason::kMaxIterations);
+  EXPECT_EQ(r.iterations, 17u);
+  EXPECT_EQ(r.components.size(), 17u);
+}
+
+TEST(MajorCycleDriver, AToyAlgorithmGetsTheAutoMask) {
+  const Image f = delta_field();
+  gc::CleanSettings s;
+  s.auto_threshold = 1.0;
+  s.auto_mask = 20.0;  // the two sources are far above 20 sigma, the noise is not
+  const gc::CleanResult r = run_toy(f, s);
+  ASSERT_GT(r.auto_mask_cycle, 1u);
+  ASSERT_EQ(r.auto_mask_pixels.size(), 1u);
+  EXPECT_EQ(r.auto_mask_pixels[0], 2u);  // one delta footprint per source
+  for (const gc::Component& c : r.components)
+    EXPECT_TRUE((c.x == 10 && c.y == 12) || (c.x == 40 && c.y == 33)) << c.x << "," << c.y;
+}
+
+// What an outer loop (re-imaging between major cycles) needs: next() one cycle at a time, then
+// finish, is the whole run.
+TEST(MajorCycleDriver, OneCycleAtATimeIsTheWholeRun) {
+  const std::size_t n = 128;
+  gc::HostImage sky(n, n);
+  gpuclean::test::add_gaussian(sky, 40.0, 50.0, 4.0, 2.0);
+  sky.at(90, 80) = 1.5f;
+  const gc::PreparedPsf psf = gc::prepare_psf(gpuclean::test::sidelobed_psf(n), n, n, nullptr);
+  const gc::HostImage dirty = gpuclean::test::convolve_direct(sky, psf);
+  const std::vector<std::uint8_t> mask = gc::make_clean_mask(dirty, nullptr, 0.0);
+  for (const bool multiscale : {false, true}) {
+    gc::CleanSettings s;
+    s.threads = 2;
+    s.mgain = 0.6;
+    s.niter = 3000;
+    s.beam_patch = 16;
+    s.multiscale.enabled = multiscale;
+    const gc::CleanProblem problem{dirty, psf, mask};
+    const gc::CleanResult whole = gc::make_deconvolver(s.algorithm, gc::Device::kCpu)->run(problem, s, nullptr);
+
+    const auto steps = gc::make_clark_steps_cpu(problem, s);
+    gc::MajorCycleDriver driver(*steps, problem, s, nullptr);
+    gc::CleanResult stepped;
+    std::size_t cycles = 0;
+    while (driver.next(stepped)) ++cycles;
+    EXPECT_FALSE(driver.next(stepped)) << "a stopped run stays stopped";
+    steps->finish(stepped);
+    EXPECT_GT(cycles, 1u);
+    ASSERT_EQ(stepped.components.size(), whole.components.size()) << "multiscale " << multiscale;
+    for (std::size_t i = 0; i < whole.components.size(); ++i) {
+      EXPECT_EQ(stepped.components[i].x, whole.components[i].x);
+      EXPECT_EQ(stepped.components[i].y, whole.components[i].y);
+      EXPECT_EQ(stepped.components[i].flux, whole.components[i].flux);
+      EXPECT_EQ(stepped.components[i].scale, whole.components[i].scale);
+    }
+    EXPECT_EQ(stepped.reason, whole.reason);
+    EXPECT_EQ(stepped.residual.pixels, whole.residual.pixels);
+  }
+}
