@@ -3,9 +3,7 @@
 #include "app/pipeline.hpp"
 #include "clean/errors.hpp"
 #include "app/run_report.hpp"
-#ifdef GPUCLEAN_HAVE_CUDA
-#include "clean/gpu/device_image.hpp"
-#endif
+#include "clean/gpu_memory.hpp"
 
 namespace gpuclean::app {
 namespace {
@@ -36,9 +34,8 @@ EmbeddedRun run_embedded(const RunOptions& options, io::FitsImage dirty, io::Fit
 
 EmbeddedRun run_embedded(const RunOptions& options, const clean::DeviceImage& dirty, io::FitsImage dirty_header,
                          io::FitsImage psf, std::optional<clean::HostImage> mask) {
-#ifdef GPUCLEAN_HAVE_CUDA
   return embedded(options, [&](const Log& log) {
-    const clean::gpu::DeviceImageFacts facts = clean::gpu::inspect_device_image(dirty);
+    const clean::DeviceImageFacts facts = clean::inspect_device_image(dirty);
     dirty_header.width = dirty.width;
     dirty_header.height = dirty.height;
     dirty_header.nan_count = facts.nan_count;
@@ -46,10 +43,6 @@ EmbeddedRun run_embedded(const RunOptions& options, const clean::DeviceImage& di
     ObservationImages images{std::move(dirty_header), std::move(psf), std::move(mask), dirty, facts.not_nan};
     return prepare_observation(options, std::move(images), log);
   });
-#else
-  (void)options, (void)dirty, (void)dirty_header, (void)psf, (void)mask;
-  throw clean::InvalidSettings("this gpuclean was built without CUDA; pass the dirty image as a NumPy array.");
-#endif
 }
 
 }  // namespace gpuclean::app

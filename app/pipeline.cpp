@@ -9,16 +9,14 @@
 #include "app/compare/select_chart.hpp"
 #include "app/compare/select_report.hpp"
 #include "app/errors.hpp"
+#include "app/provenance.hpp"
 #include "app/quicklook.hpp"
 #include "app/version.hpp"
 #include "clean/beam.hpp"
 #include "clean/clean_mask.hpp"
 #include "clean/errors.hpp"
 #include "clean/image_stats.hpp"
-#ifdef GPUCLEAN_HAVE_CUDA
-#include "clean/gpu/gpu_image_state.hpp"
-#include "clean/gpu/device_image.hpp"
-#endif
+#include "clean/gpu_memory.hpp"
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
 #include "io/staged_outputs.hpp"
@@ -37,12 +35,6 @@ clean::HostImage to_host(io::FitsImage&& f) {
   h.height = f.height;
   h.pixels = std::move(f.pixels);
   return h;
-}
-
-std::vector<std::string> history_lines(const std::string& command) {
-  std::vector<std::string> lines;
-  for (std::size_t i = 0; i < command.size(); i += 70) lines.push_back(command.substr(i, 70));
-  return lines;
 }
 
 clean::PixelToSky pixel_to_sky(const io::CelestialWcs& wcs) {
@@ -68,22 +60,6 @@ ComparePaths compare_paths(const RunOptions& o) {
     prefix += "-select";
   }
   return {prefix + ".csv", prefix + ".json", prefix + ".png"};
-}
-
-std::vector<io::Keyword> multiscale_keywords(const clean::CleanSettings& s,
-                                             const std::vector<clean::ScaleSummary>& scales) {
-  if (!s.multiscale.enabled) return {};
-  std::string sizes;
-  for (const clean::ScaleSummary& sc : scales) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%s%.4g", sizes.empty() ? "" : ",", sc.size);
-    sizes += buf;
-  }
-  return {{"GCMSCALE", true, "multiscale CLEAN"},
-          {"GCSCALES", sizes, "scales [pixels]"},
-          {"GCSSHAPE", std::string(clean::to_string(s.multiscale.shape)), "scale kernel shape"},
-          {"GCSBIAS", s.multiscale.scale_bias, "multiscale scale bias"},
-          {"GCSGAIN", s.multiscale.gain, "multiscale gain (sub-minor loop)"}};
 }
 
 std::vector<std::string> output_paths(const RunOptions& o) {
@@ -125,7 +101,7 @@ void check_outputs(const RunOptions& o) {
 void host_dirty_for_cpu(LoadedObservation& obs, clean::Device device) {
   if (!obs.dirty_device || device == clean::Device::kGpu) return;
 #ifdef GPUCLEAN_HAVE_CUDA
-  obs.dirty = clean::gpu::download_device_image(*obs.dirty_device);
+  obs.dirty = clean::download_device_image(*obs.dirty_device);
 #endif
   obs.dirty_device.reset();
   obs.report.dirty_on_device = false;
@@ -228,7 +204,7 @@ clean::Device fit_device(clean::Device device, const LoadedObservation& obs, con
 #ifdef GPUCLEAN_HAVE_CUDA
   if (device != clean::Device::kGpu) return device;
   try {
-    clean::gpu::check_gpu_memory(obs.dirty.width, obs.dirty.height, obs.psf.image.width, obs.psf.image.height,
+    clean::check_gpu_memory(obs.dirty.width, obs.dirty.height, obs.psf.image.width, obs.psf.image.height,
                                  obs.options.settings, &obs.report.beam_pixels);
   } catch (const clean::InsufficientGpuMemory& e) {
     if (obs.options.settings.device == clean::Device::kGpu) throw RuntimeFailure(e.what());
@@ -294,40 +270,9 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
   // one removes the others): each writer replaces its reserved staging file, and the commit
   // honours --overwrite.
   io::StagedOutputs staged(o.overwrite);
-  io::WriteOptions w;
-  w.overwrite = true;
-  w.inputs = {o.dirty, o.psf};
-  if (!o.fits_mask.empty()) w.inputs.push_back(o.fits_mask);
-  w.keywords = {
-      {"ORIGIN", std::string("gpuclean ") + kVersion, "GPU Clark CLEAN"},
-      {"GCVERSIO", std::string(kVersion), "gpuclean version"},
-      {"GCALGO", report.algorithm, "CLEAN algorithm"},
-      {"GCDEVICE", report.device, "device that ran CLEAN"},
-      {"GCNITER", static_cast<long long>(s.niter), "maximum number of components"},
-      {"GCITER", static_cast<long long>(result.iterations), "components cleaned"},
-      {"GCMAJOR", static_cast<long long>(result.major_cycles), "major cycles"},
-      {"GCGAIN", s.gain, "loop gain"},
-      {"GCMGAIN", s.mgain, "major-cycle gain"},
-      {"GCTHRESH", s.threshold, "absolute threshold"},
-      {"GCATHRES", s.auto_threshold, "auto-threshold [sigma]"},
-      {"GCAMASK", s.auto_mask, "auto-mask [sigma], 0 = off"},
-      {"GCFTHRES", result.threshold, "threshold in force at the end"},
-      {"GCNEGCM", s.allow_negative, "negative components allowed"},
-      {"GCSTOP", std::string(clean::to_string(result.reason)), "why CLEAN stopped"},
-  };
-  for (io::Keyword& k : multiscale_keywords(s, result.scales)) w.keywords.push_back(std::move(k));
-  if (s.local_rms.enabled) {
-    w.keywords.push_back({"GCLRMS", true, "thresholds against the local noise map"});
-    w.keywords.push_back({"GCLRMSW", s.local_rms.window, "local-RMS window FWHM [beams]"});
-    w.keywords.push_back({"GCLRMSME", std::string(clean::to_string(s.local_rms.method)), "local-RMS method"});
-    w.keywords.push_back({"GCLRMSMN", result.local_rms.min_rms, "lowest local RMS [Jy/beam]"});
-  }
-  w.history = history_lines(o.command_line);
-  char line[96];
-  std::snprintf(line, sizeof line, "gpuclean %s: %s on %s, %zu components, stop %s", kVersion,
-                report.algorithm.c_str(), report.device.c_str(), result.iterations,
-                std::string(clean::to_string(result.reason)).c_str());
-  w.history.push_back(line);
+  std::vector<std::string> inputs = {o.dirty, o.psf};
+  if (!o.fits_mask.empty()) inputs.push_back(o.fits_mask);
+  const io::WriteOptions w = provenance(o, {&result}, report.device, "", inputs);
   std::optional<io::BeamKeywords> beam_kw;
   if (report.beam)
     beam_kw = io::BeamKeywords{report.beam->bmaj_arcsec / 3600.0, report.beam->bmin_arcsec / 3600.0, report.beam->bpa_deg};

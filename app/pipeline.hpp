@@ -41,10 +41,6 @@ struct ComparePaths {
 };
 ComparePaths compare_paths(const RunOptions& options);
 
-/// The FITS keywords that record --multiscale (none without it): GCMSCALE, GCSCALES, ...
-std::vector<io::Keyword> multiscale_keywords(const clean::CleanSettings& settings,
-                                             const std::vector<clean::ScaleSummary>& scales);
-
 /// Every file the run writes, in the order written (the restored image last, so that its
 /// presence means the others are there).
 std::vector<std::string> output_paths(const RunOptions& options);

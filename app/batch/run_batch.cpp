@@ -29,9 +29,7 @@
 #include "app/failure.hpp"
 #include "app/pipeline.hpp"
 #include "clean/errors.hpp"
-#ifdef GPUCLEAN_HAVE_CUDA
-#include "clean/gpu/gpu_image_state.hpp"
-#endif
+#include "clean/gpu_memory.hpp"
 #include "io/fits_reader.hpp"
 #include "io/text_writer.hpp"
 #include "select/cuda/device_info.hpp"
@@ -285,7 +283,7 @@ int choose_streams(const std::vector<int>& gpus, const std::vector<const BatchJo
     try {
       const io::FitsImage dirty = io::read_fits_shape(job->options.dirty);  // sizes only, no pixels
       const io::FitsImage psf = io::read_fits_shape(job->options.psf);
-      const std::size_t per_stream = clean::gpu::gpu_bytes_per_worker(dirty.width, dirty.height, psf.width,
+      const std::size_t per_stream = clean::gpu_bytes_per_worker(dirty.width, dirty.height, psf.width,
                                                                       psf.height, job->options.settings);
       int streams = kMaxAutomaticStreams;
       for (int g : gpus) {

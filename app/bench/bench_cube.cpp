@@ -15,9 +15,7 @@
 #include "clean/image_stats.hpp"
 #include "data/simulate_channels.hpp"
 #include "select/cuda/device_info.hpp"
-#ifdef GPUCLEAN_HAVE_CUDA
-#include "clean/gpu/gpu_image_state.hpp"
-#endif
+#include "clean/gpu_memory.hpp"
 
 namespace gpuclean::app {
 namespace {
@@ -208,7 +206,7 @@ int run_bench_cube(const BenchCleanOptions& o) {
       std::size_t fit = 16;
 #ifdef GPUCLEAN_HAVE_CUDA
       const clean::CleanSettings s = settings_for(niter, o.threshold, clean::Device::kGpu);
-      const std::size_t per = clean::gpu::gpu_bytes_needed(size, size, size, size, s, &cube.beams[0]);
+      const std::size_t per = clean::gpu_bytes_needed(size, size, size, size, s, &cube.beams[0]);
       fit = cuda::device_memory().free_bytes * 9 / 10 / std::max<std::size_t>(per, 1);
 #endif
       const std::vector<std::size_t> counts =

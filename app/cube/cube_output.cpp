@@ -15,6 +15,7 @@
 #include "app/compare/select_report.hpp"
 #include "app/cube/cube_run.hpp"
 #include "app/pipeline.hpp"
+#include "app/provenance.hpp"
 #include "app/version.hpp"
 #include "clean/beam.hpp"
 #include "clean/image_stats.hpp"
@@ -39,35 +40,6 @@ std::vector<std::string> pols_of(const io::WscleanChannelSet& set) {
 
 std::string mode_of(const CubeOptions& c) {
   return c.join_channels ? "channels" : c.join_polarizations ? "polarizations" : "independent";
-}
-
-io::WriteOptions write_options(const RunOptions& o, const CubeRunResult& run, const std::vector<std::string>& inputs) {
-  std::size_t components = 0;
-  for (const auto& r : run.results) components += r.iterations;
-  const clean::CleanSettings& s = o.settings;
-  io::WriteOptions w;
-  w.overwrite = true;  // each writer replaces its staging file; the commit honours --overwrite
-  w.inputs = inputs;
-  w.keywords = {
-      {"ORIGIN", std::string("gpuclean ") + kVersion, "GPU Clark CLEAN"},
-      {"GCVERSIO", std::string(kVersion), "gpuclean version"},
-      {"GCALGO", std::string(clean::to_string(s.algorithm)), "CLEAN algorithm"},
-      {"GCDEVICE", run.device, "device that ran CLEAN"},
-      {"GCJOIN", mode_of(o.cube), "planes joined: channels, polarizations, independent"},
-      {"GCFITPOL", static_cast<long long>(o.cube.fit_spectral_pol), "spectral polynomial terms, 0 = none"},
-      {"GCFITLPL", static_cast<long long>(o.cube.fit_spectral_log_pol), "log-polynomial spectral terms, 0 = none"},
-      {"GCNITER", static_cast<long long>(s.niter), "maximum number of components per CLEAN"},
-      {"GCITER", static_cast<long long>(components), "components cleaned, all planes"},
-      {"GCGAIN", s.gain, "loop gain"},
-      {"GCMGAIN", s.mgain, "major-cycle gain"},
-      {"GCTHRESH", s.threshold, "absolute threshold"},
-      {"GCATHRES", s.auto_threshold, "auto-threshold [sigma]"},
-  };
-  if (!run.results.empty())
-    for (io::Keyword& k : multiscale_keywords(s, run.results.front().scales)) w.keywords.push_back(std::move(k));
-  std::string cmd = o.command_line;
-  for (std::size_t i = 0; i < cmd.size(); i += 70) w.history.push_back(cmd.substr(i, 70));
-  return w;
 }
 
 std::optional<io::BeamKeywords> beam_keywords(const InputPlane& p) {
@@ -355,7 +327,9 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
   const auto t0 = Clock::now();
   const std::vector<PlaneView> views = plane_views(in, run);
   io::StagedOutputs staged(o.overwrite);
-  const io::WriteOptions base = write_options(o, run, in.inputs);
+  std::vector<const clean::CleanResult*> results;
+  for (const clean::CleanResult& r : run.results) results.push_back(&r);
+  const io::WriteOptions base = provenance(o, results, run.device, mode_of(o.cube), in.inputs);
   const std::size_t width = in.planes.front().dirty.width, height = in.planes.front().dirty.height, n = width * height;
   if (!o.components.empty()) io::write_text_file(staged.stage(o.components), components_csv(o, in, run), true);
   if (!o.cube.source_list.empty())

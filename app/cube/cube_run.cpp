@@ -18,10 +18,7 @@
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
 #include "select/cuda/device_info.hpp"
-#ifdef GPUCLEAN_HAVE_CUDA
-#include "clean/gpu/gpu_image_state.hpp"
-#include "clean/gpu/joined_planes_gpu.hpp"
-#endif
+#include "clean/gpu_memory.hpp"
 
 namespace gpuclean::app {
 namespace {
@@ -73,7 +70,7 @@ GpuPlan gpu_plan(const CubeInput& in, const RunOptions& o, const std::vector<Cle
 #ifdef GPUCLEAN_HAVE_CUDA
   const InputPlane& p = in.planes.front();
   const std::size_t w = p.dirty.width, h = p.dirty.height, pw = p.psf.image.width, ph = p.psf.image.height;
-  const std::size_t base = clean::gpu::gpu_bytes_needed(w, h, pw, ph, o.settings, &p.beam);
+  const std::size_t base = clean::gpu_bytes_needed(w, h, pw, ph, o.settings, &p.beam);
   const std::size_t budget = cuda::device_memory().free_bytes * 9 / 10;
   const std::size_t wanted = o.cube.parallel_planes ? o.cube.parallel_planes : kMaxAutomaticParallelPlanes;
   if (!groups.front().joined()) return {std::min({base > 0 ? budget / base : 0, wanted, groups.size()}), 0};
@@ -83,8 +80,8 @@ GpuPlan gpu_plan(const CubeInput& in, const RunOptions& o, const std::vector<Cle
        clean::plan_scales(o.settings, p.beam.fwhm_major_pixels(), w, h, std::max(pw, ph)))
     patches.push_back(sc.patch);
   auto joined_bytes = [&](std::size_t block) {
-    return base + clean::gpu::JoinedPlanesGpu::bytes_needed(planes, block, w, h, pw, ph, patches,
-                                                            std::min(o.settings.select_k, w * h), o.settings.niter);
+    return base + clean::joined_gpu_bytes(planes, block, w, h, pw, ph, patches,
+                                          std::min(o.settings.select_k, w * h), o.settings.niter);
   };
   if (const std::size_t all = joined_bytes(0); all <= budget)
     return {std::min({budget / all, wanted, groups.size()}), 0};

@@ -1,4 +1,5 @@
-#include "clean/gpu/device_image.hpp"
+// inspect_device_image and download_device_image (clean/gpu_memory.hpp).
+#include "clean/gpu_memory.hpp"
 
 #include <cuda_runtime.h>
 
@@ -9,7 +10,7 @@
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/device_buffer.hpp"
 
-namespace gpuclean::clean::gpu {
+namespace gpuclean::clean {
 namespace {
 
 __global__ void not_nan_kernel(const float* image, std::size_t n, std::uint8_t* not_nan, unsigned long long* nans) {
@@ -72,4 +73,4 @@ HostImage download_device_image(const DeviceImage& image) {
   return out;
 }
 
-}  // namespace gpuclean::clean::gpu
+}  // namespace gpuclean::clean

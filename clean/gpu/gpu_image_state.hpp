@@ -15,6 +15,7 @@
 
 #include "clean/beam.hpp"
 #include "clean/deconvolver.hpp"
+#include "clean/gpu_memory.hpp"
 #include "clean/gpu/gpu_resources.hpp"
 #include "clean/gpu/host_image_prefetch.hpp"
 #include "clean/image_stats.hpp"
@@ -118,23 +119,5 @@ class GpuImageState {
   // The host images the results come back into, made while the GPU works.
   std::unique_ptr<HostImagePrefetch> host_residual_, host_model_, host_restored_;
 };
-
-/// Device bytes a GPU run of this problem needs at its peak (conservative), for the check
-/// before any work: what the run allocates, the new PSF and beam spectra it may add to the
-/// caches included. Without `beam`, the restoration is assumed no larger than the major cycles'
-/// convolution (true unless the beam is wider than about half the image).
-std::size_t gpu_bytes_needed(std::size_t width, std::size_t height, std::size_t psf_width, std::size_t psf_height,
-                             const CleanSettings& settings, const PixelGaussian* beam = nullptr);
-
-/// What one clean worker holds on its device in a batch of such runs: gpu_bytes_needed() and
-/// the spectra and plans that its caches keep between runs.
-std::size_t gpu_bytes_per_worker(std::size_t width, std::size_t height, std::size_t psf_width,
-                                 std::size_t psf_height, const CleanSettings& settings,
-                                 const PixelGaussian* beam = nullptr);
-
-/// Throws InsufficientGpuMemory (with the sizes, and what to do) when the run does not fit in
-/// the free memory of the current device.
-void check_gpu_memory(std::size_t width, std::size_t height, std::size_t psf_width, std::size_t psf_height,
-                      const CleanSettings& settings, const PixelGaussian* beam = nullptr);
 
 }  // namespace gpuclean::clean::gpu

@@ -1,0 +1,29 @@
+// clean/gpu_memory.hpp in a build without CUDA: no run needs device memory, and no image can be
+// in it.
+#include "clean/errors.hpp"
+#include "clean/gpu_memory.hpp"
+
+namespace gpuclean::clean {
+
+std::size_t gpu_bytes_needed(std::size_t, std::size_t, std::size_t, std::size_t, const CleanSettings&,
+                             const PixelGaussian*) {
+  return 0;
+}
+std::size_t gpu_bytes_per_worker(std::size_t, std::size_t, std::size_t, std::size_t, const CleanSettings&,
+                                 const PixelGaussian*) {
+  return 0;
+}
+void check_gpu_memory(std::size_t, std::size_t, std::size_t, std::size_t, const CleanSettings&,
+                      const PixelGaussian*) {}
+std::size_t joined_gpu_bytes(std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t,
+                             const std::vector<std::size_t>&, std::size_t, std::size_t) {
+  return 0;
+}
+DeviceImageFacts inspect_device_image(const DeviceImage&) {
+  throw InvalidSettings("this gpuclean was built without CUDA; pass the dirty image as a NumPy array.");
+}
+HostImage download_device_image(const DeviceImage&) {
+  throw InvalidSettings("this gpuclean was built without CUDA; pass the dirty image as a NumPy array.");
+}
+
+}  // namespace gpuclean::clean
