@@ -5,6 +5,7 @@
 #include "app/multiscale_options.hpp"
 #include "app/version.hpp"
 #include "data/arrays.hpp"
+#include "select/backend_names.hpp"
 
 namespace gpuclean::app {
 
@@ -47,8 +48,8 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
                  "large images)")
       ->group(algo)->capture_default_str();
   app.add_option("--select", s.select_backend,
-                 "GPU: selection backend for active sets and noise medians (auto: the fastest for each call by a "
-                 "measured rule; or randomized, sample, bucket, cutting-plane, sort)")
+                 "GPU: selection backend for active sets and noise medians: " + select::clean_backend_list() +
+                     " (auto: the fastest for each call by a measured rule)")
       ->group(algo)->capture_default_str();
   app.add_option("--beam-patch", s.beam_patch, "Clark: half-width of the beam patch [pixels]")
       ->group(algo)->capture_default_str();

@@ -5,7 +5,12 @@
 namespace gpuclean::select {
 
 const std::vector<std::string>& clean_backend_names() {
-  static const std::vector<std::string> names = {"auto", "sort", "randomized", "sample", "bucket", "cutting-plane"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const BackendName& b : kBackendNames)
+      if (b.for_clean) out.emplace_back(b.name);
+    return out;
+  }();
   return names;
 }
 

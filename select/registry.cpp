@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "select/backends/auto_select.hpp"
+#include "select/backend_names.hpp"
 #include "select/backends/backends.hpp"
 
 namespace gpuclean::select {
@@ -38,18 +39,26 @@ std::string Registry::description(std::string_view name) const {
   return {};
 }
 
+namespace {
+
+Registry::Factory factory_of(BackendId id) {
+  switch (id) {  // exhaustive: a new backend is a row of kBackendNames and a case here
+    case BackendId::kAuto: return make_auto_selector;
+    case BackendId::kCpu: return make_cpu_selector;
+    case BackendId::kSort: return make_sort_selector;
+    case BackendId::kRandomized: return make_randomized_selector;
+    case BackendId::kSample: return make_sample_selector;
+    case BackendId::kSampleApprox: return make_sample_approx_selector;
+    case BackendId::kBucket: return make_bucket_selector;
+    case BackendId::kCuttingPlane: return make_cutting_plane_selector;
+  }
+  throw std::logic_error("unknown selection backend id");
+}
+
+}  // namespace
+
 void register_builtin_backends(Registry& r) {
-  r.add("auto", "the default: per call, the fastest exact backend for n, k, the operation and the data (measured rule)",
-        make_auto_selector);
-  r.add("cpu", "CPU reference (std::nth_element); copies the input to the host", make_cpu_selector);
-  r.add("sort", "sort-and-choose with CUB radix sort: the baseline", make_sort_selector);
-  r.add("randomized", "two-pivot Las Vegas top-k (Monroe et al., HPG 2011)", make_randomized_selector);
-  r.add("sample", "SampleSelect (Ribizel & Anzt 2019)", make_sample_selector);
-  r.add("sample-approx", "approximate SampleSelect: order statistics to within one bucket (not exact)",
-        make_sample_approx_selector);
-  r.add("bucket", "bucketMultiSelect (Blanchard et al.): kernel-density buckets by linear projection", make_bucket_selector);
-  r.add("cutting-plane", "Kelley's cutting-plane order statistics (Beliakov 2011) with copy_if and sort",
-        make_cutting_plane_selector);
+  for (const BackendName& b : kBackendNames) r.add(std::string(b.name), std::string(b.description), factory_of(b.id));
 }
 
 const Registry& builtin_registry() {

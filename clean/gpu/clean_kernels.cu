@@ -11,7 +11,7 @@
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/per_device.hpp"
-#include "select/detail/warp_util.cuh"
+#include "select/cuda/warp_util.cuh"
 
 namespace gpuclean::clean::gpu {
 namespace {
@@ -24,7 +24,7 @@ int grid_for(std::size_t n) {
   return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(need, static_cast<std::size_t>(max_blocks))));
 }
 
-using select::detail::warp_max64;
+using cuda::warp_max64;
 
 template <class T>
 __device__ __forceinline__ T warp_sum(T v) {

@@ -10,12 +10,12 @@
 #include "clean/gpu/warp_search.cuh"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/per_device.hpp"
-#include "select/detail/warp_util.cuh"
+#include "select/cuda/warp_util.cuh"
 
 namespace gpuclean::clean::gpu {
 namespace {
 
-using select::detail::warp_max64;
+using cuda::warp_max64;
 constexpr int kBlock = 256;  // the major cycle's kernels
 // Per team: its members' keys, positions and row table, when they fit (25 597 members).
 constexpr std::uint32_t kSharedBytes = 200 * 1024;

@@ -9,7 +9,7 @@
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/per_device.hpp"
-#include "select/detail/warp_util.cuh"
+#include "select/cuda/warp_util.cuh"
 
 namespace gpuclean::clean::gpu {
 namespace {
@@ -18,12 +18,12 @@ constexpr int kStepThreads = 256;
 
 __device__ __forceinline__ unsigned long long block_max_once(unsigned long long v) {
   __shared__ unsigned long long s_warp[kStepThreads / 32];
-  v = select::detail::warp_max64(v);
+  v = cuda::warp_max64(v);
   if ((threadIdx.x & 31) == 0) s_warp[threadIdx.x >> 5] = v;
   __syncthreads();
   if (threadIdx.x < 32) {
     v = threadIdx.x < kStepThreads / 32 ? s_warp[threadIdx.x] : 0ull;
-    v = select::detail::warp_max64(v);
+    v = cuda::warp_max64(v);
   }
   return v;  // valid in thread 0
 }

@@ -9,13 +9,13 @@
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/per_device.hpp"
-#include "select/detail/warp_util.cuh"
+#include "select/cuda/warp_util.cuh"
 
 namespace gpuclean::clean::gpu {
 namespace {
 
-using select::detail::kFullMask;
-using select::detail::warp_max64;
+using cuda::kFullMask;
+using cuda::warp_max64;
 // 162 KB: a cluster of the default active set (20050 members, 8 bytes each) fits, and the
 // 164 KB shared-memory configuration leaves 92 KB of L1 for the beam patch (40 KB at hw 50).
 constexpr std::uint32_t kSharedBytes = 162 * 1024;

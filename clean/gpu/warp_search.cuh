@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "select/detail/warp_util.cuh"
+#include "select/cuda/warp_util.cuh"
 
 namespace gpuclean::clean::gpu {
 
@@ -12,7 +12,7 @@ namespace gpuclean::clean::gpu {
 // All lanes of the warp call it and get the same answer.
 __device__ __forceinline__ std::uint32_t warp_lower_bound(const std::uint32_t* xy, std::uint32_t m,
                                                           std::uint32_t key, std::uint32_t lane) {
-  using select::detail::kFullMask;
+  using cuda::kFullMask;
   std::uint32_t lo = 0, end = m;
   while (end - lo > 32) {
     const std::uint32_t step = (end - lo + 31) >> 5;

@@ -12,6 +12,7 @@
 #include "select/backends/backends.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/detail/engine.hpp"
+#include "select/registry.hpp"
 
 namespace gpuclean::select {
 namespace {
@@ -26,17 +27,10 @@ AutoOperation order_statistics_operation(std::size_t n_ranks) {
 class AutoSelector final : public Selector {
  public:
   AutoSelector() {
-    const std::map<std::string_view, std::unique_ptr<Selector> (*)()> factories = {
-        {"randomized", make_randomized_selector}, {"sample", make_sample_selector},
-        {"bucket", make_bucket_selector},         {"cutting-plane", make_cutting_plane_selector},
-        {"sort", make_sort_selector}};
-    for (const AutoRule& r : kAutoRules) {
-      for (std::string_view name : {r.continuous, r.repeated}) {
-        const auto f = factories.find(name);
-        if (f == factories.end()) throw std::logic_error("auto rule names an unknown backend: " + std::string(name));
-        if (!backends_.count(name)) backends_.emplace(name, f->second());
-      }
-    }
+    // The rules name backends of the registry (a test checks each is there and exact).
+    for (const AutoRule& r : kAutoRules)
+      for (std::string_view name : {r.continuous, r.repeated})
+        if (!backends_.count(name)) backends_.emplace(name, builtin_registry().make(name));
   }
 
   std::string_view name() const override { return "auto"; }

@@ -55,7 +55,7 @@
 #include "select/cuda/per_device.hpp"
 #include "select/detail/bitonic_sort.hpp"
 #include "select/detail/engine.hpp"
-#include "select/detail/warp_util.cuh"
+#include "select/cuda/warp_util.cuh"
 
 namespace gpuclean::select {
 namespace {

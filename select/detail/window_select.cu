@@ -17,7 +17,7 @@
 #include "select/detail/engine.hpp"
 #include "select/detail/window_logic.hpp"
 #include "select/detail/window_select.hpp"
-#include "select/detail/warp_util.cuh"
+#include "select/cuda/warp_util.cuh"
 
 namespace gpuclean::select::detail {
 namespace {

@@ -22,3 +22,15 @@ TEST(BackendNames, AreTheRegistrysExactGpuBackends) {
   std::sort(listed.begin(), listed.end());
   EXPECT_EQ(listed, exact);
 }
+
+// The registry makes each row of the one table, and each backend calls itself by its row's name.
+TEST(BackendNames, EveryRowIsARegisteredBackendOfThatName) {
+  const auto& reg = gs::builtin_registry();
+  ASSERT_EQ(reg.names().size(), gs::kBackendNames.size());
+  for (const gs::BackendName& b : gs::kBackendNames) {
+    const auto sel = reg.make(b.name);
+    EXPECT_EQ(sel->name(), b.name);
+    EXPECT_EQ(sel->exact(), b.exact) << b.name;
+    EXPECT_EQ(reg.description(b.name), b.description);
+  }
+}

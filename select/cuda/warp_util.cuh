@@ -1,10 +1,11 @@
 #pragma once
 // Warp-level building blocks shared by the selection kernels and GPU CLEAN's kernels (CUDA only;
-// include from .cu files). Every function here is a collective: all 32 lanes must call it.
+// include from .cu files): public, so that clean/gpu needs nothing of select/detail. Every
+// function here is a collective: all 32 lanes must call it.
 
 #include <cstdint>
 
-namespace gpuclean::select::detail {
+namespace gpuclean::cuda {
 
 inline constexpr unsigned kFullMask = 0xffffffffu;
 
@@ -58,4 +59,14 @@ __device__ __forceinline__ void warp_histogram_add(unsigned* hist, int bin, bool
   }
 }
 
+}  // namespace gpuclean::cuda
+
+// The selection kernels' own names for them.
+namespace gpuclean::select::detail {
+using cuda::kFullMask;
+using cuda::lane_id;
+using cuda::mix64;
+using cuda::warp_append;
+using cuda::warp_histogram_add;
+using cuda::warp_max64;
 }  // namespace gpuclean::select::detail
