@@ -4,6 +4,7 @@
 #include "app/multiscale_options.hpp"
 #include "app/version.hpp"
 #include "data/arrays.hpp"
+#include "select/select_types.hpp"
 
 namespace gpuclean::app {
 
@@ -282,6 +283,20 @@ void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
   sub.add_flag("--auto-table", o.auto_table,
                "also print, per size, operation, k and data class, the fastest backend and the auto backend's time "
                "and choice (the data behind select/backends/auto_rule.hpp)");
+  // A k above a size's n cannot be met (select::check_top_k): refused before any work, not once
+  // the smaller sizes have run.
+  sub.final_callback([&o] {
+    for (const std::string& k : o.ks) {
+      if (k == "n/100") continue;
+      for (int lg : o.log2_sizes) {
+        const std::size_t n = std::size_t{1} << lg;
+        if (std::stod(k) > static_cast<double>(n))
+          throw select::InvalidRequest("--ks " + k + " is more than the " + std::to_string(n) + " elements of --sizes " +
+                                       std::to_string(lg) + " (2^" + std::to_string(lg) +
+                                       "); give k <= 2^size for every size, or n/100.");
+      }
+    }
+  });
 }
 
 void add_quicklook_options(CLI::App& sub, QuicklookPanelsOptions& o) {
