@@ -6,6 +6,7 @@
 #include "app/version.hpp"
 #include "data/arrays.hpp"
 #include "select/backend_names.hpp"
+#include "select/select_types.hpp"
 
 namespace gpuclean::app {
 
@@ -108,10 +109,6 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
 
 void add_cube_options(CLI::App& app, CubeOptions& c) {
   const std::string g = "Cubes and channels";
-  app.add_flag("--wsclean-channels", c.wsclean_channels,
-               "DIRTY is WSClean's NAME: clean NAME-0000-dirty.fits ... (and NAME-0000-I-dirty.fits ... with "
-               "polarisations) with their NAME-0000-psf.fits twins as one observation; -o OUT writes "
-               "OUT-0000-image.fits ... and OUT-MFS-image.fits (no PSF argument)")->group(g);
   app.add_flag("--join-channels", c.join_channels,
                "Cubes: find peaks on the channels' weighted mean and place each component in every channel with "
                "that channel's value (WSClean's -join-channels); without it every plane is its own CLEAN")->group(g);
@@ -124,9 +121,6 @@ void add_cube_options(CLI::App& app, CubeOptions& c) {
   app.add_option("--fit-spectral-log-pol", c.fit_spectral_log_pol,
                  "--join-channels: fit each component's channel fluxes with a logarithmic polynomial of N terms "
                  "(S = S0 10^(a1 x + a2 x^2 ...), x = log10(nu/nu0); WSClean's -fit-spectral-log-pol)")->group(g);
-  app.add_option("--save-source-list", c.source_list,
-                 "--join-channels: write the components as a WSClean source list (text; one source per pixel and "
-                 "scale with its spectrum fitted, or a flat spectrum without a fit)")->group(g);
   app.add_option("--parallel-planes", c.parallel_planes,
                  "Cubes without joining: planes cleaned at once on the GPU, each on its own stream (0: from the "
                  "GPU's free memory, at most 16)")->group(g)->capture_default_str();
@@ -146,6 +140,19 @@ void add_output_file_options(CLI::App& app, RunOptions& r) {
 }
 
 namespace {
+
+// The single command's own cube options: what its DIRTY argument names, and the source list's
+// file (batch derives one per channel set instead).
+void add_cube_input_options(CLI::App& app, CubeOptions& c) {
+  const std::string g = "Cubes and channels";
+  app.add_flag("--wsclean-channels", c.wsclean_channels,
+               "DIRTY is WSClean's NAME: clean NAME-0000-dirty.fits ... (and NAME-0000-I-dirty.fits ... with "
+               "polarisations) with their NAME-0000-psf.fits twins as one observation; -o OUT writes "
+               "OUT-0000-image.fits ... and OUT-MFS-image.fits (no PSF argument)")->group(g);
+  app.add_option("--save-source-list", c.source_list,
+                 "--join-channels: write the components as a WSClean source list (text; one source per pixel and "
+                 "scale with its spectrum fitted, or a flat spectrum without a fit)")->group(g);
+}
 
 void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
   auto& s = o.settings;
@@ -263,6 +270,20 @@ void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
   sub.add_flag("--auto-table", o.auto_table,
                "also print, per size, operation, k and data class, the fastest backend and the auto backend's time "
                "and choice (the data behind select/backends/auto_rule.hpp)");
+  // A k above a size's n cannot be met (select::check_top_k): refused before any work, not once
+  // the smaller sizes have run.
+  sub.final_callback([&o] {
+    for (const std::string& k : o.ks) {
+      if (k == "n/100") continue;
+      for (int lg : o.log2_sizes) {
+        const std::size_t n = std::size_t{1} << lg;
+        if (std::stod(k) > static_cast<double>(n))
+          throw select::InvalidRequest("--ks " + k + " is more than the " + std::to_string(n) + " elements of --sizes " +
+                                       std::to_string(lg) + " (2^" + std::to_string(lg) +
+                                       "); give k <= 2^size for every size, or n/100.");
+      }
+    }
+  });
 }
 
 void add_quicklook_options(CLI::App& sub, QuicklookPanelsOptions& o) {
@@ -309,6 +330,13 @@ void add_batch_options(CLI::App& sub, BatchOptions& o) {
   sub.add_flag("--quicklook", o.quicklook, "Write a PNG preview beside each restored image (NAME-image.png)")
       ->group("Outputs");
   add_observation_options(sub, o.defaults);
+  // A folder's channel sets take the single command's cube options; the batch's workers are the
+  // parallelism, so each set's planes go one at a time unless --parallel-planes says otherwise.
+  o.defaults.cube.parallel_planes = 1;
+  add_cube_options(sub, o.defaults.cube);
+  sub.add_flag("--save-source-list", o.save_source_list,
+               "--join-channels: write each channel set's components as a WSClean source list, NAME-sources.txt "
+               "beside its images")->group("Cubes and channels");
 }
 
 }  // namespace
@@ -349,6 +377,7 @@ std::unique_ptr<Cli> make_cli() {
   cli->app->add_option("-o,--output", cli->run.output, "Restored image to write (FITS)");
   add_observation_options(*cli->app, cli->run);
   add_output_file_options(*cli->app, cli->run);
+  add_cube_input_options(*cli->app, cli->run.cube);
   add_cube_options(*cli->app, cli->run.cube);
   cli->batch = cli->app->add_subcommand("batch", "Deconvolve every observation of a manifest or folder");
   add_batch_options(*cli->batch, cli->batch_options);

@@ -52,7 +52,9 @@ void add_observation_options(CLI::App& app, RunOptions& r);
 /// Every unsigned option of `app` and its subcommands refuses a negative value (exit code 2)
 /// instead of wrapping it to a huge count. make_cli() applies it; so must any other parser.
 void refuse_negative_counts(CLI::App& app);
-/// Cubes and WSClean channel sets (--wsclean-channels, --join-channels, ...).
+/// How a cube or WSClean channel set is cleaned (--join-channels, --fit-spectral-pol, ...): the
+/// single command's and batch's. The single command adds --wsclean-channels and
+/// --save-source-list FILE; batch, --save-source-list as a flag (one list per channel set).
 void add_cube_options(CLI::App& app, CubeOptions& c);
 /// Per-observation output files (--model, --residual, --components, --json, --quicklook, ...).
 void add_output_file_options(CLI::App& app, RunOptions& r);

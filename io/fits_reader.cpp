@@ -182,6 +182,13 @@ FitsImage read_fits_shape(const std::string& path) {
   return image;
 }
 
+FitsImage read_fits_header(const std::string& path) {
+  FitsImage image;
+  FitsFilePtr file = open_plane(path, image);
+  image.header = detail::read_header(file.get(), path);
+  return image;
+}
+
 FitsImage read_fits_image(const std::string& path) {
   FitsImage image;
   FitsFilePtr file = open_plane(path, image);

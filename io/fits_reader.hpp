@@ -14,6 +14,10 @@ FitsImage read_fits_image(const std::string& path);
 /// reading the header cards or the pixels: what planning needs (batch's automatic streams).
 FitsImage read_fits_shape(const std::string& path);
 
+/// read_fits_shape and the header cards, without the pixels: what an output that copies an
+/// input's header needs (the MFS images of a channel set take NAME-MFS-dirty.fits's).
+FitsImage read_fits_header(const std::string& path);
+
 }  // namespace gpuclean::io
 
 namespace gpuclean::io {

@@ -31,6 +31,7 @@ float kth_key_cpu(std::span<const float> values, std::size_t k, Order order) {
 }
 
 TopK top_k_cpu(std::span<const float> values, const SelectRequest& request) {
+  check_top_k(values.size(), request);
   TopK out;
   std::vector<float> keys = valid_keys(values, request.order);
   const std::size_t k = std::min(request.k, keys.size());

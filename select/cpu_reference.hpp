@@ -17,7 +17,8 @@ struct TopK {
   std::vector<std::uint32_t> indices;
 };
 
-/// Top-k under the tie rule. Unsorted output comes in ascending index order.
+/// Top-k under the tie rule. Unsorted output comes in ascending index order. Throws
+/// InvalidRequest when request.k > values.size().
 TopK top_k_cpu(std::span<const float> values, const SelectRequest& request);
 
 /// The key of the k-th best element (k >= 1), or NaN when k > n_valid or k == 0.

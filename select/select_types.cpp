@@ -1,5 +1,7 @@
 #include "select/select_types.hpp"
 
+#include <string>
+
 namespace gpuclean::select {
 
 std::string_view to_string(Order order) {
@@ -9,6 +11,12 @@ std::string_view to_string(Order order) {
     case Order::kLargestAbs: return "largest-abs";
   }
   return "unknown";
+}
+
+void check_top_k(std::size_t n, const SelectRequest& request) {
+  if (request.k <= n) return;
+  throw InvalidRequest("top-k: k = " + std::to_string(request.k) + " is more than the " + std::to_string(n) +
+                       " elements given; give k <= " + std::to_string(n) + ".");
 }
 
 }  // namespace gpuclean::select

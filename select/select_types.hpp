@@ -7,10 +7,14 @@
 //  * NaN keys are never selected; n_valid is the number of non-NaN elements.
 //  * top-k returns exactly min(k, n_valid) elements: every element whose key beats the k-th key,
 //    then, among elements whose key equals the k-th key, those with the lowest indices.
+//  * k above n (the input's length, NaN included) is a caller's error, refused with InvalidRequest
+//    by every backend (check_top_k): it cannot be met, and returning fewer would hide the mistake.
+//    k = n is fine; k above n_valid only because of NaN returns n_valid elements, as above.
 //  * Order statistics count ranks from 0 over the non-NaN values in ascending value order.
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string_view>
 
 namespace gpuclean::select {
@@ -27,6 +31,16 @@ struct SelectRequest {
   /// When true the output is sorted by key (best first), ties by index; otherwise any order.
   bool sorted_output = false;
 };
+
+/// A request no input can meet (k above n): a usage error, never a fault of the data.
+class InvalidRequest : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Throws InvalidRequest when request.k > n. Every top-k entry point (CPU reference, each GPU
+/// backend through Selector::top_k, the Python package, bench select) calls it before any work.
+void check_top_k(std::size_t n, const SelectRequest& request);
 
 /// The key of an element under an order: larger keys are selected first.
 inline float select_key(float x, Order order) {

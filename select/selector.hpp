@@ -82,9 +82,13 @@ class Selector {
   virtual std::size_t order_statistics_workspace_bytes(std::size_t n, std::size_t n_ranks) const = 0;
 
   /// Top-k of d_in[0, n). The outputs hold at least k entries; the element values (sign kept)
-  /// go to d_out_values and their indices to d_out_indices.
-  virtual SelectStats top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& request,
-                            Workspace& workspace, float* d_out_values, std::uint32_t* d_out_indices) const = 0;
+  /// go to d_out_values and their indices to d_out_indices. Throws InvalidRequest when
+  /// request.k > n, before any work: the check is here, once, for every backend.
+  SelectStats top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& request,
+                    Workspace& workspace, float* d_out_values, std::uint32_t* d_out_indices) const {
+    check_top_k(n, request);
+    return run_top_k(stream, d_in, n, request, workspace, d_out_values, d_out_indices);
+  }
 
   /// Values of several ranks at once (multiselect); one rank is the k-th order statistic.
   /// `h_out` (host) receives one value per rank.
@@ -100,6 +104,11 @@ class Selector {
   virtual RobustStats robust_statistics(cudaStream_t stream, const float* d_in, std::size_t n, Workspace& workspace,
                                         SelectStats* stats = nullptr) const;
   virtual std::size_t robust_statistics_workspace_bytes(std::size_t n) const;
+
+ protected:
+  /// The backend's top-k (see top_k), on a request that check_top_k accepted (k <= n).
+  virtual SelectStats run_top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& request,
+                                Workspace& workspace, float* d_out_values, std::uint32_t* d_out_indices) const = 0;
 };
 
 }  // namespace gpuclean::select

@@ -20,6 +20,7 @@ struct BatchOptions {
   int streams_per_gpu = 0;   ///< clean workers per GPU; 0: automatic
   int queue_depth = 2;
   bool quicklook = false;
+  bool save_source_list = false;  ///< each channel set's source list, NAME-sources.txt
   RunOptions defaults;
   std::string command_line;
 };

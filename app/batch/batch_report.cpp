@@ -69,6 +69,7 @@ nlohmann::json batch_report_json(const std::vector<ObservationOutcome>& outcomes
     e["outputs"] = o.outputs;
     if (o.status == OutcomeStatus::kDone) {
       e["device"] = o.device;
+      if (!o.mode.empty()) e["mode"] = o.mode;
       e["image"] = {{"width", o.width}, {"height", o.height}};
       e["iterations"] = o.iterations;
       e["major_cycles"] = o.major_cycles;

@@ -225,13 +225,19 @@ std::vector<BatchJob> jobs_from_folder(const BatchOptions& batch) {
     job.name = fs::path(set.prefix).filename().string();
     job.options = defaults;
     job.options.cube.wsclean_channels = true;
-    job.options.cube.parallel_planes = 1;  // the batch's workers are the parallelism
     job.options.dirty = set.prefix;
     job.options.output = (out_dir / job.name).string();
+    if (batch.save_source_list) job.options.cube.source_list = (out_dir / (job.name + "-sources.txt")).string();
     job.options.verbosity =
         batch.defaults.verbosity == Verbosity::kQuiet ? Verbosity::kQuiet : Verbosity::kWarnings;
     jobs.push_back(std::move(job));
   }
+  // A cube option with nothing to take it is a mistake in the command, not a no-op.
+  const bool any_set =
+      std::any_of(jobs.begin(), jobs.end(), [](const BatchJob& j) { return j.options.cube.wsclean_channels; });
+  if (const std::string option = given_cube_option(batch); !option.empty() && !any_set && !jobs.empty())
+    throw clean::InvalidSettings(option + " applies to WSClean channel sets (NAME-0000-dirty.fits ...), and the "
+                                 "folder '" + batch.manifest + "' holds none; leave it out.");
   std::sort(jobs.begin(), jobs.end(), [](const BatchJob& a, const BatchJob& b) { return a.name < b.name; });
   for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].index = i;
   if (jobs.empty())
@@ -241,6 +247,29 @@ std::vector<BatchJob> jobs_from_folder(const BatchOptions& batch) {
 }
 
 }  // namespace
+
+std::string given_cube_option(const BatchOptions& batch) {
+  const CubeOptions& c = batch.defaults.cube;
+  if (c.join_channels) return "--join-channels";
+  if (c.join_polarizations) return "--join-polarizations";
+  if (c.fit_spectral_pol > 0) return "--fit-spectral-pol";
+  if (c.fit_spectral_log_pol > 0) return "--fit-spectral-log-pol";
+  if (batch.save_source_list) return "--save-source-list";
+  return {};
+}
+
+void check_cube_options(const BatchOptions& batch) {
+  const std::string given = given_cube_option(batch);
+  if (given.empty()) return;
+  std::error_code ec;
+  if (fs::exists(batch.manifest, ec) && !fs::is_directory(batch.manifest, ec))
+    throw clean::InvalidSettings(given + " applies to the WSClean channel sets of a folder; a manifest's rows are "
+                                 "single images. Give the folder, or leave " + given + " out.");
+  RunOptions r = batch.defaults;
+  r.cube.wsclean_channels = true;
+  if (batch.save_source_list) r.cube.source_list = "OUT-sources.txt";
+  validate_cube_options(r);
+}
 
 DerivedOutputs derived_outputs(const std::string& restored) {
   std::string stem = restored;

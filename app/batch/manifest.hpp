@@ -43,6 +43,14 @@ ManifestTable parse_manifest(const std::string& text, const std::string& source)
 /// (unknown column, bad value, two observations writing one file) before any work starts.
 std::vector<BatchJob> load_jobs(const BatchOptions& options);
 
+/// The first cube option the batch was given (--join-channels, ...), or "" when none.
+std::string given_cube_option(const BatchOptions& batch);
+
+/// The cube options (--join-channels, --fit-spectral-pol, --save-source-list, ...) apply to the
+/// WSClean channel sets of a folder: refused with a manifest, and checked against each other as
+/// the single command checks them. Throws clean::InvalidSettings before any work.
+void check_cube_options(const BatchOptions& batch);
+
 /// Outputs derived from the restored image's name: X-image.fits gives X-model.fits,
 /// X-residual.fits and X-image.png (WSClean's names); any other X.fits gives X-model.fits,
 /// X-residual.fits and X.png.

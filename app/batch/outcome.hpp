@@ -18,6 +18,7 @@ struct ObservationOutcome {
   std::string dirty, psf;
   std::vector<std::string> outputs;
   std::string device;     ///< "gpu 0", "cpu"
+  std::string mode;       ///< a channel set's: "channels", "polarizations" or "independent"; else ""
   std::size_t width = 0, height = 0;
   double read_seconds = 0, clean_seconds = 0, restore_seconds = 0, write_seconds = 0;
   double seconds = 0;     ///< from the start of its read to the end of its write

@@ -215,6 +215,7 @@ class Pipeline {
     o.clean_seconds = summary["seconds"].value("clean", 0.0);
     o.read_seconds = summary["seconds"].value("read", 0.0);
     o.write_seconds = summary["seconds"].value("write", 0.0);
+    o.mode = summary.value("mode", "");
     o.iterations = summary.value("components", std::size_t{0});
     for (const auto& g : summary["groups"]) o.major_cycles = std::max(o.major_cycles, g.value("major_cycles", std::size_t{0}));
     o.stop_reason = summary["groups"].empty() ? "" : summary["groups"][0].value("stop_reason", "");
@@ -319,6 +320,7 @@ std::string default_report_path(const BatchOptions& o, const Shard& shard) {
 int run_batch(const BatchOptions& options) {
   const auto t_start = Clock::now();
   clean::validate(options.defaults.settings);
+  check_cube_options(options);
   if (!options.out_dir.empty()) {
     if (!fs::is_directory(options.manifest))
       throw clean::InvalidSettings("--out-dir applies to a folder of WSClean images; a manifest names its outputs.");

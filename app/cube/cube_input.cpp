@@ -1,6 +1,7 @@
 #include "app/cube/cube_input.hpp"
 
 #include <cmath>
+#include <filesystem>
 
 #include "clean/errors.hpp"
 #include "io/fits_reader.hpp"
@@ -106,7 +107,13 @@ CubeInput load_wsclean(const RunOptions& o, const Log& log) {
   if (!all_weighted)
     for (InputPlane& p : in.planes) p.weight = 1.0;
   in.weights_from_headers = all_weighted;
-  if (!in.set.mfs_dirty_first_pol.empty()) in.mfs_header = io::read_fits_shape(in.set.mfs_dirty_first_pol).header;
+  // The header cards, not only the shape: the MFS outputs copy them (WCS, band, observation).
+  in.mfs_headers.resize(in.stokes);
+  for (std::size_t s = 0; s < in.stokes; ++s) {
+    const std::string path = s == 0 ? in.set.mfs_dirty_first_pol
+                                    : io::wsclean_name(in.set.prefix, -1, in.set.polarizations[s], "dirty");
+    if (!path.empty() && std::filesystem::exists(path)) in.mfs_headers[s] = io::read_fits_header(path).header;
+  }
   in.wcs = io::CelestialWcs::from_header(in.planes.front().header);
   return in;
 }

@@ -45,7 +45,8 @@ struct CubeInput {
   std::vector<std::string> inputs; ///< every file read (never an output)
   std::optional<io::CelestialWcs> wcs;
   bool weights_from_headers = false;
-  std::optional<io::FitsHeader> mfs_header;  ///< WSClean: NAME-MFS-dirty.fits's header, when present
+  /// WSClean: NAME-MFS[-POL]-dirty.fits's header per Stokes parameter, where the set has one.
+  std::vector<std::optional<io::FitsHeader>> mfs_headers;
   InputPlane& plane(std::size_t c, std::size_t s) { return planes[s * channels + c]; }
   const InputPlane& plane(std::size_t c, std::size_t s) const { return planes[s * channels + c]; }
 };

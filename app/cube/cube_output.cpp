@@ -211,6 +211,29 @@ clean::HostImage weighted_mean(const CubeInput& in, std::size_t s, const std::ve
   return out;
 }
 
+// The header of Stokes parameter s's MFS images: NAME-MFS[-POL]-dirty.fits's, as WSClean wrote
+// it, when the set has one; else channel 0's with the whole band in place of the channel's
+// (centre and width on the FREQ axis, the last channel's end, the summed weight).
+io::FitsHeader mfs_header(const CubeInput& in, std::size_t s) {
+  if (s < in.mfs_headers.size() && in.mfs_headers[s]) return *in.mfs_headers[s];
+  const InputPlane& first = in.plane(0, s);
+  const InputPlane& last = in.plane(in.channels - 1, s);
+  io::FitsHeader header = first.header;
+  std::string axis = "3";
+  if (header.get_string("CTYPE4").value_or("").rfind("FREQ", 0) == 0) axis = "4";
+  const double lo = first.frequency_hz, hi = last.frequency_hz;
+  header.set_double("CRVAL" + axis, 0.5 * (lo + hi));
+  if (in.channels > 1) header.set_double("CDELT" + axis, (hi - lo) * in.channels / (in.channels - 1.0));
+  const auto end = last.header.get_double("WSCCHANE");
+  if (header.has("WSCCHANE") && end) header.set_int("WSCCHANE", static_cast<long long>(*end), "End channel index");
+  if (header.has("WSCIMGWG") && in.weights_from_headers) {
+    double total = 0.0;
+    for (std::size_t c = 0; c < in.channels; ++c) total += in.plane(c, s).weight;
+    header.set_double("WSCIMGWG", total, "Sum of imaging weights");
+  }
+  return header;
+}
+
 }  // namespace
 
 std::vector<std::string> cube_output_paths(const RunOptions& o, const io::WscleanChannelSet* set) {
@@ -375,12 +398,7 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
         mfs.sky_beam = clean::to_sky(mfs.beam, t);
       }
       const clean::HostImage restored = clean::restore_cpu(model, residual, mfs.beam, o.settings.threads);
-      io::FitsHeader header = in.mfs_header ? *in.mfs_header : in.plane(0, s).header;
-      if (!in.mfs_header) {
-        const double lo = in.plane(0, s).frequency_hz, hi = in.plane(in.channels - 1, s).frequency_hz;
-        header.set_double("CRVAL3", 0.5 * (lo + hi));
-        if (in.channels > 1) header.set_double("CDELT3", (hi - lo) * in.channels / (in.channels - 1.0));
-      }
+      const io::FitsHeader header = mfs_header(in, s);
       const clean::HostImage* images[] = {&residual, &model, &restored};
       for (int k = 0; k < 3; ++k) {
         io::WriteOptions w = base;

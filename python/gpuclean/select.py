@@ -7,6 +7,8 @@ Semantics, the same for every backend (select/select_types.hpp):
 * :func:`top_k` returns exactly min(k, number of non-NaN elements) elements: every element whose
   key beats the k-th key, then, among elements whose key equals the k-th key, those with the
   lowest indices. So every backend returns the same set, element for element.
+* k above the number of elements (NaN included) cannot be met: :func:`top_k` raises
+  :class:`gpuclean.UsageError`, a ValueError, as the C++ library and the command line refuse it.
 * Order statistics count ranks from 0 over the non-NaN values in ascending order.
 
 Inputs of any shape are read in C order as one flat array; indices are flat indices. Values
@@ -64,7 +66,8 @@ def top_k(x, k, order="largest_abs", backend="auto", sorted=False, *, cuda_strea
     """The k elements with the largest keys: ``(values, indices)``.
 
     ``sorted=True`` orders them best key first, ties by index; otherwise NumPy results come in
-    ascending index order and GPU results in any order.
+    ascending index order and GPU results in any order. k above ``x.size`` raises UsageError
+    (a ValueError); k = ``x.size`` takes every non-NaN element.
     """
     k = _count(k, "k")
     _check_order(order)
@@ -72,11 +75,11 @@ def top_k(x, k, order="largest_abs", backend="auto", sorted=False, *, cuda_strea
     if dev is None:
         values, indices = _gpuclean.top_k_cpu(_host_values(x, backend), k, order, bool(sorted))
         return values, indices.astype(np.int64)
-    room = min(k, dev.n)
-    values, indices = dev.empty(room)
+    _gpuclean.check_top_k(dev.n, k)  # before the outputs are allocated for k
+    values, indices = dev.empty(k)
     count = 0
-    if room > 0:
-        count = _gpuclean.top_k_gpu(backend, dev.pointer, dev.n, room, order, bool(sorted), dev.stream, dev.device,
+    if k > 0:
+        count = _gpuclean.top_k_gpu(backend, dev.pointer, dev.n, k, order, bool(sorted), dev.stream, dev.device,
                                     dev.pointer_of(values), dev.pointer_of(indices))
     return values[:count], dev.indices64(indices[:count])
 

@@ -40,6 +40,8 @@ py::array_t<float> order_statistics(const FloatArray& values, const std::vector<
 
 void bind_select_cpu(py::module_& m) {
   m.def("top_k_cpu", &top_k, py::arg("values"), py::arg("k"), py::arg("order"), py::arg("sorted"));
+  // The library's own refusal of k > n, for the GPU path to call before it allocates k outputs.
+  m.def("check_top_k", [](std::size_t n, std::size_t k) { select::check_top_k(n, {k}); }, py::arg("n"), py::arg("k"));
   m.def("order_statistics_cpu", &order_statistics, py::arg("values"), py::arg("ranks"));
   m.def("quantile_ranks", &clean::quantile_ranks, py::arg("qs"), py::arg("n_valid"));
 }

@@ -4,6 +4,7 @@ set, as arrays of the library given, on the caller's stream. Skipped without a G
 import numpy as np
 import pytest
 
+import gpuclean
 from gpuclean import select
 from conftest import gpu_array_module
 from selection_reference import distributions, expected_top_k
@@ -29,7 +30,7 @@ def test_every_exact_backend_gives_the_tie_rule_set(lib_name, name):
     d_x = to_device(lib_name, lib, x)
     for backend in select.exact_backends():
         for order in select.ORDERS:
-            for k in (1, 1024, 65536, N + 1):
+            for k in (1, 1024, 65536, N):
                 values, indices = select.top_k(d_x, k, order=order, backend=backend)
                 assert type(values) is type(d_x) and type(indices) is type(d_x)
                 h_idx = to_numpy(lib_name, indices)
@@ -48,6 +49,17 @@ def test_sorted_output_matches_the_cpu_reference(lib_name):
     cpu_values, cpu_indices = select.top_k(x, 5000, order="largest", sorted=True)
     np.testing.assert_array_equal(to_numpy(lib_name, indices), cpu_indices)
     np.testing.assert_array_equal(to_numpy(lib_name, values), cpu_values)
+
+
+@pytest.mark.parametrize("lib_name", LIBS)
+def test_k_above_n_is_refused_as_on_the_host(lib_name):
+    lib = gpu_array_module(lib_name)
+    d_x = to_device(lib_name, lib, DATA["normal"])
+    for backend in select.exact_backends():
+        with pytest.raises(gpuclean.UsageError, match=f"k = {N + 1} is more than the {N} elements given"):
+            select.top_k(d_x, N + 1, backend=backend)
+    _, indices = select.top_k(d_x, N)
+    assert indices.shape[0] == N
 
 
 @pytest.mark.parametrize("lib_name", LIBS)

@@ -47,8 +47,8 @@ class AutoSelector final : public Selector {
                  [&](const Selector& s) { return s.robust_statistics_workspace_bytes(n); });
   }
 
-  SelectStats top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& req, Workspace& ws,
-                    float* d_out_values, std::uint32_t* d_out_indices) const override {
+  SelectStats run_top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& req,
+                        Workspace& ws, float* d_out_values, std::uint32_t* d_out_indices) const override {
     const Selector& s = chosen(stream, d_in, n, AutoOperation::kTopK, req.k, req.order, ws);
     return s.top_k(stream, d_in, n, req, ws, d_out_values, d_out_indices);
   }

@@ -351,8 +351,8 @@ class BucketedSelector final : public Selector {
     return a.used();
   }
 
-  SelectStats top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& req, Workspace& ws,
-                    float* out_v, std::uint32_t* out_i) const override {
+  SelectStats run_top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& req,
+                        Workspace& ws, float* out_v, std::uint32_t* out_i) const override {
     if (approximate_) throw std::logic_error("sample-approx offers approximate order statistics only; use sample");
     SelectStats stats;
     const std::size_t k = std::min(req.k, n);

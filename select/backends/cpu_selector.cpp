@@ -23,8 +23,8 @@ class CpuSelector final : public Selector {
   std::size_t top_k_workspace_bytes(std::size_t, std::size_t) const override { return 0; }
   std::size_t order_statistics_workspace_bytes(std::size_t, std::size_t) const override { return 0; }
 
-  SelectStats top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& request, Workspace&,
-                    float* d_out_values, std::uint32_t* d_out_indices) const override {
+  SelectStats run_top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& request,
+                        Workspace&, float* d_out_values, std::uint32_t* d_out_indices) const override {
     const std::vector<float> h = to_host(stream, d_in, n);
     const TopK top = top_k_cpu(h, request);
     const std::size_t c = top.indices.size();

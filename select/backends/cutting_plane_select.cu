@@ -63,8 +63,8 @@ class CuttingPlaneSelector final : public Selector {
     return a.used();
   }
 
-  SelectStats top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& req, Workspace& ws,
-                    float* out_v, std::uint32_t* out_i) const override {
+  SelectStats run_top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& req,
+                        Workspace& ws, float* out_v, std::uint32_t* out_i) const override {
     SelectStats stats;
     const std::size_t k = std::min(req.k, n);
     if (k == 0) return stats;

@@ -181,8 +181,8 @@ class RandomizedSelector final : public Selector {
     return bytes;
   }
 
-  SelectStats top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& req, Workspace& ws,
-                    float* d_out_values, std::uint32_t* d_out_indices) const override {
+  SelectStats run_top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& req,
+                        Workspace& ws, float* d_out_values, std::uint32_t* d_out_indices) const override {
     const std::size_t k = std::min(req.k, n);
     if (k == 0) return SelectStats{};
     if (!chain_applies(n, k)) return legacy_top_k(stream, d_in, n, req, ws, d_out_values, d_out_indices);

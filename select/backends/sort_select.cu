@@ -69,8 +69,8 @@ class SortSelector final : public Selector {
     return a.used();
   }
 
-  SelectStats top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& req, Workspace& ws,
-                    float* d_out_values, std::uint32_t* d_out_indices) const override {
+  SelectStats run_top_k(cudaStream_t stream, const float* d_in, std::size_t n, const SelectRequest& req,
+                        Workspace& ws, float* d_out_values, std::uint32_t* d_out_indices) const override {
     SelectStats stats;
     if (n == 0 || req.k == 0) return stats;
     const std::size_t bytes = top_k_workspace_bytes(n, req.k);

@@ -1,6 +1,6 @@
 // gpuclean batch and the single command's new outputs, run as users run them: folders and
-// manifests, failures, --resume, sharding by flag, Slurm and a real mpirun, quick-look PNGs, and
-// --compare-select (on a GPU).
+// manifests, failures, --resume, sharding by flag, Slurm and a real mpirun, quick-look PNGs,
+// channel sets with the cube options, and --compare-select (on a GPU).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -299,6 +299,74 @@ TEST_F(Batch, QuicklookIsScaledBetweenThePercentilesOfTheRestoredImage) {
   const double n = static_cast<double>(finite.size());
   EXPECT_NEAR(black / n, 0.02, 0.01);
   EXPECT_NEAR(white / n, 0.02, 0.01);
+}
+
+// A folder's channel sets take the single command's cube options: joined, fitted, each with its
+// own source list; bad combinations, and cube options without channel sets to take them, are
+// refused with one line before any work.
+TEST_F(Batch, ChannelSetsTakeTheCubeOptions) {
+  const fs::path d = tmp_.path() / "sets";
+  fs::create_directories(d);
+  for (const std::string name : {"a", "b"}) {
+    const std::string sim = tmp_.file("sim-" + name);
+    const Result r = run(tmp_, gpuclean_cmd("simulate --size 64 --sources 4 --seed " + std::to_string(20 + name[0]) +
+                                            " --channels 3 --bandwidth 3e8 --name " + name + " --out " + sim));
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const auto& e : fs::directory_iterator(sim))
+      if (e.path().filename().string().rfind(name + "-", 0) == 0) fs::copy_file(e.path(), d / e.path().filename());
+  }
+  std::ofstream(tmp_.file("m.csv")) << "dirty,psf,out\n" << field(0, "dirty.fits") << "," << field(0, "psf.fits")
+                                    << "," << tmp_.file("m-image.fits") << "\n";
+  const fs::path pairs = make_folder("pairs", 1);
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {d.string(), "--fit-spectral-pol 2"},
+      {d.string(), "--save-source-list"},
+      {d.string(), "--join-channels --join-polarizations"},
+      {d.string(), "--join-channels --fit-spectral-pol 2 --fit-spectral-log-pol 2"},
+      {d.string(), "--join-channels --fit-spectral-log-pol 9"},
+      {d.string(), "--join-channels --algorithm hogbom"},
+      {tmp_.file("m.csv"), "--join-channels"},
+      {pairs.string(), "--join-channels"}};
+  for (const auto& [input, opts] : refused) {
+    const Result r = run(tmp_, gpuclean_cmd("batch " + input + " --device cpu " + opts));
+    EXPECT_EQ(r.code, 2) << opts << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(d / "a-MFS-image.fits")) << opts;
+    EXPECT_FALSE(fs::exists(d / "gpuclean-batch.json")) << opts;
+    EXPECT_FALSE(fs::exists(tmp_.file("m-image.fits"))) << opts;
+    EXPECT_FALSE(fs::exists(pairs / "obs0-image.fits")) << opts;
+  }
+
+  const Result r = run(tmp_, gpuclean_cmd("batch " + d.string() + " -q --device cpu --niter 300 --join-channels "
+                                          "--fit-spectral-pol 2 --save-source-list"));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const json rep = report(d / "gpuclean-batch.json");
+  ASSERT_EQ(rep["observations"].size(), 2u) << rep.dump(1);
+  for (const auto& o : rep["observations"]) {
+    const std::string name = o["name"];
+    SCOPED_TRACE(name);
+    EXPECT_EQ(o["status"], "done");
+    EXPECT_EQ(o["mode"], "channels");
+    const std::string list = (d / (name + "-sources.txt")).string();
+    EXPECT_NE(std::find(o["outputs"].begin(), o["outputs"].end(), list), o["outputs"].end()) << o["outputs"].dump();
+    EXPECT_EQ(slurp(list).rfind("Format = Name, Type, Ra, Dec, I, SpectralIndex, LogarithmicSI", 0), 0u);
+    EXPECT_NE(slurp(list).find(",POINT,"), std::string::npos);
+    for (const char* kind : {"image", "model", "residual"})
+      EXPECT_TRUE(fs::exists(d / (name + "-MFS-" + kind + ".fits"))) << kind;
+    // Joined: every channel's components at the same pixels, with that channel's own flux.
+    const gpuclean::io::FitsImage m0 = gpuclean::io::read_fits_image((d / (name + "-0000-model.fits")).string());
+    const gpuclean::io::FitsImage m2 = gpuclean::io::read_fits_image((d / (name + "-0002-model.fits")).string());
+    std::size_t components = 0, differ = 0;
+    for (std::size_t i = 0; i < m0.pixels.size(); ++i) {
+      EXPECT_EQ(m0.pixels[i] != 0.0f, m2.pixels[i] != 0.0f) << i;
+      components += m0.pixels[i] != 0.0f;
+      differ += m0.pixels[i] != m2.pixels[i];
+    }
+    EXPECT_GT(components, 0u);
+    EXPECT_GT(differ, 0u);
+    EXPECT_EQ(m0.header.get_string("GCJOIN").value_or(""), "channels");
+    EXPECT_EQ(m0.header.get_double("GCFITPOL").value_or(0.0), 2.0);
+  }
 }
 
 TEST_F(Batch, CompareSelectNeedsGpuClark) {

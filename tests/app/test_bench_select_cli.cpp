@@ -1,5 +1,5 @@
 // `gpuclean bench select --auto-table`: every result checked, auto timed with its choice, and the
-// table the auto rule is derived from.
+// table the auto rule is derived from; a k above a size is refused before any work, GPU or not.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,4 +28,17 @@ TEST(BenchSelectCli, AutoTableNamesTheFastestBackendAndAutosChoice) {
   EXPECT_NE(csv.find(",narrow,auto,top-k,1024,"), std::string::npos);
   EXPECT_NE(csv.find(",repeated,"), std::string::npos);    // narrow
   EXPECT_NE(csv.find(",continuous,"), std::string::npos);  // normal
+}
+
+TEST(BenchSelectCli, KAboveASizeIsRefusedBeforeAnyWork) {
+  TempDir tmp;
+  auto r = gpuclean::test::run_gpuclean(tmp, "bench select --sizes 10,12 --ks 1,2000 --repeats 1");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("--ks 2000 is more than the 1024 elements of --sizes 10"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  // k = n is a valid request: no refusal (without a GPU the run stops on that instead).
+  r = gpuclean::test::run_gpuclean(tmp, "bench select --sizes 10 --ks 1024 --repeats 1 --no-order-statistics");
+  EXPECT_EQ(r.err.find("--ks"), std::string::npos) << r.err;
+  if (gpuclean::cuda::has_usable_device()) EXPECT_EQ(r.code, 0) << r.out << r.err;
 }

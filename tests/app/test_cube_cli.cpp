@@ -1,9 +1,10 @@
 // Cubes and WSClean channel sets from the command line: a cube of identical planes gives every
 // plane the single-plane result; mismatched cubes and settings are refused with one line before
 // any work; WSClean-named channel files give WSClean-named outputs (with the MFS images) that
-// keep every header card; a joined, fitted run writes a WSClean source list; a joined multiscale
-// run with a logarithmic fit writes Gaussian sources with their spectral indices and a
-// component list with the scales; on a GPU, --compare-select compares a joined run's selections.
+// keep every header card (the MFS images NAME-MFS-dirty.fits's); a joined, fitted run writes a
+// WSClean source list; a joined multiscale run with a logarithmic fit writes Gaussian sources with
+// their spectral indices and a component list with the scales; on a GPU, --compare-select
+// compares a joined run's selections.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -150,6 +151,60 @@ TEST_F(CubeCli, WscleanChannelsRoundTripWithTheirHeaders) {
   r = run_gpuclean(tmp_, sim + "/obs --wsclean-channels -o " + out + " --device cpu");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
+}
+
+// The MFS images carry the whole header of NAME-MFS-dirty.fits (WCS, band, observation), as the
+// channels carry theirs: without it DS9, CASA and astropy show no coordinates. Without an MFS
+// dirty image the header is channel 0's with the band's centre and width.
+TEST_F(CubeCli, MfsOutputsKeepTheMfsDirtyHeader) {
+  const std::string sim = tmp_.file("sim");
+  auto r = run_gpuclean(tmp_, "simulate --size 64 --sources 4 --seed 8 --channels 3 --bandwidth 3e8 --freq 1.4e9 "
+                              "--name obs --out " + sim);
+  ASSERT_EQ(r.code, 0) << r.err;
+  {  // RADESYS as WSClean's headers may hold it (the simulator leaves it to EQUINOX)
+    io::FitsImage mfs = io::read_fits_image(sim + "/obs-MFS-dirty.fits");
+    mfs.header.set_string("RADESYS", "FK5");
+    io::WriteOptions w;
+    w.overwrite = true;
+    io::write_fits_image(sim + "/obs-MFS-dirty.fits", mfs.pixels.data(), mfs.width, mfs.height, mfs.header, mfs.axes, w);
+  }
+  const io::FitsImage in = io::read_fits_image(sim + "/obs-MFS-dirty.fits");
+  const std::string out = tmp_.file("out");
+  r = run_gpuclean(tmp_, sim + "/obs --wsclean-channels -o " + out + " --join-channels --device cpu --niter 200");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* kind : {"image", "model", "residual"}) {
+    SCOPED_TRACE(kind);
+    const io::FitsImage img = io::read_fits_image(out + "-MFS-" + kind + ".fits");
+    for (const char* key : {"CTYPE1", "CTYPE2", "CTYPE3", "CRVAL1", "CRVAL2", "CRVAL3", "CDELT1", "CDELT2", "CRPIX1",
+                            "CRPIX2", "RADESYS", "DATE-OBS", "TELESCOP", "OBJECT", "EQUINOX", "WSCIMGWG"})
+      EXPECT_TRUE(img.header.has(key)) << key;
+    for (const std::string& card : in.header.cards()) {
+      const std::string key = io::FitsHeader::keyword_of(card);
+      if (key == "BMAJ" || key == "BMIN" || key == "BPA" || key == "ORIGIN" || key == "BUNIT" || key == "DATE")
+        continue;
+      EXPECT_NE(std::find(img.header.cards().begin(), img.header.cards().end(), card), img.header.cards().end()) << card;
+    }
+    EXPECT_EQ(img.header.get_string("CTYPE3").value_or(""), "FREQ");
+    EXPECT_DOUBLE_EQ(img.header.get_double("CRVAL3").value_or(0.0), 1.4e9);  // the MFS frequency, not a channel's
+    EXPECT_DOUBLE_EQ(img.header.get_double("CDELT3").value_or(0.0), 3e8);
+  }
+
+  // No MFS dirty image: channel 0's header, with the band's centre and width.
+  for (const char* f : {"obs-MFS-dirty.fits", "obs-MFS-psf.fits"}) fs::remove(sim + "/" + f);
+  const std::string out2 = tmp_.file("out2");
+  r = run_gpuclean(tmp_, sim + "/obs --wsclean-channels -o " + out2 + " --join-channels --device cpu --niter 200");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const io::FitsImage c0 = io::read_fits_image(sim + "/obs-0000-dirty.fits");
+  const io::FitsImage c2 = io::read_fits_image(sim + "/obs-0002-dirty.fits");
+  const io::FitsImage img = io::read_fits_image(out2 + "-MFS-image.fits");
+  for (const char* key : {"CTYPE1", "CTYPE2", "CTYPE3", "CRVAL1", "CRVAL2", "CDELT1", "CDELT2", "CRPIX1", "CRPIX2",
+                          "DATE-OBS", "TELESCOP"})
+    EXPECT_EQ(img.header.get_string(key), c0.header.get_string(key)) << key;
+  const double lo = *c0.header.get_double("CRVAL3"), hi = *c2.header.get_double("CRVAL3");
+  EXPECT_NEAR(*img.header.get_double("CRVAL3"), 1.4e9, 1.0);
+  EXPECT_NEAR(*img.header.get_double("CRVAL3"), 0.5 * (lo + hi), 1.0);
+  EXPECT_NEAR(*img.header.get_double("CDELT3"), 3e8, 1.0);
+  EXPECT_DOUBLE_EQ(*img.header.get_double("WSCCHANE"), *c2.header.get_double("WSCCHANE"));
 }
 
 TEST_F(CubeCli, BatchTakesAChannelSetAsOneObservation) {

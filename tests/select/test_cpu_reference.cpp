@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "select/cpu_reference.hpp"
@@ -60,10 +62,30 @@ TEST(SelectCpuReference, InfinitiesRankAtTheEnds) {
 }
 
 TEST(SelectCpuReference, EdgeSizes) {
-  EXPECT_TRUE(indices({}, 3, Order::kLargest).empty());
+  EXPECT_TRUE(indices({}, 0, Order::kLargest).empty());
   EXPECT_TRUE(indices({1, 2}, 0, Order::kLargest).empty());
   EXPECT_EQ(indices({7}, 1, Order::kLargest), (std::vector<std::uint32_t>{0}));
-  EXPECT_EQ(indices({3, 1, 2}, 10, Order::kLargest), (std::vector<std::uint32_t>{0, 1, 2}));
+  EXPECT_EQ(indices({3, 1, 2}, 3, Order::kLargest), (std::vector<std::uint32_t>{0, 1, 2}));
+}
+
+// k above n cannot be met: refused, never answered with fewer. k = n takes everything; k above
+// the non-NaN count only (n_valid < k <= n) returns the n_valid elements, as documented.
+TEST(SelectCpuReference, KAboveNIsRefused) {
+  const std::vector<float> v = {3, 1, 2};
+  for (std::size_t k : {4u, 10u}) {
+    try {
+      gs::top_k_cpu(v, {k, Order::kLargest, false});
+      ADD_FAILURE() << "k = " << k << " > n = 3 was taken";
+    } catch (const gs::InvalidRequest& e) {
+      EXPECT_NE(std::string(e.what()).find("k = " + std::to_string(k)), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("give k <= 3"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(gs::top_k_cpu({}, {1, Order::kLargest, false}), std::invalid_argument);  // a usage error
+  EXPECT_THROW(gs::check_top_k(5, {6, Order::kLargestAbs, true}), gs::InvalidRequest);
+  EXPECT_NO_THROW(gs::check_top_k(5, {5, Order::kLargestAbs, true}));
+  EXPECT_EQ(indices(v, 3, Order::kLargest, true), (std::vector<std::uint32_t>{0, 2, 1}));
+  EXPECT_EQ(indices({kNaN, 1, kNaN}, 3, Order::kLargest), (std::vector<std::uint32_t>{1}));
 }
 
 TEST(SelectCpuReference, SortedOutputIsBestFirst) {

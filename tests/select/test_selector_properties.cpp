@@ -5,7 +5,7 @@
 // Coverage and cost. Each CPU reference is computed once per (case, order, k) and shared by every
 // backend; the references of a case are computed in parallel. The sizes 0, 1, 2, 31, 32, 33, 1000
 // and 2^20 + 7 run every distribution, every backend, all three orders and k in {0, 1, 2, n - 1,
-// n, n + 5, three random, 1024, 20050}: 2^20 + 7 is already past every backend's direct-sort
+// n, three random, 1024, 20050}: 2^20 + 7 is already past every backend's direct-sort
 // threshold (2^14), so it goes through the sampled, windowed, equality-bucket and fallback paths.
 // n = 2^24 is there only for what the small sizes cannot reach:
 //  * k = 1, 1024, 20050, 65536 by |x| on every distribution: k up to 65536 makes middle bins and
@@ -123,7 +123,7 @@ std::vector<TopKQuery> top_k_queries(std::size_t n, std::uint64_t seed) {
     q.push_back({gs::Order::kSmallest, 20050, false});
     return q;
   }
-  std::vector<std::size_t> ks = {0, 1, 2, n > 0 ? n - 1 : 0, n, n + 5};
+  std::vector<std::size_t> ks = {0, 1, 2, n > 0 ? n - 1 : 0, n};  // k > n is refused (KAboveNIsRefused)
   std::mt19937_64 rng(seed);
   for (int i = 0; i < 3 && n > 2; ++i) ks.push_back(rng() % n);
   if (n > 100000) ks.push_back(1024), ks.push_back(20050);
@@ -401,7 +401,7 @@ TEST(SelectorFreshData, EveryBackendMatchesTheReference) {
       std::vector<TopKQuery> queries;
       for (int i = 0; i < 3; ++i) {
         const gs::Order order = static_cast<gs::Order>(rng() % 3);
-        const std::size_t k = i == 0 ? uniform(1, 64) : i == 1 ? uniform(0, std::min<std::size_t>(n, 65536)) : uniform(0, n + 2);
+        const std::size_t k = i == 0 ? uniform(1, 64) : i == 1 ? uniform(0, std::min<std::size_t>(n, 65536)) : uniform(0, n);
         queries.push_back({order, k, rng() % 2 == 0});
       }
       const std::vector<gs::TopK> want = references(h, queries);
@@ -618,6 +618,32 @@ TEST(RandomizedSelect, PivotWindowHoldsTheExpectedBucket) {
   EXPECT_GT(w99.last, w90.last);
   // Binomial(1000, 0.5) has sd 15.8: 90% within about 1.64 sd.
   EXPECT_NEAR(static_cast<double>(w90.last - w90.first), 2 * 1.645 * 15.8, 6.0);
+}
+
+// k above n is refused by every backend (Selector::top_k's shared check) before any work: no
+// output written, the same InvalidRequest as the CPU reference's. k = n takes every valid element.
+TEST(SelectorRequest, KAboveNIsRefusedByEveryBackend) {
+  if (!gpuclean::cuda::has_usable_device()) GTEST_SKIP() << "no usable CUDA device";
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> h = {3, kNaN, -7, 1, 5};
+  const std::size_t n = h.size();
+  const DeviceBuffer<float> d = upload(h);
+  DeviceBuffer<float> v(n + 1, nullptr);
+  DeviceBuffer<std::uint32_t> idx(n + 1, nullptr);
+  const std::vector<std::uint32_t> sentinel(n + 1, 0xFFFFFFFFu);
+  for (const std::string& name : exact_backends(true)) {
+    SCOPED_TRACE(name);
+    const auto sel = gs::builtin_registry().make(name);
+    gs::Workspace ws;
+    ASSERT_EQ(cudaMemcpy(idx.data(), sentinel.data(), (n + 1) * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_THROW(sel->top_k(nullptr, d.data(), n, {n + 1, gs::Order::kLargestAbs, false}, ws, v.data(), idx.data()),
+                 gs::InvalidRequest);
+    std::vector<std::uint32_t> after(n + 1);
+    ASSERT_EQ(cudaMemcpy(after.data(), idx.data(), (n + 1) * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(after, sentinel) << "a refused call wrote output";
+    const gs::SelectStats st = sel->top_k(nullptr, d.data(), n, {n, gs::Order::kLargestAbs, false}, ws, v.data(), idx.data());
+    EXPECT_EQ(st.count, n - 1);  // every non-NaN element
+  }
 }
 
 TEST(Registry, NamesAndUnknownName) {
