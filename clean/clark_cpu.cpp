@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "clean/errors.hpp"
 #include "clean/fft_convolver_cpu.hpp"
 #include "clean/image_stats.hpp"
 #include "clean/joined_planes_cpu.hpp"
@@ -129,6 +130,13 @@ class ClarkStepsCpu final : public MajorCycleSteps {
       for (std::size_t i = 0; i < n_; ++i) residual_.pixels[i] -= delta_[i];
     }
   }
+
+  void set_residual(const float* residual) override {
+    if (joined_) throw InvalidSettings("a residual from outside the run is taken for one plane; not for joined planes yet.");
+    std::copy(residual, residual + n_, residual_.pixels.begin());
+  }
+
+  HostImage model_image() override { return model_; }
 
   void finish(CleanResult& result) override {
     result.residual = std::move(residual_);

@@ -75,6 +75,10 @@ class HogbomStepsCpu final : public MajorCycleSteps {
     return made;
   }
   void subtract(std::size_t, std::size_t, CleanResult&) override {}  // done step by step
+  HostImage model_image() override { return model_; }
+  void set_residual(const float* residual) override {
+    std::copy(residual, residual + residual_.size(), residual_.pixels.begin());
+  }
 
   void finish(CleanResult& result) override {
     result.residual = std::move(residual_);

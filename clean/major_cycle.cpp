@@ -25,7 +25,7 @@ MajorCycleDriver::MajorCycleDriver(MajorCycleSteps& steps, const CleanProblem& p
 
 double MajorCycleDriver::threshold(double* sigma, std::optional<double> noise) {
   *sigma = 0.0;
-  double t = settings_.threshold;
+  double t = std::max(settings_.threshold, floor_);
   if (settings_.auto_threshold > 0.0 || settings_.auto_mask > 0.0) {
     *sigma = noise ? *noise : steps_.robust_sigma();
     t = std::max(t, settings_.auto_threshold * *sigma);
@@ -121,6 +121,12 @@ bool MajorCycleDriver::next(CleanResult& result) {
   steps_.subtract(b, made, result);
   result.seconds.convolve += since(t);
   return true;
+}
+
+void MajorCycleDriver::resume(double floor) {
+  floor_ = floor;
+  done_ = false;
+  gate_.forget_peaks();
 }
 
 CleanResult MajorCycleDriver::run() {

@@ -35,7 +35,13 @@ class MajorCycleDriver {
   /// Every major cycle until the run stops, then the steps' finish.
   CleanResult run();
 
-  /// The threshold in force now: max(--threshold, --auto-threshold x sigma); `sigma` receives
+  /// An outer loop's next round (WSClean's major cycle): the steps were given a residual made
+  /// outside (MajorCycleSteps::set_residual); next() goes on from it down to max(the threshold,
+  /// `floor`), with the divergence rule started afresh. The model, the components, the
+  /// --auto-mask phase and the --local-rms map stay.
+  void resume(double floor);
+
+  /// The threshold in force now: max(--threshold, resume's floor, --auto-threshold x sigma); `sigma` receives
   /// `noise` when given (--local-rms: the lowest local noise), else the residual's robust noise
   /// (0 when neither --auto-threshold nor --auto-mask needs it).
   double threshold(double* sigma, std::optional<double> noise);
@@ -53,6 +59,7 @@ class MajorCycleDriver {
   bool started_ = false, done_ = false;
   bool weighing_;                  // --local-rms weights in force
   double rms_fwhm_ = 0.0, min_rms_ = 0.0;
+  double floor_ = 0.0;             // an outer loop's threshold (resume)
   std::optional<float> map_peak_;  // the residual's peak when the map was last made
   std::size_t last_candidates_ = 0;
 };

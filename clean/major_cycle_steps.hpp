@@ -81,6 +81,14 @@ class MajorCycleSteps {
   /// The last minor cycle's `made` components into the model and out of the residual.
   virtual void subtract(std::size_t scale, std::size_t made, CleanResult& result) = 0;
 
+  /// Replaces the residual with one made outside (an outer loop that predicts the model into the
+  /// visibilities and re-images between major cycles, as WSClean's does): width x height pixels,
+  /// row-major, the problem's size; NaN where nothing is known. The model and the components stay.
+  /// Throws InvalidSettings for a run that cannot take one (joined planes, for now).
+  virtual void set_residual(const float* residual) = 0;
+  /// The model so far (Jy/pixel), without ending the run: what an outer loop predicts.
+  virtual HostImage model_image() = 0;
+
   /// The run's end: images, components and statistics into `result` (restored when asked).
   virtual void finish(CleanResult& result) = 0;
 };

@@ -40,6 +40,9 @@ class MajorCycleGate {
   /// different scales from one cycle to the next, so it watches the residual's own peak.
   bool open(CleanResult& result, bool have_peak, float peak, double threshold, double sigma,
             double model_flux, std::size_t candidates, std::optional<float> divergence_peak = std::nullopt);
+  /// The divergence rule starts afresh (a residual re-imaged outside the run does not continue
+  /// the last one's peaks).
+  void forget_peaks() { lowest_peak_.reset(); }
 
  private:
   const CleanSettings& settings_;

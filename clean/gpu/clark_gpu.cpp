@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 
+#include "clean/errors.hpp"
 #include "clean/scale_set.hpp"
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/fft_convolver_gpu.hpp"
@@ -217,6 +218,13 @@ class ClarkStepsGpu final : public MajorCycleSteps {
     }
     resources_.synchronize();
   }
+
+  void set_residual(const float* residual) override {
+    if (joined_) throw InvalidSettings("a residual from outside the run is taken for one plane; not for joined planes yet.");
+    st_.set_residual(residual);
+  }
+
+  HostImage model_image() override { return st_.model_image(); }
 
   void finish(CleanResult& result) override {
     result.seconds.setup = setup_seconds_;

@@ -162,6 +162,22 @@ Peak GpuImageState::peak_of(const float* masked) {
   return p;
 }
 
+void GpuImageState::set_residual(const float* residual) {
+  const std::size_t n = size();
+  cuda::upload(resources_.staging(), stream_, residual_.data(), residual, n);
+  apply_mask(stream_, residual_.data(), mask_.data(), masked_.data(), n);
+  GPUCLEAN_CUDA_TRY(cudaMemsetAsync(counts_.data(), 0, sizeof(unsigned long long), stream_));
+  count_valid(stream_, residual_.data(), n, true, counts_.data());
+  n_finite_.reset();
+  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));
+}
+
+HostImage GpuImageState::model_image() {
+  HostImage out(width_, height_);
+  cuda::download(resources_.staging(), stream_, out.pixels.data(), model_.data(), size());
+  return out;
+}
+
 void GpuImageState::restrict_mask(const std::vector<std::uint8_t>& mask) {
   cuda::upload(resources_.staging(), stream_, mask_.data(), mask.data(), size());
   apply_mask(stream_, residual_.data(), mask_.data(), masked_.data(), size());

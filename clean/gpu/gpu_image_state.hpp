@@ -62,6 +62,11 @@ class GpuImageState {
   const select::Selector& selector() const { return *selector_; }
   select::Workspace& workspace() { return workspace_; }
 
+  /// The residual replaced by a host image of the same size (made outside the run); the noise
+  /// estimate's pixel count is counted again.
+  void set_residual(const float* residual);
+  /// The model so far, to the host (the run goes on).
+  HostImage model_image();
   /// From now on only `mask`'s pixels are cleanable (--auto-mask's second phase of Högbom).
   void restrict_mask(const std::vector<std::uint8_t>& mask);
 

@@ -110,6 +110,8 @@ class HogbomStepsGpu final : public MajorCycleSteps {
     return h_flags[0] ? h_flags[1] : budget;
   }
   void subtract(std::size_t, std::size_t, CleanResult&) override {}  // done step by step
+  void set_residual(const float* residual) override { st_.set_residual(residual); }
+  HostImage model_image() override { return st_.model_image(); }
 
   void finish(CleanResult& result) override {
     psf_ = cuda::DeviceBuffer<float>();  // restoration needs the room

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <random>
 
@@ -11,7 +12,13 @@
 #include "clean/clean_mask.hpp"
 #include "clean/image_stats.hpp"
 #include "clean/major_cycle.hpp"
+#include "select/cuda/device_info.hpp"
 #include "tests/support/synthetic.hpp"
+
+#ifdef GPUCLEAN_HAVE_CUDA
+#include "clean/gpu/clark_gpu.hpp"
+#include "clean/gpu/gpu_resources.hpp"
+#endif
 
 namespace gc = gpuclean::clean;
 
@@ -57,6 +64,8 @@ class DeltaPsfSteps final : public gc::MajorCycleSteps {
     return made;
   }
   void subtract(std::size_t, std::size_t, gc::CleanResult&) override {}
+  void set_residual(const float* r) override { std::copy(r, r + residual_.size(), residual_.pixels.begin()); }
+  gc::HostImage model_image() override { return model_; }
   void finish(gc::CleanResult& r) override {
     r.residual = std::move(residual_);
     r.model = std::move(model_);
@@ -183,3 +192,77 @@ TEST(MajorCycleDriver, OneCycleAtATimeIsTheWholeRun) {
     EXPECT_EQ(stepped.residual.pixels, whole.residual.pixels);
   }
 }
+
+// An outer loop that re-images between rounds, as WSClean's major cycle does: each round hands
+// the steps a residual made outside (here dirty - model (x) PSF by direct convolution, an
+// independent reference) and cleans it down to half its peak; the loop ends at the threshold with
+// the plain run's result.
+class OutsideResidual : public ::testing::TestWithParam<gc::Device> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == gc::Device::kGpu && !gpuclean::cuda::has_usable_device())
+      GTEST_SKIP() << "no usable CUDA device: " << gpuclean::cuda::describe_device();
+  }
+};
+
+TEST_P(OutsideResidual, AnOuterLoopReachesThePlainRunsResult) {
+  const std::size_t n = 128;
+  gc::HostImage sky(n, n);
+  sky.at(40, 50) = 2.0f;
+  sky.at(90, 80) = 1.5f;
+  sky.at(60, 20) = -0.7f;
+  const gc::PreparedPsf psf = gc::prepare_psf(gpuclean::test::sidelobed_psf(n), n, n, nullptr);
+  const gc::HostImage dirty = gpuclean::test::convolve_direct(sky, psf);
+  const std::vector<std::uint8_t> mask = gc::make_clean_mask(dirty, nullptr, 0.0);
+  gc::CleanSettings s;
+  s.device = GetParam();
+  s.threads = 2;
+  s.auto_threshold = 0.0;
+  s.threshold = 2e-3;
+  s.beam_patch = 16;
+  const gc::CleanProblem problem{dirty, psf, mask};
+  const gc::CleanResult plain = gc::make_deconvolver(s.algorithm, s.device)->run(problem, s, nullptr);
+
+  std::unique_ptr<gc::MajorCycleSteps> steps;
+#ifdef GPUCLEAN_HAVE_CUDA
+  std::unique_ptr<gc::gpu::GpuResources> resources;
+  if (s.device == gc::Device::kGpu) {
+    resources = std::make_unique<gc::gpu::GpuResources>();
+    steps = gc::gpu::make_clark_steps_gpu(*resources, problem, s);
+  }
+#endif
+  if (!steps) steps = gc::make_clark_steps_cpu(problem, s);
+  gc::MajorCycleDriver driver(*steps, problem, s, nullptr);
+  gc::CleanResult r;
+  gc::HostImage residual = dirty;
+  std::size_t rounds = 0;
+  auto peak_of = [](const gc::HostImage& img) {
+    float peak = 0.0f;
+    for (float v : img.pixels) peak = std::max(peak, std::abs(v));
+    return peak;
+  };
+  while (peak_of(residual) > s.threshold && rounds < 20) {
+    ++rounds;
+    steps->set_residual(residual.pixels.data());
+    driver.resume(0.5 * peak_of(residual));
+    while (driver.next(r)) {
+    }
+    const gc::HostImage model = steps->model_image();
+    const gc::HostImage predicted = gpuclean::test::convolve_direct(model, psf);  // "re-imaging"
+    for (std::size_t i = 0; i < residual.size(); ++i) residual.pixels[i] = dirty.pixels[i] - predicted.pixels[i];
+  }
+  steps->finish(r);
+  std::printf("  %zu rounds, %zu components (plain run %zu); flux %.5f (plain %.5f); residual rms %.3e (plain %.3e)\n",
+              rounds, r.iterations, plain.iterations, gc::total_flux(r.model.pixels),
+              gc::total_flux(plain.model.pixels), gc::rms(residual.pixels), gc::rms(plain.residual.pixels));
+  EXPECT_GE(rounds, 2u);
+  EXPECT_LE(peak_of(residual), s.threshold);
+  EXPECT_EQ(r.iterations, r.components.size());
+  const double flux = gc::total_flux(r.model.pixels), plain_flux = gc::total_flux(plain.model.pixels);
+  EXPECT_NEAR(flux, plain_flux, 0.01 * std::abs(plain_flux));
+  EXPECT_NEAR(flux, 2.0 + 1.5 - 0.7, 0.02 * 2.8);
+  EXPECT_NEAR(gc::rms(residual.pixels), gc::rms(plain.residual.pixels), 0.05 * gc::rms(plain.residual.pixels));
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, OutsideResidual, ::testing::Values(gc::Device::kCpu, gc::Device::kGpu),
+                         [](const auto& p) { return std::string(gc::to_string(p.param)); });
