@@ -223,9 +223,11 @@ TEST_P(OutsideResidual, AnOuterLoopReachesThePlainRunsResult) {
   const gc::CleanProblem problem{dirty, psf, mask};
   const gc::CleanResult plain = gc::make_deconvolver(s.algorithm, s.device)->run(problem, s, nullptr);
 
+#ifdef GPUCLEAN_HAVE_CUDA
+  std::unique_ptr<gc::gpu::GpuResources> resources;  // outlives the steps made on it
+#endif
   std::unique_ptr<gc::MajorCycleSteps> steps;
 #ifdef GPUCLEAN_HAVE_CUDA
-  std::unique_ptr<gc::gpu::GpuResources> resources;
   if (s.device == gc::Device::kGpu) {
     resources = std::make_unique<gc::gpu::GpuResources>();
     steps = gc::gpu::make_clark_steps_gpu(*resources, problem, s);
