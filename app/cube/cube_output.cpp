@@ -19,8 +19,8 @@
 #include "app/version.hpp"
 #include "clean/beam.hpp"
 #include "clean/image_stats.hpp"
+#include "clean/mfs.hpp"
 #include "clean/plane_set.hpp"
-#include "clean/restore.hpp"
 #include "clean/spectral_fit.hpp"
 #include "io/fits_cube.hpp"
 #include "io/fits_writer.hpp"
@@ -194,23 +194,6 @@ nlohmann::json summary_json(const RunOptions& o, const CubeInput& in, const Cube
   return j;
 }
 
-// The channels' weighted mean of one Stokes parameter's images.
-clean::HostImage weighted_mean(const CubeInput& in, std::size_t s, const std::vector<PlaneView>& views,
-                               const clean::HostImage* PlaneView::*which) {
-  const std::size_t n = in.planes.front().dirty.size();
-  std::vector<double> acc(n, 0.0);
-  double total = 0.0;
-  for (std::size_t c = 0; c < in.channels; ++c) total += in.plane(c, s).weight;
-  for (std::size_t c = 0; c < in.channels; ++c) {
-    const double w = in.plane(c, s).weight / total;
-    const clean::HostImage& img = *(views[s * in.channels + c].*which);
-    for (std::size_t i = 0; i < n; ++i) acc[i] += w * img.pixels[i];
-  }
-  clean::HostImage out(in.planes.front().dirty.width, in.planes.front().dirty.height);
-  for (std::size_t i = 0; i < n; ++i) out.pixels[i] = static_cast<float>(acc[i]);
-  return out;
-}
-
 // The header of Stokes parameter s's MFS images: NAME-MFS[-POL]-dirty.fits's, as WSClean wrote
 // it, when the set has one; else channel 0's with the whole band in place of the channel's
 // (centre and width on the FREQ axis, the last channel's end, the summed weight).
@@ -381,15 +364,19 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
         }
       }
       // MFS: the channels' weighted mean; the image restored with the mean PSF's fitted beam.
-      const clean::HostImage residual = weighted_mean(in, s, views, &PlaneView::residual);
-      const clean::HostImage model = weighted_mean(in, s, views, &PlaneView::model);
-      clean::JoinedPlanes mean;
-      for (std::size_t c = 0; c < in.channels; ++c)
-        mean.planes.push_back({&in.plane(c, s).dirty, &in.plane(c, s).psf, in.plane(c, s).frequency_hz,
-                               in.plane(c, s).weight});
-      const clean::PreparedPsf psf = clean::integrated_psf(mean);
+      std::vector<clean::CleanPlane> channels;
+      std::vector<const clean::HostImage*> residuals, models;
+      for (std::size_t c = 0; c < in.channels; ++c) {
+        const InputPlane& p = in.plane(c, s);
+        channels.push_back({&p.dirty, &p.psf, p.frequency_hz, p.weight});
+        residuals.push_back(views[s * in.channels + c].residual);
+        models.push_back(views[s * in.channels + c].model);
+      }
+      const clean::MfsImages images_mfs =
+          clean::mfs_images(channels, residuals, models, o.settings.beam_shape ? &in.plane(0, s).beam : nullptr,
+                            o.settings.beam_fit, o.settings.threads);
       InputPlane mfs;
-      mfs.beam = o.settings.beam_shape ? in.plane(0, s).beam : clean::fit_psf_beam(psf, o.settings.beam_fit);
+      mfs.beam = images_mfs.beam;
       mfs.sky_beam = o.settings.beam_shape ? in.plane(0, s).sky_beam : std::nullopt;
       if (!o.settings.beam_shape && in.wcs) {
         clean::PixelToSky t;
@@ -397,9 +384,8 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
           for (int b = 0; b < 2; ++b) t.m[a][b] = in.wcs->m[a][b];
         mfs.sky_beam = clean::to_sky(mfs.beam, t);
       }
-      const clean::HostImage restored = clean::restore_cpu(model, residual, mfs.beam, o.settings.threads);
       const io::FitsHeader header = mfs_header(in, s);
-      const clean::HostImage* images[] = {&residual, &model, &restored};
+      const clean::HostImage* images[] = {&images_mfs.residual, &images_mfs.model, &images_mfs.restored};
       for (int k = 0; k < 3; ++k) {
         io::WriteOptions w = base;
         if (k == 1) w.bunit = "JY/PIXEL";

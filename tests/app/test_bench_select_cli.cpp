@@ -40,5 +40,7 @@ TEST(BenchSelectCli, KAboveASizeIsRefusedBeforeAnyWork) {
   // k = n is a valid request: no refusal (without a GPU the run stops on that instead).
   r = gpuclean::test::run_gpuclean(tmp, "bench select --sizes 10 --ks 1024 --repeats 1 --no-order-statistics");
   EXPECT_EQ(r.err.find("--ks"), std::string::npos) << r.err;
-  if (gpuclean::cuda::has_usable_device()) EXPECT_EQ(r.code, 0) << r.out << r.err;
+  if (gpuclean::cuda::has_usable_device()) {
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+  }
 }
