@@ -107,18 +107,18 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
   });
 }
 
-void add_cube_options(CLI::App& app, CubeOptions& c) {
+void add_cube_options(CLI::App& app, CubeOptions& c, clean::CleanSettings& s) {
   const std::string g = "Cubes and channels";
-  app.add_flag("--join-channels", c.join_channels,
+  app.add_flag("--join-channels", s.join_channels,
                "Cubes: find peaks on the channels' weighted mean and place each component in every channel with "
                "that channel's value (WSClean's -join-channels); without it every plane is its own CLEAN")->group(g);
-  app.add_flag("--join-polarizations", c.join_polarizations,
+  app.add_flag("--join-polarizations", s.join_polarizations,
                "Cubes: find peaks on the sum of squares over the Stokes planes, components in all of them "
                "(WSClean's -join-polarizations)")->group(g);
-  app.add_option("--fit-spectral-pol", c.fit_spectral_pol,
+  app.add_option("--fit-spectral-pol", s.fit_spectral_pol,
                  "--join-channels: fit each component's channel fluxes with a polynomial of N terms in frequency "
                  "before subtracting (WSClean's -fit-spectral-pol)")->group(g);
-  app.add_option("--fit-spectral-log-pol", c.fit_spectral_log_pol,
+  app.add_option("--fit-spectral-log-pol", s.fit_spectral_log_pol,
                  "--join-channels: fit each component's channel fluxes with a logarithmic polynomial of N terms "
                  "(S = S0 10^(a1 x + a2 x^2 ...), x = log10(nu/nu0); WSClean's -fit-spectral-log-pol)")->group(g);
   app.add_option("--parallel-planes", c.parallel_planes,
@@ -333,7 +333,7 @@ void add_batch_options(CLI::App& sub, BatchOptions& o) {
   // A folder's channel sets take the single command's cube options; the batch's workers are the
   // parallelism, so each set's planes go one at a time unless --parallel-planes says otherwise.
   o.defaults.cube.parallel_planes = 1;
-  add_cube_options(sub, o.defaults.cube);
+  add_cube_options(sub, o.defaults.cube, o.defaults.settings);
   sub.add_flag("--save-source-list", o.save_source_list,
                "--join-channels: write each channel set's components as a WSClean source list, NAME-sources.txt "
                "beside its images")->group("Cubes and channels");
@@ -378,7 +378,7 @@ std::unique_ptr<Cli> make_cli() {
   add_observation_options(*cli->app, cli->run);
   add_output_file_options(*cli->app, cli->run);
   add_cube_input_options(*cli->app, cli->run.cube);
-  add_cube_options(*cli->app, cli->run.cube);
+  add_cube_options(*cli->app, cli->run.cube, cli->run.settings);
   cli->batch = cli->app->add_subcommand("batch", "Deconvolve every observation of a manifest or folder");
   add_batch_options(*cli->batch, cli->batch_options);
   cli->simulate = cli->app->add_subcommand("simulate", "Simulate an interferometric observation (dirty image, PSF, truth)");

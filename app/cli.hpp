@@ -55,7 +55,7 @@ void refuse_negative_counts(CLI::App& app);
 /// How a cube or WSClean channel set is cleaned (--join-channels, --fit-spectral-pol, ...): the
 /// single command's and batch's. The single command adds --wsclean-channels and
 /// --save-source-list FILE; batch, --save-source-list as a flag (one list per channel set).
-void add_cube_options(CLI::App& app, CubeOptions& c);
+void add_cube_options(CLI::App& app, CubeOptions& c, clean::CleanSettings& s);
 /// Per-observation output files (--model, --residual, --components, --json, --quicklook, ...).
 void add_output_file_options(CLI::App& app, RunOptions& r);
 

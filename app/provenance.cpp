@@ -54,9 +54,9 @@ io::WriteOptions provenance(const RunOptions& o, const std::vector<const clean::
   if (cube) {
     w.keywords.push_back({"GCJOIN", join, "planes joined: channels, polarizations, independent"});
     w.keywords.push_back(
-        {"GCFITPOL", static_cast<long long>(o.cube.fit_spectral_pol), "spectral polynomial terms, 0 = none"});
+        {"GCFITPOL", static_cast<long long>(s.fit_spectral_pol), "spectral polynomial terms, 0 = none"});
     w.keywords.push_back(
-        {"GCFITLPL", static_cast<long long>(o.cube.fit_spectral_log_pol), "log-polynomial spectral terms, 0 = none"});
+        {"GCFITLPL", static_cast<long long>(s.fit_spectral_log_pol), "log-polynomial spectral terms, 0 = none"});
   }
   const std::vector<io::Keyword> common = {
       {"GCNITER", static_cast<long long>(s.niter), cube ? "maximum number of components per CLEAN"

@@ -15,10 +15,7 @@ enum class Verbosity { kQuiet, kWarnings, kNormal, kVerbose };
 struct CubeOptions {
   /// The DIRTY argument is WSClean's NAME: NAME-0000-dirty.fits ... with their -psf twins.
   bool wsclean_channels = false;
-  bool join_channels = false;       ///< --join-channels (else every plane is its own CLEAN)
-  bool join_polarizations = false;  ///< --join-polarizations
-  std::size_t fit_spectral_pol = 0; ///< --fit-spectral-pol N (0: none)
-  std::size_t fit_spectral_log_pol = 0;  ///< --fit-spectral-log-pol N (0: none)
+  // --join-channels, --join-polarizations and the spectral fits are CleanSettings'.
   std::string source_list;          ///< --save-source-list FILE (WSClean's text format)
   /// --parallel-planes: planes cleaned at once on the GPU in independent mode (0: from memory).
   std::size_t parallel_planes = 0;

@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "clean/errors.hpp"
+#include "clean/log_polynomial_fit.hpp"
+#include "clean/plane_set.hpp"
 #include "select/backend_names.hpp"
 
 namespace gpuclean::clean {
@@ -43,6 +45,16 @@ void validate(const CleanSettings& s) {
     fail("--local-rms runs on Clark's major/minor cycles (with or without --multiscale); drop --algorithm hogbom.");
   if (!(s.local_rms.window > 0.0) || !std::isfinite(s.local_rms.window))
     fail("--local-rms-window must be a finite number of beams > 0; WSClean's default is 25.");
+  if (s.join_channels && s.join_polarizations)
+    fail("--join-channels with --join-polarizations is not offered yet; give one of them.");
+  if (s.fit_spectral_pol > 0 && s.fit_spectral_log_pol > 0)
+    fail("--fit-spectral-pol and --fit-spectral-log-pol are two forms of one fit; give one.");
+  if ((s.fit_spectral_pol > 0 || s.fit_spectral_log_pol > 0) && !s.join_channels)
+    fail(std::string(s.fit_spectral_pol > 0 ? "--fit-spectral-pol" : "--fit-spectral-log-pol") +
+         " fits the channels of a joined component; add --join-channels.");
+  if (s.fit_spectral_log_pol > static_cast<std::size_t>(kMaxLogTerms))
+    fail("--fit-spectral-log-pol takes at most " + std::to_string(kMaxLogTerms) + " terms; give fewer.");
+  if (const auto join = s.join()) check_join_settings(*join, s);
 }
 
 void apply_explicit_threshold(CleanSettings& s, bool threshold_given, bool auto_threshold_given) {

@@ -24,6 +24,15 @@ inline constexpr std::array<EnumName<Device>, 3> kDeviceNames{
 inline std::string_view to_string(Algorithm a) { return name_of(kAlgorithmNames, a); }
 inline std::string_view to_string(Device d) { return name_of(kDeviceNames, d); }
 
+enum class Join { kChannels, kPolarizations };
+std::string_view to_string(Join j);
+
+/// A --fit-spectral-pol or --fit-spectral-log-pol fit (clean/spectral_fit.hpp): `terms` = 0 for none.
+struct SpectralFitSettings {
+  std::size_t terms = 0;
+  bool logarithmic = false;
+};
+
 /// Restoring beam given by the user: FWHM in arcsec, position angle in degrees (north through east).
 struct BeamShape {
   double bmaj_arcsec = 0.0;
@@ -56,6 +65,22 @@ struct CleanSettings {
   bool compare_select_cpu = false;  ///< ... and the CPU reference too
   MultiscaleSettings multiscale;    ///< --multiscale and its options (Clark only)
   LocalRmsSettings local_rms;       ///< --local-rms, --local-rms-window (Clark only)
+  /// A cube's planes cleaned together (WSClean's -join-channels, -join-polarizations); neither:
+  /// every plane is its own CLEAN.
+  bool join_channels = false, join_polarizations = false;
+  /// --join-channels: each component's channel fluxes fitted with a polynomial (or logarithmic
+  /// polynomial) of this many terms (WSClean's -fit-spectral-pol, -fit-spectral-log-pol); 0: none.
+  std::size_t fit_spectral_pol = 0, fit_spectral_log_pol = 0;
+
+  std::optional<Join> join() const {
+    if (join_channels) return Join::kChannels;
+    if (join_polarizations) return Join::kPolarizations;
+    return std::nullopt;
+  }
+  SpectralFitSettings spectral_fit() const {
+    return fit_spectral_log_pol > 0 ? SpectralFitSettings{fit_spectral_log_pol, true}
+                                    : SpectralFitSettings{fit_spectral_pol, false};
+  }
 };
 
 /// Throws InvalidSettings, with a sentence that says what to change, when a setting is out of range.

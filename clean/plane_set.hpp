@@ -24,15 +24,6 @@ namespace gpuclean::clean {
 
 struct PixelGaussian;
 
-enum class Join { kChannels, kPolarizations };
-std::string_view to_string(Join j);
-
-/// A --fit-spectral-pol or --fit-spectral-log-pol fit (clean/spectral_fit.hpp): `terms` = 0 for none.
-struct SpectralFitSettings {
-  std::size_t terms = 0;
-  bool logarithmic = false;
-};
-
 /// One plane of a joined run. The pointers outlive the run.
 struct CleanPlane {
   const HostImage* dirty = nullptr;

@@ -249,7 +249,7 @@ std::vector<BatchJob> jobs_from_folder(const BatchOptions& batch) {
 }  // namespace
 
 std::string given_cube_option(const BatchOptions& batch) {
-  const CubeOptions& c = batch.defaults.cube;
+  const clean::CleanSettings& c = batch.defaults.settings;
   if (c.join_channels) return "--join-channels";
   if (c.join_polarizations) return "--join-polarizations";
   if (c.fit_spectral_pol > 0) return "--fit-spectral-pol";

@@ -38,8 +38,9 @@ std::vector<std::string> pols_of(const io::WscleanChannelSet& set) {
   return set.polarizations.empty() ? std::vector<std::string>{""} : set.polarizations;
 }
 
-std::string mode_of(const CubeOptions& c) {
-  return c.join_channels ? "channels" : c.join_polarizations ? "polarizations" : "independent";
+std::string mode_of(const clean::CleanSettings& s) {
+  const auto join = s.join();
+  return join ? std::string(clean::to_string(*join)) : "independent";
 }
 
 std::optional<io::BeamKeywords> beam_keywords(const InputPlane& p) {
@@ -141,13 +142,13 @@ nlohmann::json summary_json(const RunOptions& o, const CubeInput& in, const Cube
   j["psf"] = o.psf;
   j["output"] = o.output;
   j["input"] = in.wsclean ? "wsclean-channels" : "cube";
-  j["mode"] = mode_of(o.cube);
+  j["mode"] = mode_of(o.settings);
   j["device"] = run.device;
   j["channels"] = in.channels;
   j["stokes"] = in.stokes;
   j["weights"] = in.weights_from_headers ? "WSCIMGWG" : "equal";
-  j["fit_spectral_pol"] = o.cube.fit_spectral_pol;
-  j["fit_spectral_log_pol"] = o.cube.fit_spectral_log_pol;
+  j["fit_spectral_pol"] = o.settings.fit_spectral_pol;
+  j["fit_spectral_log_pol"] = o.settings.fit_spectral_log_pol;
   std::size_t components = 0;
   nlohmann::json groups = nlohmann::json::array();
   for (std::size_t g = 0; g < run.groups.size(); ++g) {
@@ -263,7 +264,7 @@ std::vector<PlaneView> plane_views(const CubeInput& in, const CubeRunResult& run
 std::string wsclean_source_list(const RunOptions& o, const CubeInput& in, const CubeRunResult& run) {
   double ref = 0.0;
   for (const auto& r : run.results) ref = std::max(ref, r.reference_frequency_hz);
-  const clean::SpectralFitSettings fit = fit_settings(o.cube);
+  const clean::SpectralFitSettings fit = o.settings.spectral_fit();
   std::ostringstream out;
   char head[256];
   std::snprintf(head, sizeof head,
@@ -335,7 +336,7 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
   io::StagedOutputs staged(o.overwrite);
   std::vector<const clean::CleanResult*> results;
   for (const clean::CleanResult& r : run.results) results.push_back(&r);
-  const io::WriteOptions base = provenance(o, results, run.device, mode_of(o.cube), in.inputs);
+  const io::WriteOptions base = provenance(o, results, run.device, mode_of(o.settings), in.inputs);
   const std::size_t width = in.planes.front().dirty.width, height = in.planes.front().dirty.height, n = width * height;
   if (!o.components.empty()) io::write_text_file(staged.stage(o.components), components_csv(o, in, run), true);
   if (!o.cube.source_list.empty())

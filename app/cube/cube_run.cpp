@@ -48,8 +48,8 @@ void prepare_group(const CubeInput& in, const RunOptions& o, const CleanGroup& g
     gp.beam = p.beam;
     return;
   }
-  gp.joined.join = o.cube.join_channels ? clean::Join::kChannels : clean::Join::kPolarizations;
-  gp.joined.fit = fit_settings(o.cube);
+  gp.joined.join = *o.settings.join();
+  gp.joined.fit = o.settings.spectral_fit();
   for (std::size_t i : g.planes) {
     const InputPlane& p = in.planes[i];
     gp.joined.planes.push_back({&p.dirty, &p.psf, p.frequency_hz, p.weight, &p.beam});
@@ -124,12 +124,7 @@ void for_each_clean(std::size_t count, std::size_t workers, clean::Algorithm alg
   if (failure) std::rethrow_exception(failure);
 }
 
-clean::SpectralFitSettings fit_settings(const CubeOptions& o) {
-  if (o.fit_spectral_log_pol > 0) return {o.fit_spectral_log_pol, true};
-  return {o.fit_spectral_pol, false};
-}
-
-std::vector<CleanGroup> clean_groups(const CubeInput& in, const CubeOptions& o) {
+std::vector<CleanGroup> clean_groups(const CubeInput& in, const clean::CleanSettings& o) {
   std::vector<CleanGroup> groups;
   if (o.join_channels) {
     if (in.channels < 2)
@@ -158,20 +153,9 @@ std::vector<CleanGroup> clean_groups(const CubeInput& in, const CubeOptions& o) 
 void validate_cube_options(const RunOptions& o) {
   const CubeOptions& c = o.cube;
   const clean::CleanSettings& s = o.settings;
-  if (c.join_channels && c.join_polarizations)
-    throw clean::InvalidSettings("--join-channels with --join-polarizations is not offered yet; give one of them.");
-  if (c.fit_spectral_pol > 0 && c.fit_spectral_log_pol > 0)
-    throw clean::InvalidSettings("--fit-spectral-pol and --fit-spectral-log-pol are two forms of one fit; give one.");
-  if ((c.fit_spectral_pol > 0 || c.fit_spectral_log_pol > 0) && !c.join_channels)
-    throw clean::InvalidSettings(std::string(c.fit_spectral_pol > 0 ? "--fit-spectral-pol" : "--fit-spectral-log-pol") +
-                                 " fits the channels of a joined component; add --join-channels.");
-  if (c.fit_spectral_log_pol > static_cast<std::size_t>(clean::kMaxLogTerms))
-    throw clean::InvalidSettings("--fit-spectral-log-pol takes at most " + std::to_string(clean::kMaxLogTerms) +
-                                 " terms; give fewer.");
-  if (!c.source_list.empty() && !c.join_channels)
+  clean::validate(s);  // the join and fit settings among them
+  if (!c.source_list.empty() && !s.join_channels)
     throw clean::InvalidSettings("--save-source-list writes joined-channel components; add --join-channels.");
-  if (c.join_channels || c.join_polarizations)
-    clean::check_join_settings(c.join_channels ? clean::Join::kChannels : clean::Join::kPolarizations, s);
   if (c.wsclean_channels && !o.psf.empty())
     throw clean::InvalidSettings("with --wsclean-channels give WSClean's NAME alone (its PSFs are NAME-0000-psf.fits "
                                  "...), not a PSF argument.");
@@ -225,7 +209,7 @@ nlohmann::json run_cube(const RunOptions& o) {
     fits_mask->pixels = std::move(m.pixels);
   }
   CubeRunResult run;
-  run.groups = clean_groups(in, o.cube);
+  run.groups = clean_groups(in, o.settings);
   if (o.settings.compare_select && run.groups.size() != 1)
     throw clean::InvalidSettings("--compare-select compares the selections of one CLEAN run; this input makes " +
                                  std::to_string(run.groups.size()) +
@@ -249,7 +233,7 @@ nlohmann::json run_cube(const RunOptions& o) {
   if (o.settings.compare_select && device != clean::Device::kGpu)
     throw clean::InvalidSettings("--compare-select compares the GPU selection backends; this run is on the CPU.");
   run.device = std::string(clean::to_string(device));
-  const char* mode = o.cube.join_channels ? "joined channels" : o.cube.join_polarizations ? "joined polarizations"
+  const char* mode = o.settings.join_channels ? "joined channels" : o.settings.join_polarizations ? "joined polarizations"
                                                                                            : "independent planes";
   log.info("%s: %zu channel(s) x %zu Stokes, %zux%zu, %s; %zu CLEAN run(s) on %s, %zu at once",
            o.dirty.c_str(), in.channels, in.stokes, in.planes.front().dirty.width, in.planes.front().dirty.height, mode,

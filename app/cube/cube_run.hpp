@@ -26,7 +26,7 @@ struct CleanGroup {
 
 /// The groups the options make of the input's planes. Throws InvalidSettings when a join needs
 /// more planes than there are.
-std::vector<CleanGroup> clean_groups(const CubeInput& in, const CubeOptions& o);
+std::vector<CleanGroup> clean_groups(const CubeInput& in, const clean::CleanSettings& o);
 
 /// Runs `count` CLEANs on `workers` threads (the caller's among them), each thread with its own
 /// deconvolver (on the GPU: its own stream and workspaces); `run(g, deconvolver)` does number g.
@@ -36,8 +36,6 @@ using DeconvolverPool = std::vector<std::unique_ptr<clean::Deconvolver>>;
 void for_each_clean(std::size_t count, std::size_t workers, clean::Algorithm algorithm, clean::Device device,
                     const std::function<void(std::size_t, clean::Deconvolver&)>& run, DeconvolverPool* pool = nullptr);
 
-/// The spectral fit the options ask for (--fit-spectral-pol or --fit-spectral-log-pol).
-clean::SpectralFitSettings fit_settings(const CubeOptions& o);
 
 /// Checks the cube options against each other and the settings (before any work).
 void validate_cube_options(const RunOptions& o);

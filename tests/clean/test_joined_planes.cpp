@@ -265,3 +265,31 @@ TEST(JoinedPlanes, FitSpectralLogPolGivesEachSourcesSpectralIndex) {
       EXPECT_NEAR(r.plane_fluxes[k * 8 + c], fit.evaluate(&r.spectral_terms[2 * k], cube.freqs[c]),
                   1e-5 * std::abs(r.plane_fluxes[k * 8 + c]) + 1e-9) << k;
 }
+
+// The join and spectral-fit settings are CleanSettings', checked by clean::validate for every
+// path that runs CLEAN (the single command, cubes, batch, Python).
+TEST(JoinSettings, AreValidatedWithTheOtherSettings) {
+  gc::CleanSettings s;
+  s.fit_spectral_pol = 2;
+  EXPECT_THROW(gc::validate(s), gc::InvalidSettings);  // a fit needs --join-channels
+  s.join_channels = true;
+  EXPECT_NO_THROW(gc::validate(s));
+  EXPECT_EQ(s.join(), gc::Join::kChannels);
+  EXPECT_EQ(s.spectral_fit().terms, 2u);
+  EXPECT_FALSE(s.spectral_fit().logarithmic);
+  s.fit_spectral_log_pol = 3;
+  EXPECT_THROW(gc::validate(s), gc::InvalidSettings);  // two forms of one fit
+  s.fit_spectral_pol = 0;
+  EXPECT_TRUE(s.spectral_fit().logarithmic);
+  s.fit_spectral_log_pol = gc::kMaxLogTerms + 1;
+  EXPECT_THROW(gc::validate(s), gc::InvalidSettings);
+  s.fit_spectral_log_pol = 0;
+  s.join_polarizations = true;
+  EXPECT_THROW(gc::validate(s), gc::InvalidSettings);  // not both joins
+  s.join_channels = false;
+  s.multiscale.enabled = true;
+  EXPECT_THROW(gc::validate(s), gc::InvalidSettings);  // polarizations' scales are not their planes'
+  s.multiscale.enabled = false;
+  s.algorithm = gc::Algorithm::kHogbom;
+  EXPECT_THROW(gc::validate(s), gc::InvalidSettings);  // joined planes are Clark's
+}
