@@ -5,9 +5,11 @@
 set -euo pipefail
 
 # The Python package builds with Debian's pybind11 for /usr/bin/python3, where python3-numpy and
-# python3-pytest install.
+# python3-pytest install. wsclean and python3-casacore: data/simulate_ms.py and the tests that
+# image its MeasurementSets with WSClean.
 packages=(build-essential cmake pkg-config libcfitsio-dev libcli11-dev libgtest-dev libfftw3-dev
-          nlohmann-json3-dev libpng-dev libgd-dev openmpi-bin pybind11-dev python3-dev python3-numpy python3-pytest)
+          nlohmann-json3-dev libpng-dev libgd-dev openmpi-bin pybind11-dev python3-dev python3-numpy python3-pytest
+          wsclean python3-casacore)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

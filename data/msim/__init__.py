@@ -1,0 +1,1 @@
+"""A small MeasurementSet simulator (data/simulate_ms.py is its command line)."""
