@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
 
 #include "clean/errors.hpp"
 #include "clean/fft_convolver_cpu.hpp"
@@ -131,12 +132,15 @@ class ClarkStepsCpu final : public MajorCycleSteps {
     }
   }
 
-  void set_residual(const float* residual) override {
-    if (joined_) throw InvalidSettings("a residual from outside the run is taken for one plane; not for joined planes yet.");
-    std::copy(residual, residual + n_, residual_.pixels.begin());
+  void set_residuals(const std::vector<const float*>& planes) override {
+    if (joined_) return joined_->set_residuals(planes, residual_);
+    if (planes.size() != 1) throw InvalidInput("a residual for one plane came with " + std::to_string(planes.size()) + ".");
+    std::copy(planes[0], planes[0] + n_, residual_.pixels.begin());
   }
-
-  HostImage model_image() override { return model_; }
+  std::vector<HostImage> model_images() override { return joined_ ? joined_->models() : std::vector{model_}; }
+  std::vector<HostImage> residual_images() override {
+    return joined_ ? joined_->residuals() : std::vector{residual_};
+  }
 
   void finish(CleanResult& result) override {
     result.residual = std::move(residual_);

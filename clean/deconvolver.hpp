@@ -173,12 +173,20 @@ struct CleanResult {
   double reference_frequency_hz = 0.0;
 };
 
+class MajorCycleSteps;
+
+/// One algorithm on one device. GPU deconvolvers keep their GPU resources (stream, cuFFT plans,
+/// caches) from one run to the next.
 class Deconvolver {
  public:
   virtual ~Deconvolver() = default;
   virtual std::string_view name() const = 0;
-  virtual CleanResult run(const CleanProblem& problem, const CleanSettings& settings,
-                          const CycleCallback& on_cycle) = 0;
+  /// The algorithm's steps for `problem` (major_cycle_steps.hpp), for a driver run from outside
+  /// (MajorCycleDriver, e.g. one major cycle per round of an outer loop). `problem`, `settings`
+  /// and this deconvolver outlive them.
+  virtual std::unique_ptr<MajorCycleSteps> steps(const CleanProblem& problem, const CleanSettings& settings) = 0;
+  /// The steps run to the end by the major-cycle driver.
+  CleanResult run(const CleanProblem& problem, const CleanSettings& settings, const CycleCallback& on_cycle);
 };
 
 /// A deconvolver for a resolved device (kCpu or kGpu, never kAuto). Throws InvalidSettings when

@@ -40,10 +40,9 @@ class CpuDeconvolver final : public Deconvolver {
   CpuDeconvolver(Algorithm algorithm, CpuStepsMaker make)
       : name_(std::string(to_string(algorithm)) + "-cpu"), make_(make) {}
   std::string_view name() const override { return name_; }
-  CleanResult run(const CleanProblem& problem, const CleanSettings& settings, const CycleCallback& on_cycle) override {
+  std::unique_ptr<MajorCycleSteps> steps(const CleanProblem& problem, const CleanSettings& settings) override {
     check_joinable(problem, settings);
-    const auto steps = make_(problem, settings);
-    return run_major_cycles(*steps, problem, settings, on_cycle);
+    return make_(problem, settings);
   }
 
  private:
@@ -52,6 +51,11 @@ class CpuDeconvolver final : public Deconvolver {
 };
 
 }  // namespace
+
+CleanResult Deconvolver::run(const CleanProblem& problem, const CleanSettings& settings, const CycleCallback& on_cycle) {
+  const auto s = steps(problem, settings);
+  return run_major_cycles(*s, problem, settings, on_cycle);
+}
 
 std::unique_ptr<Deconvolver> make_deconvolver(Algorithm algorithm, Device device) {
   const AlgorithmSteps steps = steps_of(algorithm);

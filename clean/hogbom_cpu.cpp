@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "clean/image_stats.hpp"
 #include "clean/restore.hpp"
@@ -75,10 +76,12 @@ class HogbomStepsCpu final : public MajorCycleSteps {
     return made;
   }
   void subtract(std::size_t, std::size_t, CleanResult&) override {}  // done step by step
-  HostImage model_image() override { return model_; }
-  void set_residual(const float* residual) override {
-    std::copy(residual, residual + residual_.size(), residual_.pixels.begin());
+  void set_residuals(const std::vector<const float*>& planes) override {
+    if (planes.size() != 1) throw InvalidInput("a residual for one plane came with " + std::to_string(planes.size()) + ".");
+    std::copy(planes[0], planes[0] + residual_.size(), residual_.pixels.begin());
   }
+  std::vector<HostImage> model_images() override { return {model_}; }
+  std::vector<HostImage> residual_images() override { return {residual_}; }
 
   void finish(CleanResult& result) override {
     result.residual = std::move(residual_);

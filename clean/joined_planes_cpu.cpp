@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
+#include "clean/errors.hpp"
 #include "clean/restore.hpp"
 
 namespace gpuclean::clean {
@@ -71,6 +73,19 @@ void JoinedPlanesCpu::subtract(std::size_t scale, ScaleImagesCpu& scale_images,
     conv_[p]->convolve(delta_.data(), delta_.data());
     for (std::size_t i = 0; i < n; ++i) residuals_[p].pixels[i] -= delta_[i];
   }
+  integrate(residual);
+}
+
+void JoinedPlanesCpu::set_residuals(const std::vector<const float*>& planes, HostImage& residual) {
+  if (planes.size() != residuals_.size())
+    throw InvalidInput("a residual for " + std::to_string(residuals_.size()) + " joined planes came with " +
+                       std::to_string(planes.size()) + "; give one per plane.");
+  for (std::size_t p = 0; p < planes.size(); ++p)
+    std::copy(planes[p], planes[p] + residuals_[p].size(), residuals_[p].pixels.begin());
+  integrate(residual);
+}
+
+void JoinedPlanesCpu::integrate(HostImage& residual) const {
   std::vector<const HostImage*> images;
   for (const HostImage& r : residuals_) images.push_back(&r);
   residual = integrate_images(planes_.join, images, weights_);

@@ -46,11 +46,19 @@ class JoinedPlanesCpu {
   void subtract(std::size_t scale, ScaleImagesCpu& scale_images, const std::vector<Component>& components,
                 std::size_t first, const std::vector<float>& plane_fluxes, HostImage& residual);
 
+  /// Every plane's residual replaced by one made outside the run (MajorCycleSteps::set_residuals);
+  /// `residual`, the integrated image, remade from them.
+  void set_residuals(const std::vector<const float*>& planes, HostImage& residual);
+  const std::vector<HostImage>& models() const { return models_; }
+  const std::vector<HostImage>& residuals() const { return residuals_; }
+
   /// The planes' images into result.planes (restored with their beams, or `beam`), and the
   /// spectral terms when fitting.
   void finish(const PixelGaussian* beam, int threads, CleanResult& result);
 
  private:
+  void integrate(HostImage& residual) const;
+
   const JoinedPlanes& planes_;
   std::size_t width_, height_;
   std::optional<SpectralFit> fit_;

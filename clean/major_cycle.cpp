@@ -45,9 +45,10 @@ void MajorCycleDriver::make_noise_map(CleanResult& result) {
 // the local noise map is not used inside the mask.
 void MajorCycleDriver::start_auto_mask(CleanResult& result) {
   phase_.switch_to_mask();
-  if (weighing_) {
+  if (weighing_) {  // the keys lose their weights: the divergence rule starts afresh in the new units
     weighing_ = false;
     steps_.drop_weights();
+    gate_.forget_peaks();
     result.local_rms.dropped_at_cycle = result.major_cycles + 1;
   }
   std::vector<const HostImage*> kernels;
@@ -62,7 +63,12 @@ bool MajorCycleDriver::next(CleanResult& result) {
   if (done_) return false;
   if (!started_) {
     started_ = true;
-    if (weighing_) make_noise_map(result);
+    remake_map_ = weighing_;
+  }
+  if (remake_map_) {  // the first cycle's map, or a residual from outside: the map of the new one
+    remake_map_ = false;
+    map_peak_.reset();
+    make_noise_map(result);
   }
   auto t = Clock::now();
   ScaleChoice choice = steps_.choose();
@@ -88,6 +94,13 @@ bool MajorCycleDriver::next(CleanResult& result) {
     if (several_scales_) result.seconds.scales += since(t);
     in_force = final_threshold;
   }
+  // An outer loop's round floor (resume), held after the --auto-mask switch, which waits for its level.
+  const double thresholds = in_force;
+  if (round_gain_ < 1.0 && choice.scale >= 0) {
+    if (!round_key_) round_key_ = choice.biased;
+    in_force = std::max(in_force, (1.0 - round_gain_) * static_cast<double>(*round_key_));
+  }
+  round_floor_ruled_ = in_force > thresholds;
   // Several scales: the divergence rule watches the residual's own peak (stop_rules.hpp).
   std::optional<float> watched;
   if (several_scales_) watched = steps_.residual_peak();
@@ -123,9 +136,13 @@ bool MajorCycleDriver::next(CleanResult& result) {
   return true;
 }
 
-void MajorCycleDriver::resume(double floor) {
+void MajorCycleDriver::resume(double floor, double round_gain) {
   floor_ = floor;
+  round_gain_ = round_gain;
+  round_key_.reset();
+  round_floor_ruled_ = false;
   done_ = false;
+  remake_map_ = weighing_;
   gate_.forget_peaks();
 }
 

@@ -36,10 +36,17 @@ class MajorCycleDriver {
   CleanResult run();
 
   /// An outer loop's next round (WSClean's major cycle): the steps were given a residual made
-  /// outside (MajorCycleSteps::set_residual); next() goes on from it down to max(the threshold,
-  /// `floor`), with the divergence rule started afresh. The model, the components, the
-  /// --auto-mask phase and the --local-rms map stay.
-  void resume(double floor);
+  /// outside (MajorCycleSteps::set_residuals); next() goes on from it down to max(the threshold,
+  /// `floor`), with the divergence rule started afresh. The model, the components and the
+  /// --auto-mask phase stay; a --local-rms map in use is remade from the new residual (as
+  /// WSClean makes its RMS image in every major cycle). With `round_gain` < 1 the round also stops
+  /// once the peak key fell to (1 - round_gain) x its value at the round's first cycle (WSClean's
+  /// -mgain, in the keys' units, so that it holds with --local-rms weights too); that floor does not
+  /// end --auto-mask's first phase, which waits for its own level.
+  void resume(double floor, double round_gain = 1.0);
+  /// Whether the last next() stopped (or ran) held against resume's round floor rather than the
+  /// thresholds: the outer loop's cue that another round is due.
+  bool round_floor_ruled() const { return round_floor_ruled_; }
 
   /// The threshold in force now: max(--threshold, resume's floor, --auto-threshold x sigma); `sigma` receives
   /// `noise` when given (--local-rms: the lowest local noise), else the residual's robust noise
@@ -56,10 +63,13 @@ class MajorCycleDriver {
   const bool several_scales_;
   MajorCycleGate gate_;
   AutoMaskPhase phase_;
-  bool started_ = false, done_ = false;
+  bool started_ = false, done_ = false, remake_map_ = false;
   bool weighing_;                  // --local-rms weights in force
   double rms_fwhm_ = 0.0, min_rms_ = 0.0;
   double floor_ = 0.0;             // an outer loop's threshold (resume)
+  double round_gain_ = 1.0;        // an outer loop's -mgain (resume)
+  std::optional<float> round_key_; // the peak key at the round's first cycle
+  bool round_floor_ruled_ = false;
   std::optional<float> map_peak_;  // the residual's peak when the map was last made
   std::size_t last_candidates_ = 0;
 };

@@ -82,12 +82,15 @@ class MajorCycleSteps {
   virtual void subtract(std::size_t scale, std::size_t made, CleanResult& result) = 0;
 
   /// Replaces the residual with one made outside (an outer loop that predicts the model into the
-  /// visibilities and re-images between major cycles, as WSClean's does): width x height pixels,
-  /// row-major, the problem's size; NaN where nothing is known. The model and the components stay.
-  /// Throws InvalidSettings for a run that cannot take one (joined planes, for now).
-  virtual void set_residual(const float* residual) = 0;
-  /// The model so far (Jy/pixel), without ending the run: what an outer loop predicts.
-  virtual HostImage model_image() = 0;
+  /// visibilities and re-images between major cycles, as WSClean's does): one image per plane (one
+  /// for a plain run; a joined run's planes in its order), each the problem's width x height,
+  /// row-major, NaN where nothing is known. A joined run's integrated image is remade from them.
+  /// The model, the components and any --auto-mask restriction stay.
+  virtual void set_residuals(const std::vector<const float*>& planes) = 0;
+  /// Each plane's model so far (Jy/pixel), without ending the run: what an outer loop predicts.
+  virtual std::vector<HostImage> model_images() = 0;
+  /// Each plane's residual now, without ending the run.
+  virtual std::vector<HostImage> residual_images() = 0;
 
   /// The run's end: images, components and statistics into `result` (restored when asked).
   virtual void finish(CleanResult& result) = 0;

@@ -1,7 +1,9 @@
 #include "clean/plane_set.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
+#include <set>
 
 #include "clean/deconvolver.hpp"
 #include "clean/errors.hpp"
@@ -12,12 +14,25 @@ std::string_view to_string(Join j) { return j == Join::kChannels ? "channels" : 
 
 std::vector<float> integration_weights(const JoinedPlanes& planes) {
   std::vector<float> w(planes.planes.size(), 1.0f);
-  if (planes.join == Join::kPolarizations) return w;
+  if (planes.join == Join::kPolarizations) {
+    std::fill(w.begin(), w.end(), static_cast<float>(planes.polarization_factor));
+    return w;
+  }
   double total = 0.0;
   for (const CleanPlane& p : planes.planes) total += p.weight;
   if (!(total > 0.0)) throw InvalidInput("the channels' weights add up to zero; give channels with data.");
   for (std::size_t c = 0; c < w.size(); ++c) w[c] = static_cast<float>(planes.planes[c].weight / total);
   return w;
+}
+
+double polarization_factor(const std::vector<std::string>& pols) {
+  const std::set<std::string> set(pols.begin(), pols.end());
+  const auto is = [&](std::initializer_list<const char*> names) {
+    return set.size() == names.size() && std::all_of(names.begin(), names.end(), [&](const char* n) { return set.count(n); });
+  };
+  const bool correlations =
+      is({"XX", "YY"}) || is({"RR", "LL"}) || is({"XX", "XY", "YX", "YY"}) || is({"RR", "RL", "LR", "LL"});
+  return correlations ? 0.5 : 1.0;
 }
 
 HostImage integrate_images(Join join, const std::vector<const HostImage*>& images, const std::vector<float>& w) {

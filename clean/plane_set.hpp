@@ -8,11 +8,13 @@
 //
 // The integration (radler's ImageSet does the same):
 //   channels:      I = sum_c w_c r_c, with the channel weights normalised to sum 1;
-//   polarizations: I = sqrt(sum_p r_p^2) (WSClean's sum of squares, kept in Jy/beam units).
+//   polarizations: I = sqrt(f sum_p r_p^2), radler's sum of squares with its normalisation f
+//                  (polarization_factor()), so that an unpolarised source has its Stokes I.
 // Both are summed in plane order in float without FMA, so the CPU and the GPU round the same.
 
 #include <cmath>
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -41,13 +43,20 @@ struct JoinedPlanes {
   /// The reference frequency of the fitted terms and of the source list [Hz] (0: the middle of
   /// the band, as WSClean's MFS image).
   double reference_frequency_hz = 0.0;
+  /// --join-polarizations: f of the integrated image sqrt(f sum_p r_p^2) (polarization_factor()).
+  double polarization_factor = 1.0;
   /// GPU: planes held on the device at once (0: all of them). Fewer stream the planes through
   /// the device block by block each major cycle, for sets larger than its memory; the result is
   /// the same.
   std::size_t device_planes = 0;
 };
 
-/// The integration weights of `planes` (channels: normalised to sum 1; polarizations: all 1).
+/// WSClean 3.1's normalisation of joined polarizations: 1/2 for two or four correlations (XX,YY;
+/// RR,LL; XX,XY,YX,YY; RR,RL,LR,LL), else 1 (Stokes planes). `pols`: upper case.
+double polarization_factor(const std::vector<std::string>& pols);
+
+/// The integration weights of `planes` (channels: normalised to sum 1; polarizations: all the
+/// polarization factor).
 std::vector<float> integration_weights(const JoinedPlanes& planes);
 
 /// The integrated value of one pixel whose plane values are v[0], v[stride], ... (integrate()'s
@@ -58,7 +67,7 @@ inline float integrate(Join join, const float* v, std::size_t stride, const std:
     for (std::size_t c = 0; c < w.size(); ++c) s += w[c] * v[c * stride];
     return s;
   }
-  for (std::size_t c = 0; c < w.size(); ++c) s += v[c * stride] * v[c * stride];
+  for (std::size_t c = 0; c < w.size(); ++c) s += w[c] * (v[c * stride] * v[c * stride]);
   return std::sqrt(s);
 }
 

@@ -54,6 +54,11 @@ void prepare_group(const CubeInput& in, const RunOptions& o, const CleanGroup& g
     const InputPlane& p = in.planes[i];
     gp.joined.planes.push_back({&p.dirty, &p.psf, p.frequency_hz, p.weight, &p.beam});
   }
+  if (gp.joined.join == clean::Join::kPolarizations) {
+    std::vector<std::string> pols;
+    for (std::size_t i : g.planes) pols.push_back(in.planes[i].pol);
+    gp.joined.polarization_factor = clean::polarization_factor(pols);
+  }
   gp.images = clean::joined_problem_images(gp.joined);
   gp.mask = clean::make_clean_mask(gp.images.dirty, fits_mask ? &*fits_mask : nullptr, s.clean_border_percent);
   gp.beam = s.beam_shape ? in.planes[g.planes[0]].beam : clean::fit_psf_beam(gp.images.psf, s.beam_fit);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <string>
 #include <optional>
 
 #include "clean/errors.hpp"
@@ -219,12 +220,17 @@ class ClarkStepsGpu final : public MajorCycleSteps {
     resources_.synchronize();
   }
 
-  void set_residual(const float* residual) override {
-    if (joined_) throw InvalidSettings("a residual from outside the run is taken for one plane; not for joined planes yet.");
-    st_.set_residual(residual);
+  void set_residuals(const std::vector<const float*>& planes) override {
+    if (joined_) return joined_->set_residuals(planes, st_);
+    if (planes.size() != 1) throw InvalidInput("a residual for one plane came with " + std::to_string(planes.size()) + ".");
+    st_.set_residual(planes[0]);
   }
-
-  HostImage model_image() override { return st_.model_image(); }
+  std::vector<HostImage> model_images() override {
+    return joined_ ? joined_->model_images() : std::vector{st_.model_image()};
+  }
+  std::vector<HostImage> residual_images() override {
+    return joined_ ? joined_->residual_images() : std::vector{st_.residual_image()};
+  }
 
   void finish(CleanResult& result) override {
     result.seconds.setup = setup_seconds_;

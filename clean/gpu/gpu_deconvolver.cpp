@@ -10,11 +10,10 @@ class GpuDeconvolver final : public Deconvolver {
  public:
   GpuDeconvolver(std::string name, GpuStepsMaker make) : name_(std::move(name)), make_(make) {}
   std::string_view name() const override { return name_; }
-  CleanResult run(const CleanProblem& problem, const CleanSettings& settings, const CycleCallback& on_cycle) override {
+  std::unique_ptr<MajorCycleSteps> steps(const CleanProblem& problem, const CleanSettings& settings) override {
     check_joinable(problem, settings);
     if (!resources_) resources_ = std::make_unique<GpuResources>();
-    const auto steps = make_(*resources_, problem, settings);
-    return run_major_cycles(*steps, problem, settings, on_cycle);
+    return make_(*resources_, problem, settings);
   }
 
  private:

@@ -163,8 +163,12 @@ Peak GpuImageState::peak_of(const float* masked) {
 }
 
 void GpuImageState::set_residual(const float* residual) {
+  cuda::upload(resources_.staging(), stream_, residual_.data(), residual, size());
+  residual_changed();
+}
+
+void GpuImageState::residual_changed() {
   const std::size_t n = size();
-  cuda::upload(resources_.staging(), stream_, residual_.data(), residual, n);
   apply_mask(stream_, residual_.data(), mask_.data(), masked_.data(), n);
   GPUCLEAN_CUDA_TRY(cudaMemsetAsync(counts_.data(), 0, sizeof(unsigned long long), stream_));
   count_valid(stream_, residual_.data(), n, true, counts_.data());
@@ -172,9 +176,12 @@ void GpuImageState::set_residual(const float* residual) {
   GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));
 }
 
-HostImage GpuImageState::model_image() {
+HostImage GpuImageState::model_image() { return image_of(model_.data()); }
+HostImage GpuImageState::residual_image() { return image_of(residual_.data()); }
+
+HostImage GpuImageState::image_of(const float* device_image) {
   HostImage out(width_, height_);
-  cuda::download(resources_.staging(), stream_, out.pixels.data(), model_.data(), size());
+  cuda::download(resources_.staging(), stream_, out.pixels.data(), device_image, size());
   return out;
 }
 

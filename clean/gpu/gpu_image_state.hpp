@@ -65,8 +65,12 @@ class GpuImageState {
   /// The residual replaced by a host image of the same size (made outside the run); the noise
   /// estimate's pixel count is counted again.
   void set_residual(const float* residual);
-  /// The model so far, to the host (the run goes on).
+  /// The residual was remade in place on the device (a joined run's integrated image): its
+  /// masked copy and the noise estimate's pixel count follow it.
+  void residual_changed();
+  /// The model and the residual so far, to the host (the run goes on).
   HostImage model_image();
+  HostImage residual_image();
   /// From now on only `mask`'s pixels are cleanable (--auto-mask's second phase of Högbom).
   void restrict_mask(const std::vector<std::uint8_t>& mask);
 
@@ -98,6 +102,7 @@ class GpuImageState {
   std::size_t peak_memory() const { return peak_used_; }
 
  private:
+  HostImage image_of(const float* device_image);
   std::shared_ptr<const Spectrum> fetch_psf_spectrum(const PreparedPsf& psf);
   void download(cudaStream_t stream, CleanResult& result, std::size_t iterations);
   void enqueue_restore(const PixelGaussian& beam);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "clean/errors.hpp"
 #include "clean/gpu/clean_kernels.hpp"
@@ -110,8 +111,12 @@ class HogbomStepsGpu final : public MajorCycleSteps {
     return h_flags[0] ? h_flags[1] : budget;
   }
   void subtract(std::size_t, std::size_t, CleanResult&) override {}  // done step by step
-  void set_residual(const float* residual) override { st_.set_residual(residual); }
-  HostImage model_image() override { return st_.model_image(); }
+  void set_residuals(const std::vector<const float*>& planes) override {
+    if (planes.size() != 1) throw InvalidInput("a residual for one plane came with " + std::to_string(planes.size()) + ".");
+    st_.set_residual(planes[0]);
+  }
+  std::vector<HostImage> model_images() override { return {st_.model_image()}; }
+  std::vector<HostImage> residual_images() override { return {st_.residual_image()}; }
 
   void finish(CleanResult& result) override {
     psf_ = cuda::DeviceBuffer<float>();  // restoration needs the room

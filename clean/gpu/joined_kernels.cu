@@ -194,7 +194,7 @@ __global__ void accumulate_planes_kernel(const float* residuals, int count, std:
     float s = first ? 0.0f : acc[i];
     for (int p = 0; p < count; ++p) {
       const float x = residuals[p * pixels + i];
-      s = pol ? __fadd_rn(s, __fmul_rn(x, x)) : __fadd_rn(s, __fmul_rn(__ldg(w + p), x));
+      s = pol ? __fadd_rn(s, __fmul_rn(__ldg(w + p), __fmul_rn(x, x))) : __fadd_rn(s, __fmul_rn(__ldg(w + p), x));
     }
     acc[i] = s;
   }

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <utility>
 
+#include "clean/errors.hpp"
 #include "clean/gpu/joined_kernels.hpp"
 #include "clean/gpu/scale_set_gpu.hpp"
 #include "select/cuda/cuda_check.hpp"
@@ -229,6 +231,40 @@ void JoinedPlanesGpu::subtract(std::size_t scale, ScaleImagesGpu& scale_images, 
     if (streamed()) put_back(f, count, true);
   }
   finish_integration(s_, st.residual(), n_, pol, st.mask(), st.residual(), st.masked());
+}
+
+void JoinedPlanesGpu::set_residuals(const std::vector<const float*>& planes, GpuImageState& st) {
+  const std::size_t np = planes_.planes.size();
+  if (planes.size() != np)
+    throw InvalidInput("a residual for " + std::to_string(np) + " joined planes came with " +
+                       std::to_string(planes.size()) + "; give one per plane.");
+  const bool pol = planes_.join == Join::kPolarizations;
+  for (std::size_t f = 0; f < np; f += block_) {
+    const std::size_t count = std::min(block_, np - f);
+    for (std::size_t p = f; p < f + count; ++p) {
+      if (streamed()) std::copy(planes[p], planes[p] + n_, host_residuals_[p].pixels.begin());
+      cuda::upload(resources_.staging(), s_, residual(p), planes[p], n_);
+    }
+    accumulate_planes(s_, residual(f), static_cast<int>(count), n_, pol, iweights_.data() + f, f == 0, st.residual());
+  }
+  finish_integration(s_, st.residual(), n_, pol, st.mask(), st.residual(), st.masked());
+  st.residual_changed();
+}
+
+std::vector<HostImage> JoinedPlanesGpu::model_images() { return images(true); }
+std::vector<HostImage> JoinedPlanesGpu::residual_images() { return images(false); }
+
+std::vector<HostImage> JoinedPlanesGpu::images(bool models) {
+  std::vector<HostImage> out;
+  for (std::size_t p = 0; p < planes_.planes.size(); ++p) {
+    if (streamed()) {  // between major cycles the host copies are the planes
+      out.push_back(models ? host_models_[p] : host_residuals_[p]);
+      continue;
+    }
+    out.emplace_back(width_, height_);
+    cuda::download(resources_.staging(), s_, out.back().pixels.data(), models ? model(p) : residual(p), n_);
+  }
+  return out;
 }
 
 void JoinedPlanesGpu::finish(const PixelGaussian* beam, CleanResult& result) {

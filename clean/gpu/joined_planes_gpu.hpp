@@ -53,6 +53,14 @@ class JoinedPlanesGpu {
   void subtract(std::size_t scale, ScaleImagesGpu& scale_images, const MinorCycleEngine& engine, std::size_t first,
                 GpuImageState& st);
 
+  /// Every plane's residual replaced by one made outside the run (MajorCycleSteps::set_residuals):
+  /// each to the device (or the host copy, when streamed), and the integrated residual in `st`
+  /// remade from them in plane order, as subtract() does.
+  void set_residuals(const std::vector<const float*>& planes, GpuImageState& st);
+  /// Every plane's model and residual so far, to the host (the run goes on).
+  std::vector<HostImage> model_images();
+  std::vector<HostImage> residual_images();
+
   /// The planes' images to the host (restored on the GPU with their beams, or `beam`), the
   /// components' plane fluxes, and the spectral terms when fitting.
   void finish(const PixelGaussian* beam, CleanResult& result);
@@ -74,6 +82,8 @@ class JoinedPlanesGpu {
   void put_back(std::size_t first, std::size_t count, bool models);
   /// The PSF convolver set to plane p's spectrum (made now when streamed).
   FftConvolverGpu& psf_conv(std::size_t p);
+  /// Plane images to the host: the models or the residuals.
+  std::vector<HostImage> images(bool models);
 
   GpuResources& resources_;
   cudaStream_t s_;

@@ -82,7 +82,8 @@ __device__ __forceinline__ float update_member(const JoinedTeamArgs& a, float* v
       if (p0 + i >= np) break;
       const float y = subtract_rn(x[i], flux[p0 + i], w[i]);
       v[p0 + i] = y;
-      key = a.polarizations ? __fadd_rn(key, __fmul_rn(y, y)) : __fadd_rn(key, __fmul_rn(__ldg(a.iweights + p0 + i), y));
+      const float iw = __ldg(a.iweights + p0 + i);
+      key = a.polarizations ? __fadd_rn(key, __fmul_rn(iw, __fmul_rn(y, y))) : __fadd_rn(key, __fmul_rn(iw, y));
     }
   }
   if (a.polarizations) key = __fsqrt_rn(key);

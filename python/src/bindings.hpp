@@ -16,6 +16,7 @@ namespace py = pybind11;
 
 void bind_errors(py::module_& m);
 void bind_clean(py::module_& m);
+void bind_outer_loop(py::module_& m);  ///< the WSClean hook's session
 void bind_fits(py::module_& m);
 void bind_select_cpu(py::module_& m);
 void bind_select_gpu(py::module_& m);  ///< GPU entry points; reports no GPU in a CPU-only build

@@ -64,8 +64,11 @@ class DeltaPsfSteps final : public gc::MajorCycleSteps {
     return made;
   }
   void subtract(std::size_t, std::size_t, gc::CleanResult&) override {}
-  void set_residual(const float* r) override { std::copy(r, r + residual_.size(), residual_.pixels.begin()); }
-  gc::HostImage model_image() override { return model_; }
+  void set_residuals(const std::vector<const float*>& r) override {
+    std::copy(r.at(0), r.at(0) + residual_.size(), residual_.pixels.begin());
+  }
+  std::vector<gc::HostImage> model_images() override { return {model_}; }
+  std::vector<gc::HostImage> residual_images() override { return {residual_}; }
   void finish(gc::CleanResult& r) override {
     r.residual = std::move(residual_);
     r.model = std::move(model_);
@@ -245,11 +248,11 @@ TEST_P(OutsideResidual, AnOuterLoopReachesThePlainRunsResult) {
   };
   while (peak_of(residual) > s.threshold && rounds < 20) {
     ++rounds;
-    steps->set_residual(residual.pixels.data());
+    steps->set_residuals({residual.pixels.data()});
     driver.resume(0.5 * peak_of(residual));
     while (driver.next(r)) {
     }
-    const gc::HostImage model = steps->model_image();
+    const gc::HostImage model = steps->model_images().at(0);
     const gc::HostImage predicted = gpuclean::test::convolve_direct(model, psf);  // "re-imaging"
     for (std::size_t i = 0; i < residual.size(); ++i) residual.pixels[i] = dirty.pixels[i] - predicted.pixels[i];
   }

@@ -1,0 +1,133 @@
+#include "clean/outer_loop.hpp"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "clean/clean_mask.hpp"
+#include "clean/errors.hpp"
+
+namespace gpuclean::clean {
+namespace {
+
+bool any_finite(const float* pixels, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isfinite(pixels[i])) return true;
+  return false;
+}
+
+void check_input(const OuterLoopInput& in, std::size_t planes) {
+  if (in.width == 0 || in.height == 0 || in.channels == 0 || in.polarizations == 0)
+    throw InvalidInput("the residual has no pixels; give images of at least one channel and polarization.");
+  if (in.channels > 1 && in.polarizations > 1)
+    throw InvalidSettings("gpuclean joins channels or polarizations, not both at once; image one polarization per run "
+                          "(e.g. -pol i) or one channel (leave out -channels-out).");
+  if (planes != in.channels * in.polarizations)
+    throw InvalidInput("the residual has " + std::to_string(planes) + " planes where " +
+                       std::to_string(in.channels) + " channels x " + std::to_string(in.polarizations) +
+                       " polarizations were announced.");
+  if (in.psfs.size() != in.channels || in.frequencies_hz.size() != in.channels || in.weights.size() != in.channels)
+    throw InvalidInput("give one PSF, frequency and weight per channel.");
+  for (const HostImage& psf : in.psfs)
+    if (psf.width != in.width || psf.height != in.height)
+      throw InvalidInput("the PSF must have the residual's size (" + std::to_string(in.width) + " x " +
+                         std::to_string(in.height) + ").");
+}
+
+}  // namespace
+
+OuterLoopSession::OuterLoopSession(const CleanSettings& settings, OuterLoopInput input,
+                                   const std::vector<const float*>& first)
+    : settings_(settings), input_(std::move(input)) {
+  check_input(input_, first.size());
+  const std::size_t n = input_.width * input_.height, npol = input_.polarizations;
+  std::vector<std::size_t> channels;  // not flagged
+  for (std::size_t c = 0; c < input_.channels; ++c) {
+    bool finite = false;
+    for (std::size_t p = 0; p < npol; ++p) finite = finite || any_finite(first[c * npol + p], n);
+    if (input_.weights[c] > 0.0 && finite) channels.push_back(c);
+  }
+  if (channels.empty())
+    throw InvalidInput("every channel of the residual is flagged (weight 0 or no finite pixel); there is nothing to clean.");
+  for (std::size_t c : channels) {
+    std::string warning;
+    psfs_.push_back(prepare_psf(input_.psfs[c], input_.width, input_.height, &warning));
+    for (std::size_t p = 0; p < npol; ++p) {
+      active_.push_back(c * npol + p);
+      first_.emplace_back(input_.width, input_.height);
+      std::copy(first[c * npol + p], first[c * npol + p] + n, first_.back().pixels.begin());
+    }
+  }
+
+  const HostImage* dirty = &first_[0];
+  const PreparedPsf* psf = &psfs_[0];
+  if (active_.size() > 1) {
+    joined_.join = channels.size() > 1 ? Join::kChannels : Join::kPolarizations;
+    joined_.fit = settings_.spectral_fit();
+    joined_.polarization_factor = input_.polarization_factor;
+    for (std::size_t i = 0; i < active_.size(); ++i) {
+      const std::size_t c = active_[i] / npol;
+      joined_.planes.push_back({&first_[i], &psfs_[i / npol], input_.frequencies_hz[c], input_.weights[c], nullptr});
+    }
+    integrated_ = joined_problem_images(joined_);
+    dirty = &integrated_->dirty;
+    psf = &integrated_->psf;
+  }
+  mask_ = make_clean_mask(*dirty, input_.fits_mask ? &*input_.fits_mask : nullptr, settings_.clean_border_percent);
+  problem_.emplace(CleanProblem{*dirty, *psf, mask_});
+  if (active_.size() > 1) problem_->joined = &joined_;
+  deconvolver_ = make_deconvolver(settings_.algorithm, settings_.device);
+  steps_ = deconvolver_->steps(*problem_, settings_);
+  driver_.emplace(*steps_, *problem_, settings_, on_cycle_);
+}
+
+OuterLoopSession::~OuterLoopSession() {
+  // The driver and the steps go before what they refer to, the deconvolver's resources last.
+  driver_.reset();
+  steps_.reset();
+}
+
+float OuterLoopSession::peak() { return steps_->residual_peak(); }
+
+void OuterLoopSession::set_residuals(const std::vector<const float*>& planes) {
+  if (planes.size() != this->planes())
+    throw InvalidInput("the residual has " + std::to_string(planes.size()) + " planes; this run has " +
+                       std::to_string(this->planes()) + ".");
+  std::vector<const float*> active;
+  for (std::size_t i : active_) active.push_back(planes[i]);
+  steps_->set_residuals(active);
+}
+
+OuterLoopRound OuterLoopSession::clean(double floor, double round_gain, std::size_t budget,
+                                       const CycleCallback& on_cycle) {
+  on_cycle_ = on_cycle;
+  OuterLoopRound round;
+  round.peak = steps_->residual_peak();
+  const std::size_t iterations = result_.iterations, cycles = result_.major_cycles;
+  settings_.niter = iterations + budget;  // the driver's stopping rule reads it
+  driver_->resume(floor, round_gain);
+  while (driver_->next(result_)) {
+  }
+  round.components = result_.iterations - iterations;
+  round.major_cycles = result_.major_cycles - cycles;
+  round.peak_left = steps_->residual_peak();
+  round.threshold = result_.threshold;
+  round.noise_sigma = result_.noise_sigma;
+  round.reason = result_.reason;
+  round.round_floor = driver_->round_floor_ruled();
+  return round;
+}
+
+std::vector<HostImage> OuterLoopSession::models() { return to_input_order(steps_->model_images(), true); }
+std::vector<HostImage> OuterLoopSession::residuals() { return to_input_order(steps_->residual_images(), false); }
+
+// Planes left out keep an empty model and their first residual's place with NaN (never cleaned).
+std::vector<HostImage> OuterLoopSession::to_input_order(std::vector<HostImage> active, bool models) {
+  std::vector<HostImage> out(planes(), HostImage(input_.width, input_.height));
+  if (!models)
+    for (HostImage& image : out) std::fill(image.pixels.begin(), image.pixels.end(), std::nanf(""));
+  for (std::size_t i = 0; i < active_.size(); ++i) out[active_[i]] = std::move(active[i]);
+  return out;
+}
+
+}  // namespace gpuclean::clean

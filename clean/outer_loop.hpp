@@ -1,0 +1,95 @@
+#pragma once
+// CLEAN as one step of another program's major cycle (WSClean's -python-deconvolution, the
+// Cotton-Schwab loop): the other program predicts the model into the visibilities and re-images
+// between rounds; each round here takes its residual, cleans it with the major-cycle driver down
+// to a floor, and hands back the model and the residual. What does not change between rounds
+// (the PSFs and their spectra, cuFFT plans, device buffers, the scale kernels, --auto-mask's phase
+// and mask) is made in the constructor and kept; a round moves only the residual.
+//
+// The planes arrive channel-major ([channel][polarization], WSClean's order). Several channels
+// are joined as --join-channels, several polarizations as --join-polarizations; a channel with
+// weight 0 or no finite pixel (flagged) is left out of the join, and its model stays empty.
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "clean/deconvolver.hpp"
+#include "clean/major_cycle.hpp"
+#include "clean/major_cycle_steps.hpp"
+
+namespace gpuclean::clean {
+
+/// What stays from round to round.
+struct OuterLoopInput {
+  std::size_t width = 0, height = 0, channels = 1, polarizations = 1;
+  std::vector<HostImage> psfs;         ///< one per channel, shared by its polarizations
+  std::vector<double> frequencies_hz;  ///< per channel
+  std::vector<double> weights;         ///< per channel (WSClean's channel weights; 0: flagged)
+  std::optional<HostImage> fits_mask;  ///< non-zero: may be cleaned (--fits-mask)
+  /// Several polarizations: JoinedPlanes::polarization_factor (0.5 for correlations, 1 for Stokes).
+  double polarization_factor = 1.0;
+};
+
+/// What one round did.
+struct OuterLoopRound {
+  std::size_t components = 0;     ///< made in this round
+  std::size_t major_cycles = 0;   ///< the driver's own (image-domain) major cycles in this round
+  float peak = 0.0f;              ///< the residual's peak at the round's start (integrated, unweighted)
+  float peak_left = 0.0f;         ///< and at its end
+  double threshold = 0.0;         ///< the threshold in force when the round stopped
+  double noise_sigma = 0.0;       ///< the last robust noise estimate (0 when none was needed)
+  StopReason reason = StopReason::kThreshold;
+  /// The round stopped at its own floor ((1 - round_gain) x its first peak), above the
+  /// thresholds: another round is due.
+  bool round_floor = false;
+};
+
+class OuterLoopSession {
+ public:
+  /// `first`: the first round's residual, one image per plane (channels x polarizations,
+  /// channel-major), width x height each. `settings` are validated by the caller; its device is
+  /// resolved (kCpu or kGpu).
+  OuterLoopSession(const CleanSettings& settings, OuterLoopInput input, const std::vector<const float*>& first);
+  ~OuterLoopSession();
+  OuterLoopSession(const OuterLoopSession&) = delete;
+  OuterLoopSession& operator=(const OuterLoopSession&) = delete;
+
+  std::size_t planes() const { return input_.channels * input_.polarizations; }
+  Device device() const { return settings_.device; }
+  /// The residual's peak now (over the cleanable pixels, integrated, without --local-rms weights).
+  float peak();
+  /// The next round's residual (every plane, as in the constructor).
+  void set_residuals(const std::vector<const float*>& planes);
+  /// Cleans down to max(`floor`, the settings' thresholds, (1 - `round_gain`) x the round's first
+  /// peak key), at most `budget` components (MajorCycleDriver::resume).
+  OuterLoopRound clean(double floor, double round_gain, std::size_t budget, const CycleCallback& on_cycle);
+
+  /// Every plane's model so far (Jy/pixel) and residual now, in the input's order.
+  std::vector<HostImage> models();
+  std::vector<HostImage> residuals();
+  /// The run so far: its components (and each one's plane fluxes when joined), iterations and
+  /// the driver's own major cycles.
+  const CleanResult& result() const { return result_; }
+
+ private:
+  std::vector<HostImage> to_input_order(std::vector<HostImage> active, bool models);
+
+  CleanSettings settings_;  // niter is the round's limit (clean())
+  OuterLoopInput input_;
+  std::vector<std::size_t> active_;  // the input planes cleaned, in order
+  std::vector<HostImage> first_;     // the first residual of the active planes
+  std::vector<PreparedPsf> psfs_;    // per active channel
+  JoinedPlanes joined_;
+  std::optional<JoinedProblemImages> integrated_;
+  std::vector<std::uint8_t> mask_;
+  std::optional<CleanProblem> problem_;
+  std::unique_ptr<Deconvolver> deconvolver_;  // outlives the steps (a GPU one holds their resources)
+  std::unique_ptr<MajorCycleSteps> steps_;
+  CycleCallback on_cycle_;                    // the driver holds a reference
+  std::optional<MajorCycleDriver> driver_;
+  CleanResult result_;
+};
+
+}  // namespace gpuclean::clean

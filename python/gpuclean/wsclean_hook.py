@@ -1,0 +1,25 @@
+"""gpuclean as WSClean's deconvolution engine: the file to give WSClean.
+
+    wsclean ... -python-deconvolution "$(python3 -m gpuclean.wsclean)" observation.ms
+
+WSClean 3.1 calls deconvolve() once per major cycle (python/gpuclean/WSCLEAN_CONTRACT.md). This
+file stays free of anything that can fail while WSClean loads it (a failing import hangs WSClean
+3.1), and turns every failure into one line on stderr and an incomplete answer, on which WSClean
+stops with exit code 255 (an exception would crash it without a message).
+"""
+
+import os
+import sys
+
+
+def deconvolve(residual, model, psf, meta):
+    try:
+        package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        if package_parent not in sys.path:
+            sys.path.insert(0, package_parent)
+        from gpuclean import wsclean
+        return wsclean.deconvolve(residual, model, psf, meta)
+    except BaseException as e:  # noqa: BLE001 -- WSClean must see a message, never an exception
+        message = str(e).strip() or type(e).__name__
+        print(f"gpuclean: error: {message.splitlines()[0]}", file=sys.stderr, flush=True)
+        return {"residual": residual, "model": model}

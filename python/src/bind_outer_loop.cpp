@@ -1,0 +1,153 @@
+// gpuclean.wsclean's core: a CLEAN session that lives across WSClean's major cycles
+// (clean/outer_loop.hpp). WSClean's float64 arrays are cleaned in float32, as every gpuclean
+// path is; only the residual crosses into the session each round.
+
+#include <memory>
+#include <string>
+
+#include <pybind11/stl.h>
+
+#include "app/outer/outer_loop_run.hpp"
+#include "clean/spectral_fit.hpp"
+#include "python/src/bindings.hpp"
+
+namespace gpuclean::python {
+namespace {
+
+/// The planes of a [channels, polarizations, height, width] array, channel-major.
+std::vector<const float*> planes_of(const FloatArray& a) {
+  std::vector<const float*> planes;
+  const py::ssize_t n = a.shape(2) * a.shape(3);
+  for (py::ssize_t i = 0; i < a.shape(0) * a.shape(1); ++i) planes.push_back(a.data() + i * n);
+  return planes;
+}
+
+class Session {
+ public:
+  explicit Session(const std::vector<std::string>& args)
+      : options_(app::parse_outer_loop_options(args)), log_(options_.verbosity, false) {}
+
+  /// residual [channels, polarizations, height, width]; psf [channels, height, width].
+  void start(const FloatArray& residual, const FloatArray& psf, const std::vector<double>& frequencies,
+             const std::vector<double>& weights, double polarization_factor) {
+    if (residual.ndim() != 4) throw py::value_error("the residual must be [channels, polarizations, height, width]");
+    if (psf.ndim() != 3) throw py::value_error("the PSF must be [channels, height, width]");
+    clean::OuterLoopInput in;
+    in.channels = static_cast<std::size_t>(residual.shape(0));
+    in.polarizations = static_cast<std::size_t>(residual.shape(1));
+    in.height = static_cast<std::size_t>(residual.shape(2));
+    in.width = static_cast<std::size_t>(residual.shape(3));
+    if (static_cast<std::size_t>(psf.shape(0)) != in.channels)
+      throw py::value_error("give one PSF per channel");
+    const py::ssize_t n = psf.shape(1) * psf.shape(2);
+    for (py::ssize_t c = 0; c < psf.shape(0); ++c) {
+      in.psfs.emplace_back(static_cast<std::size_t>(psf.shape(2)), static_cast<std::size_t>(psf.shape(1)));
+      std::copy(psf.data() + c * n, psf.data() + (c + 1) * n, in.psfs.back().pixels.begin());
+    }
+    in.frequencies_hz = frequencies;
+    in.weights = weights;
+    in.polarization_factor = polarization_factor;
+    shape_ = {residual.shape(0), residual.shape(1), residual.shape(2), residual.shape(3)};
+    const std::vector<const float*> first = planes_of(residual);
+    py::gil_scoped_release release;
+    session_ = app::start_outer_loop(options_, std::move(in), first, log_);
+  }
+
+  void set_residual(const FloatArray& residual) {
+    check_shape(residual);
+    const std::vector<const float*> planes = planes_of(residual);
+    py::gil_scoped_release release;
+    session().set_residuals(planes);
+  }
+
+  float peak() {
+    py::gil_scoped_release release;
+    return session().peak();
+  }
+
+  py::dict clean(double floor, double round_gain, std::size_t budget) {
+    clean::OuterLoopRound r;
+    {
+      py::gil_scoped_release release;
+      r = session().clean(floor, round_gain, budget, [this](const clean::CycleReport& c) {
+        log_.verbose("gpuclean: cycle %4zu  components %8zu  peak %11.4e Jy  model flux %11.4e Jy  threshold %10.3e",
+                     c.cycle, c.iterations, c.peak, c.model_flux, c.threshold);
+      });
+    }
+    py::dict d;
+    d["components"] = r.components;
+    d["major_cycles"] = r.major_cycles;
+    d["peak"] = r.peak;
+    d["peak_left"] = r.peak_left;
+    d["threshold"] = r.threshold;
+    d["noise_sigma"] = r.noise_sigma;
+    d["stop_reason"] = std::string(clean::to_string(r.reason));
+    d["round_floor"] = r.round_floor;
+    return d;
+  }
+
+  py::array_t<float> models() { return stack(session().models()); }
+  py::array_t<float> residuals() { return stack(session().residuals()); }
+  std::size_t iterations() { return session().result().iterations; }
+  std::string device() const {
+    return std::string(clean::to_string(session_ ? session_->device() : options_.settings.device));
+  }
+  const clean::CleanSettings& settings() const { return options_.settings; }
+
+ private:
+  clean::OuterLoopSession& session() {
+    if (!session_) throw py::value_error("start the session first");
+    return *session_;
+  }
+  void check_shape(const FloatArray& a) const {
+    if (a.ndim() != 4 || a.shape(0) != shape_[0] || a.shape(1) != shape_[1] || a.shape(2) != shape_[2] ||
+        a.shape(3) != shape_[3])
+      throw py::value_error("the residual's shape changed between major cycles");
+  }
+  py::array_t<float> stack(std::vector<clean::HostImage> planes) const {
+    std::vector<float> all;
+    all.reserve(planes.size() * planes.front().size());
+    for (const clean::HostImage& p : planes) all.insert(all.end(), p.pixels.begin(), p.pixels.end());
+    return adopt(std::move(all), std::vector<py::ssize_t>(shape_.begin(), shape_.end()));
+  }
+
+  app::OuterLoopOptions options_;
+  app::Log log_;
+  std::vector<py::ssize_t> shape_;
+  std::unique_ptr<clean::OuterLoopSession> session_;
+};
+
+}  // namespace
+
+void bind_outer_loop(py::module_& m) {
+  // gpuclean's own spectral fit of one spectrum, to check it against WSClean's fitter.
+  m.def("fit_spectrum", [](const FloatArray& values, std::vector<double> frequencies, const std::vector<double>& weights,
+                           std::size_t terms, bool logarithmic) {
+    const double middle = 0.5 * (frequencies.front() + frequencies.back());
+    const clean::SpectralFit fit(std::move(frequencies), weights, terms, middle, logarithmic);
+    if (static_cast<std::size_t>(values.size()) != fit.channels()) throw py::value_error("one value per channel");
+    std::vector<float> fitted(fit.channels());
+    fit.fit(values.data(), fitted.data());
+    return adopt(std::move(fitted), {static_cast<py::ssize_t>(fit.channels())});
+  }, py::arg("values"), py::arg("frequencies"), py::arg("weights"), py::arg("terms"), py::arg("logarithmic"));
+  py::class_<Session>(m, "OuterLoopSession")
+      .def(py::init<const std::vector<std::string>&>(), py::arg("args"))
+      .def("start", &Session::start, py::arg("residual"), py::arg("psf"), py::arg("frequencies"), py::arg("weights"),
+           py::arg("polarization_factor"))
+      .def("set_residual", &Session::set_residual, py::arg("residual"))
+      .def("peak", &Session::peak)
+      .def("clean", &Session::clean, py::arg("floor"), py::arg("round_gain"), py::arg("budget"))
+      .def("models", &Session::models)
+      .def("residuals", &Session::residuals)
+      .def("iterations", &Session::iterations)
+      .def_property_readonly("device", &Session::device)
+      .def_property_readonly("niter", [](const Session& s) { return s.settings().niter; })
+      .def_property_readonly("threshold", [](const Session& s) { return s.settings().threshold; })
+      .def_property_readonly("auto_threshold", [](const Session& s) { return s.settings().auto_threshold; })
+      .def_property_readonly("algorithm", [](const Session& s) {
+        return s.settings().multiscale.enabled ? std::string("multiscale")
+                                               : std::string(clean::to_string(s.settings().algorithm));
+      });
+}
+
+}  // namespace gpuclean::python

@@ -1,0 +1,177 @@
+"""gpuclean as WSClean's deconvolution engine (gpuclean.wsclean), end to end with the real WSClean
+on a simulated MeerKAT MeasurementSet (data/simulate_ms.py), against WSClean's own deconvolution
+with the same settings on the same MS, and against the simulation's truth. Skipped without
+wsclean or python3-casacore (scripts/setup.sh installs both)."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import SOURCE_DIR
+
+pytestmark = pytest.mark.skipif(shutil.which("wsclean") is None, reason="wsclean is not installed")
+pytest.importorskip("casacore.tables", reason="python3-casacore is not installed")
+gpuclean = pytest.importorskip("gpuclean")
+sys.path.insert(0, str(SOURCE_DIR / "data"))
+from msim.sky import read_truth_csv  # noqa: E402
+
+SIZE, SCALE_ARCSEC = 512, 2.0
+COMMON = ["-size", str(SIZE), str(SIZE), "-scale", f"{SCALE_ARCSEC}asec", "-niter", "20000", "-mgain", "0.8",
+          "-auto-threshold", "3"]
+CYCLE = re.compile(r"gpuclean: major cycle (\d+): .*?(\d+) components in")
+
+
+@pytest.fixture(scope="module")
+def ms(tmp_path_factory):
+    """The simulator's default "mixed" sky (8 points, 3 Gaussians) with its noise."""
+    folder = tmp_path_factory.mktemp("wsclean")
+    out = folder / "sim.ms"
+    subprocess.run([sys.executable, SOURCE_DIR / "data" / "simulate_ms.py", "--out", out], check=True,
+                   capture_output=True)
+    return out
+
+
+def hook_file():
+    out = subprocess.run([sys.executable, "-m", "gpuclean.wsclean"], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def wsclean(ms, name, options, hook=None, gpuclean_options=None):
+    """Runs WSClean (with gpuclean's hook when `hook`); returns the CompletedProcess."""
+    env = dict(os.environ)
+    env.pop("GPUCLEAN_OPTIONS", None)
+    if gpuclean_options is not None:
+        env["GPUCLEAN_OPTIONS"] = gpuclean_options
+    args = ["wsclean", "-name", str(ms.parent / name)] + options
+    if hook:
+        args += ["-python-deconvolution", hook_file()]
+    return subprocess.run(args + [str(ms)], capture_output=True, text=True, env=env, timeout=600)
+
+
+def images(ms, name):
+    read = lambda kind: np.asarray(gpuclean.fits.read(ms.parent / f"{name}-{kind}.fits").data, dtype=np.float64)
+    return read("residual"), read("model")
+
+
+def rms(image):
+    return float(np.sqrt(np.nanmean(image ** 2)))
+
+
+def recovered(model, source):
+    """The model's flux around a truth source: within its FWHM (at least 3 pixels). The image's x
+    runs against RA (l east), y with m; the centre is pixel SIZE / 2."""
+    x = SIZE // 2 - source.l_arcsec / SCALE_ARCSEC
+    y = SIZE // 2 + source.m_arcsec / SCALE_ARCSEC
+    radius = max(3.0, source.fwhm_major_arcsec / SCALE_ARCSEC)
+    yy, xx = np.mgrid[:SIZE, :SIZE]
+    return float(model[(xx - x) ** 2 + (yy - y) ** 2 <= radius ** 2].sum())
+
+
+def peak_brightness(source, header):
+    """A truth source's peak in Jy/beam once convolved with the restoring beam (BMAJ, BMIN)."""
+    bmaj, bmin = header["BMAJ"] * 3600, header["BMIN"] * 3600
+    return source.flux_jy * bmaj * bmin / (np.hypot(bmaj, source.fwhm_major_arcsec) *
+                                           np.hypot(bmin, source.fwhm_minor_arcsec))
+
+
+def compare(ms, own_name, hook_name, hook_run, truth_check=True):
+    """The acceptance rules: at least 2 major cycles of gpuclean, residual RMS within 5% and model
+    flux within 2% of WSClean's own, every source of >= 5 sigma (peak brightness) recovered."""
+    assert hook_run.returncode == 0, hook_run.stdout[-3000:] + hook_run.stderr[-2000:]
+    cycles = CYCLE.findall(hook_run.stdout)
+    assert len(cycles) >= 2, hook_run.stdout[-3000:]
+    own_res, own_model = images(ms, own_name)
+    res, model = images(ms, hook_name)
+    print(f"{hook_name}: {len(cycles)} major cycles; residual rms {rms(res):.4e} (WSClean's own {rms(own_res):.4e}), "
+          f"model flux {model.sum():.5f} (own {own_model.sum():.5f})")
+    assert rms(res) == pytest.approx(rms(own_res), rel=0.05)
+    assert model.sum() == pytest.approx(own_model.sum(), rel=0.02)
+    if not truth_check:
+        return
+    sigma = rms(own_res)
+    header = gpuclean.fits.read(ms.parent / f"{own_name}-image.fits").header
+    for s in read_truth_csv(ms.with_name("sim-truth.csv")):
+        if peak_brightness(s, header) < 5 * sigma:
+            continue
+        ours, theirs = recovered(model, s), recovered(own_model, s)
+        print(f"  {s.kind} {s.flux_jy:.4f} Jy: gpuclean {ours:.4f}, WSClean {theirs:.4f}")
+        if s.kind == "point":
+            assert ours == pytest.approx(s.flux_jy, rel=0.1)
+        else:  # extended: CLEAN recovers part of a Gaussian's flux; at least most of what WSClean does
+            assert ours >= 0.9 * theirs
+
+
+def test_hook_file_is_printed_and_loads_without_gpuclean_on_the_path():
+    path = hook_file()
+    assert path.endswith("wsclean_hook.py") and os.path.isfile(path)
+    code = f"import runpy; g = runpy.run_path({path!r}); print(callable(g['deconvolve']))"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.stdout.strip() == "True", out.stderr
+
+
+def test_clark_matches_wsclean_over_major_cycles(ms):
+    assert wsclean(ms, "own", COMMON).returncode == 0
+    run = wsclean(ms, "hook", COMMON, hook=True)
+    compare(ms, "own", "hook", run)
+    assert "clark on the cpu" in run.stdout or "clark on the gpu" in run.stdout
+
+
+def test_joined_channels_with_wscleans_spectral_fit(ms):
+    options = COMMON + ["-channels-out", "4", "-join-channels", "-fit-spectral-pol", "2"]
+    assert wsclean(ms, "own4", options).returncode == 0
+    run = wsclean(ms, "hook4", options, hook=True)
+    assert re.search(r"WSClean's spectral fit of 2 terms \(gpuclean's own agrees to [0-9.e-]+\)", run.stdout), \
+        run.stdout[-3000:] + run.stderr[-2000:]
+    compare(ms, "own4-MFS", "hook4-MFS", run)
+    for c in range(4):  # every channel, not only the integrated image
+        own_res, own_model = images(ms, f"own4-{c:04d}")
+        res, model = images(ms, f"hook4-{c:04d}")
+        assert rms(res) == pytest.approx(rms(own_res), rel=0.05)
+        assert model.sum() == pytest.approx(own_model.sum(), rel=0.02)
+
+
+def test_multiscale_matches_wscleans_multiscale(ms):
+    assert wsclean(ms, "own-ms", COMMON + ["-multiscale"]).returncode == 0
+    run = wsclean(ms, "hook-ms", COMMON, hook=True, gpuclean_options="--multiscale")
+    compare(ms, "own-ms", "hook-ms", run)
+    assert "multiscale on the" in run.stdout
+
+
+def test_joined_polarizations(ms):
+    options = COMMON + ["-pol", "xx,yy", "-join-polarizations"]
+    assert wsclean(ms, "own-pol", options).returncode == 0
+    run = wsclean(ms, "hook-pol", options, hook=True)
+    for pol in ("XX", "YY"):
+        compare(ms, f"own-pol-{pol}", f"hook-pol-{pol}", run, truth_check=False)
+
+
+@pytest.mark.parametrize("options, message", [
+    ("--gain 5", "--gain"),
+    ("--no-such-option", "no-such-option"),
+    ("-o out.fits", "not for a run inside WSClean"),
+    ("--algorithm hogbom --multiscale", "multiscale"),
+])
+def test_a_bad_option_stops_wsclean_with_gpucleans_message(ms, options, message):
+    run = wsclean(ms, "bad", ["-size", "128", "128", "-scale", "8asec", "-niter", "100"], hook=True,
+                  gpuclean_options=options)
+    assert run.returncode != 0
+    line = [l for l in run.stderr.splitlines() if l.startswith("gpuclean: error:")]
+    assert len(line) == 1 and message in line[0], run.stderr[-2000:]
+
+
+@pytest.mark.parametrize("wsclean_niter, gpuclean_options, expected", [
+    (150, None, 150),          # WSClean's -niter: its iteration_number reaches it exactly
+    (5000, "--niter 120", 120),  # gpuclean's own --niter, a further limit
+])
+def test_iteration_limits_are_exact(ms, wsclean_niter, gpuclean_options, expected):
+    options = ["-size", "256", "256", "-scale", "4asec", "-niter", str(wsclean_niter), "-mgain", "0.8"]
+    run = wsclean(ms, "niter", options, hook=True, gpuclean_options=gpuclean_options)
+    assert run.returncode == 0, run.stderr[-2000:]
+    made = [int(n) for _, n in CYCLE.findall(run.stdout)]
+    assert len(made) >= 2 and sum(made) == expected, run.stdout[-3000:]
