@@ -10,6 +10,7 @@
 #include "select/backends/backends.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/detail/engine.hpp"
+#include "select/detail/host_flow.hpp"
 #include "select/detail/window_select.hpp"
 
 namespace gpuclean::select {
@@ -40,16 +41,10 @@ double log_binomial_pmf(std::size_t s, std::size_t i, double p) {
          (ds - di) * std::log1p(-p);
 }
 
-struct Plan {
-  std::uint32_t *samples, *sorted, *bounds;
-  std::uint8_t* regions;
-  unsigned long long *counts, *fill;
-  std::uint64_t *buf_a, *buf_b, *sorted_b, *final_sorted;
-  void *sort_temp, *b_temp, *final_temp;
-  std::size_t sort_temp_bytes, b_temp_bytes, final_temp_bytes;
-  std::size_t s, cap_b;
-  std::byte* fallback;  // radix threshold + extraction scratch
-  std::size_t fallback_bytes;
+struct Plan : FilterBuffers {
+  std::uint32_t *samples, *sorted;
+  void* sort_temp;
+  std::size_t sort_temp_bytes, s;
 };
 
 // ---- the device chain's host side ----
@@ -335,12 +330,7 @@ class RandomizedSelector final : public Selector {
     const std::size_t k = std::min(req.k, n);
     if (k == 0) return stats;
     const KeyMode mode = key_mode(req.order);
-    Arena sizing;
-    plan(sizing, n, k);
-    const std::size_t bytes = sizing.used();
-    Arena arena = arena_for(ws, bytes);
-    Plan p = plan(arena, n, k);
-    stats.scratch_bytes = bytes;
+    const Plan p = lay_out(ws, stats, [&](Arena& a) { return plan(a, n, k); });
 
     std::size_t na = 0, nb_take = 0;
     const std::uint64_t* b_src = p.sorted_b;
@@ -348,9 +338,8 @@ class RandomizedSelector final : public Selector {
       // Everything valid goes to region A (k == n), or to B to be sorted whole (small n).
       const bool all = k == n;
       GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.bounds, 0xFF, 4, stream));  // one bound: kInvalidKey
-      run_pass(stream, d_in, n, mode, p, 1, k, {static_cast<std::uint8_t>(all ? kRegionA : kRegionB), kRegionNone});
-      const auto c = read_counts(stream, p, 2);
-      stats.passes = 1;
+      const auto c = pass(stream, d_in, n, mode, p, 1, k, stats,
+                          {static_cast<std::uint8_t>(all ? kRegionA : kRegionB), kRegionNone});
       if (all) {
         na = c[0];
       } else {
@@ -366,9 +355,8 @@ class RandomizedSelector final : public Selector {
       while (true) {
         window_bounds_kernel<<<1, 1, 0, stream>>>(p.sorted, s, w.first, w.last, p.bounds);
         GPUCLEAN_CHECK_LAUNCH();
-        run_pass(stream, d_in, n, mode, p, 2, k, {kRegionA, kRegionB, kRegionNone});  // first bin > k: a retry anyway
-        ++stats.passes;
-        const auto c = read_counts(stream, p, 3);
+        // A holds k: a first bin of more than k keys is a retry anyway.
+        const auto c = pass(stream, d_in, n, mode, p, 2, k, stats, {kRegionA, kRegionB, kRegionNone});
         const unsigned long long first = c[0], middle = c[1];
         const bool open_top = w.last >= s;
         if (first >= k) {  // the k-th key lies below the window
@@ -404,7 +392,8 @@ class RandomizedSelector final : public Selector {
       }
     }
     stats.count = na + nb_take;
-    finish(stream, d_in, p, na, b_src, nb_take, req.sorted_output, d_out_values, d_out_indices);
+    // A and B are sorted together when A holds keys; B alone goes out as it is.
+    write_selection(stream, d_in, p, na, b_src, nb_take, req.sorted_output && na > 0, d_out_values, d_out_indices);
     return stats;
   }
 
@@ -418,72 +407,33 @@ class RandomizedSelector final : public Selector {
     p.sorted = a.take<std::uint32_t>(p.s);
     p.sort_temp_bytes = sort_temp_bytes_u32(p.s);
     p.sort_temp = a.take<std::byte>(p.sort_temp_bytes);
-    p.bounds = a.take<std::uint32_t>(4);
-    p.regions = a.take<std::uint8_t>(4);
-    p.counts = a.take<unsigned long long>(4);
-    p.fill = a.take<unsigned long long>(2);
-    p.buf_a = a.take<std::uint64_t>(k);
-    if (n <= t_.direct_below) {
-      p.cap_b = n;
-    } else {
+    take_pass_buffers(a, p, 3, true);
+    std::size_t cap_b = n;
+    if (n > t_.direct_below) {
       const PivotWindow w = binomial_pivot_window(n, k, p.s, t_.p_k);
       const double expected = static_cast<double>(n) * static_cast<double>(w.last - w.first + 1) /
                               static_cast<double>(p.s + 1);
-      p.cap_b = static_cast<std::size_t>(t_.capacity_factor * expected) + 1024;
+      cap_b = static_cast<std::size_t>(t_.capacity_factor * expected) + 1024;
     }
-    p.buf_b = a.take<std::uint64_t>(p.cap_b);
-    p.sorted_b = a.take<std::uint64_t>(p.cap_b);
-    p.b_temp_bytes = sort_temp_bytes_u64(p.cap_b);
-    p.b_temp = a.take<std::byte>(p.b_temp_bytes);
-    p.final_sorted = a.take<std::uint64_t>(k);
-    p.final_temp_bytes = sort_temp_bytes_u64(k);
-    p.final_temp = a.take<std::byte>(p.final_temp_bytes);
+    take_ab_buffers(a, p, k, cap_b);
     return p;
   }
 
   Plan plan_order(Arena& a, std::size_t n, std::size_t n_ranks) const;
 
+  // One pass over the n_bounds bounds already in p.bounds; returns the segment counts.
   // `inline_regions` route up to three bounds' segments without a host copy; an empty list
   // takes the regions from p.regions on the device.
-  void run_pass(cudaStream_t stream, const float* d_in, std::size_t n, KeyMode mode, const Plan& p, int n_bounds,
-                unsigned long long cap_a, std::initializer_list<std::uint8_t> inline_regions = {}) const {
-    SegmentPass pass;
-    pass.in = d_in;
-    pass.n = n;
-    pass.mode = mode;
-    pass.bounds = p.bounds;
-    pass.n_bounds = n_bounds;
-    pass.regions = inline_regions.size() ? nullptr : p.regions;
+  static std::vector<unsigned long long> pass(cudaStream_t stream, const float* d_in, std::size_t n, KeyMode mode,
+                                              const Plan& p, int n_bounds, unsigned long long cap_a, SelectStats& stats,
+                                              std::initializer_list<std::uint8_t> inline_regions = {}) {
+    SegmentPass s = filter_pass(p, d_in, n, mode, cap_a);
+    s.bounds = p.bounds;
+    s.n_bounds = n_bounds;
+    s.regions = inline_regions.size() ? nullptr : p.regions;
     int r = 0;
-    for (std::uint8_t region : inline_regions) pass.inline_regions[r++] = region;
-    pass.counts = p.counts;
-    pass.buf_a = p.buf_a;
-    pass.cap_a = cap_a;
-    pass.buf_b = p.buf_b;
-    pass.cap_b = p.cap_b;
-    pass.fill = p.fill;
-    segment_pass(stream, pass);
-  }
-
-  static std::vector<unsigned long long> read_counts(cudaStream_t stream, const Plan& p, int n) {
-    std::vector<unsigned long long> c(static_cast<std::size_t>(n));
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(c.data(), p.counts, sizeof(unsigned long long) * c.size(),
-                                      cudaMemcpyDeviceToHost, stream));
-    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
-    return c;
-  }
-
-  void finish(cudaStream_t stream, const float* d_in, const Plan& p, std::size_t na, const std::uint64_t* b,
-              std::size_t nb, bool sorted, float* out_v, std::uint32_t* out_i) const {
-    if (sorted && na > 0) {
-      // A is unsorted and B sorted: sort the selected composites together.
-      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.buf_a + na, b, nb * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, stream));
-      sort_u64(stream, p.final_temp, p.final_temp_bytes, p.buf_a, p.final_sorted, na + nb);
-      write_top_k(stream, d_in, p.final_sorted, na + nb, nullptr, 0, out_v, out_i);
-    } else {
-      write_top_k(stream, d_in, p.buf_a, na, b, nb, out_v, out_i);
-    }
-    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    for (std::uint8_t region : inline_regions) s.inline_regions[r++] = region;
+    return run_segment_pass(stream, s, static_cast<std::size_t>(n_bounds) + 1, stats);
   }
 
   RandomizedTuning t_;
@@ -550,12 +500,6 @@ struct Interval {
   std::uint32_t lo, hi;  // inclusive key range
 };
 
-__global__ void gather_sorted_keys_kernel(const std::uint64_t* sorted, const unsigned long long* pos, std::size_t count,
-                                          std::uint32_t* out) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < count) out[i] = composite_key(sorted[pos[i]]);
-}
-
 Plan RandomizedSelector::plan_order(Arena& a, std::size_t n, std::size_t n_ranks) const {
   Plan p{};
   p.s = splitter_count(n, t_.order_splitters_per_sqrt_n);
@@ -563,27 +507,16 @@ Plan RandomizedSelector::plan_order(Arena& a, std::size_t n, std::size_t n_ranks
   p.sorted = a.take<std::uint32_t>(p.s);
   p.sort_temp_bytes = sort_temp_bytes_u32(p.s);
   p.sort_temp = a.take<std::byte>(p.sort_temp_bytes);
-  const std::size_t n_bounds = 2 * n_ranks + 2;
-  p.bounds = a.take<std::uint32_t>(n_bounds);
-  p.regions = a.take<std::uint8_t>(n_bounds + 1);
-  p.counts = a.take<unsigned long long>(n_bounds + 1);
-  p.fill = a.take<unsigned long long>(2);
+  take_pass_buffers(a, p, 2 * n_ranks + 2, true);
   // Worst case: every rank at the median, where the window is widest.
-  if (n <= t_.direct_below) {
-    p.cap_b = n;
-  } else {
+  std::size_t cap_b = n;
+  if (n > t_.direct_below) {
     const PivotWindow w = binomial_pivot_window(n, n / 2, p.s, t_.p_k);
     const double expected = static_cast<double>(n) * static_cast<double>(w.last - w.first + 1) / static_cast<double>(p.s + 1);
-    p.cap_b = std::min<std::size_t>(n, static_cast<std::size_t>(t_.capacity_factor * expected * static_cast<double>(n_ranks)) + 1024);
+    cap_b = std::min<std::size_t>(n, static_cast<std::size_t>(t_.capacity_factor * expected * static_cast<double>(n_ranks)) + 1024);
   }
-  p.buf_b = a.take<std::uint64_t>(p.cap_b);
-  p.sorted_b = a.take<std::uint64_t>(p.cap_b);
-  p.b_temp_bytes = sort_temp_bytes_u64(p.cap_b);
-  p.b_temp = a.take<std::byte>(p.b_temp_bytes);
-  p.final_sorted = a.take<std::uint64_t>(0);
-  p.final_temp = nullptr;
-  p.fallback_bytes = radix_threshold_bytes() + 2 * n_ranks * (sizeof(unsigned long long) + 4) + 1024;
-  p.fallback = a.take<std::byte>(p.fallback_bytes);
+  take_b_buffers(a, p, cap_b);  // nothing goes to A: no A, no final sort
+  take_scratch(a, p, radix_threshold_bytes() + 2 * n_ranks * (sizeof(unsigned long long) + 4) + 1024);
   return p;
 }
 
@@ -591,8 +524,7 @@ SelectStats RandomizedSelector::legacy_order_statistics(cudaStream_t stream, con
                                                         const std::vector<std::size_t>& ranks, Workspace& ws,
                                                         float* h_out) const {
   SelectStats stats;
-  std::fill(h_out, h_out + ranks.size(), std::numeric_limits<float>::quiet_NaN());
-  if (n == 0 || ranks.empty()) return stats;
+  if (!start_order_statistics(n, ranks, h_out)) return stats;
   const std::size_t bytes = order_statistics_workspace_bytes(n, ranks.size());
   Arena arena = arena_for(ws, bytes);
   Plan p = plan_order(arena, n, ranks.size());
@@ -601,15 +533,13 @@ SelectStats RandomizedSelector::legacy_order_statistics(cudaStream_t stream, con
 
   if (n <= t_.direct_below) {  // small: sort every valid key and read the ranks
     GPUCLEAN_CUDA_TRY(cudaMemsetAsync(p.bounds, 0xFF, 4, stream));  // one bound: kInvalidKey
-    run_pass(stream, d_in, n, mode, p, 1, 0, {kRegionB, kRegionNone});
-    const auto c = read_counts(stream, p, 2);
+    const auto c = pass(stream, d_in, n, mode, p, 1, 0, stats, {kRegionB, kRegionNone});
     sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, c[0], 32);
     std::vector<std::uint64_t> sorted(c[0]);
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(sorted.data(), p.sorted_b, sorted.size() * 8, cudaMemcpyDeviceToHost, stream));
     GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
     for (std::size_t i = 0; i < ranks.size(); ++i)
       if (ranks[i] < sorted.size()) h_out[i] = from_ascending_bits(composite_key(sorted[ranks[i]]));
-    stats.passes = 1;
     return stats;
   }
 
@@ -617,20 +547,13 @@ SelectStats RandomizedSelector::legacy_order_statistics(cudaStream_t stream, con
   sort_u32(stream, p.sort_temp, p.sort_temp_bytes, p.samples, p.sorted, p.s);
   const auto s = static_cast<long long>(p.s);
   // The splitters at the windows' ends, gathered on the device: a few values, not the sample.
-  auto* d_pos = reinterpret_cast<unsigned long long*>(p.fallback + radix_threshold_bytes());
-  auto* d_vals = reinterpret_cast<std::uint32_t*>(d_pos + 2 * ranks.size());
   auto endpoint_keys = [&](const std::vector<PivotWindow>& ws_) {
     std::vector<unsigned long long> pos;
     for (const PivotWindow& w : ws_) {
       pos.push_back(static_cast<unsigned long long>(std::clamp<long long>(w.first, 0, s - 1)));
       pos.push_back(static_cast<unsigned long long>(std::clamp<long long>(w.last, 0, s - 1)));
     }
-    std::vector<std::uint32_t> vals(pos.size());
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_pos, pos.data(), pos.size() * 8, cudaMemcpyHostToDevice, stream));
-    gather_keys(stream, p.sorted, false, d_pos, pos.size(), d_vals);
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(vals.data(), d_vals, vals.size() * 4, cudaMemcpyDeviceToHost, stream));
-    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
-    return vals;
+    return keys_at(stream, p.sorted, false, pos, p.scratch + radix_threshold_bytes());
   };
 
   std::vector<PivotWindow> windows(ranks.size());
@@ -669,9 +592,7 @@ SelectStats RandomizedSelector::legacy_order_statistics(cudaStream_t stream, con
     }
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.bounds, bounds.data(), bounds.size() * 4, cudaMemcpyHostToDevice, stream));
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions.data(), regions.size(), cudaMemcpyHostToDevice, stream));
-    run_pass(stream, d_in, n, mode, p, static_cast<int>(bounds.size()), 0);
-    ++stats.passes;
-    const auto c = read_counts(stream, p, static_cast<int>(bounds.size() + 1));
+    const auto c = pass(stream, d_in, n, mode, p, static_cast<int>(bounds.size()), 0, stats);
     // NaN keys are the last segment either way: the one above the last bound, kInvalidKey.
     const unsigned long long n_valid = n - c.back();
 
@@ -713,13 +634,9 @@ SelectStats RandomizedSelector::legacy_order_statistics(cudaStream_t stream, con
     GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
     if (fill_b > p.cap_b) {  // windows too full to keep: exact radix path, rank by rank
       ++stats.retries;
-      Arena scratch(p.fallback, p.fallback_bytes);
       for (std::size_t i = 0; i < ranks.size(); ++i) {
         if (ranks[i] >= n_valid) continue;
-        Arena one = scratch;
-        const Threshold t = radix_threshold(stream, d_in, n, mode, ranks[i] + 1, one);
-        h_out[i] = from_ascending_bits(t.key);
-        stats.passes += 3;
+        h_out[i] = from_ascending_bits(exact_rank_key(stream, d_in, n, mode, ranks[i] + 1, p, stats));
       }
       return stats;
     }
@@ -736,18 +653,8 @@ SelectStats RandomizedSelector::legacy_order_statistics(cudaStream_t stream, con
       pos.push_back(saved[j] + (ranks[i] - below[j]));
       which.push_back(i);
     }
-    if (!pos.empty()) {
-      auto* d_pos = reinterpret_cast<unsigned long long*>(p.fallback);
-      auto* d_keys = reinterpret_cast<std::uint32_t*>(p.fallback + pos.size() * sizeof(unsigned long long));
-      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_pos, pos.data(), pos.size() * 8, cudaMemcpyHostToDevice, stream));
-      gather_sorted_keys_kernel<<<static_cast<unsigned>((pos.size() + 255) / 256), 256, 0, stream>>>(
-          p.sorted_b, d_pos, pos.size(), d_keys);
-      GPUCLEAN_CHECK_LAUNCH();
-      std::vector<std::uint32_t> keys(pos.size());
-      GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(keys.data(), d_keys, keys.size() * 4, cudaMemcpyDeviceToHost, stream));
-      GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
-      for (std::size_t q = 0; q < which.size(); ++q) h_out[which[q]] = from_ascending_bits(keys[q]);
-    }
+    const std::vector<std::uint32_t> keys = keys_at(stream, p.sorted_b, true, pos, p.scratch);
+    for (std::size_t q = 0; q < which.size(); ++q) h_out[which[q]] = from_ascending_bits(keys[q]);
     return stats;
   }
 }
