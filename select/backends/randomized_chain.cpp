@@ -84,15 +84,32 @@ WindowResult read_result(const WindowResult* r) {
   return out;
 }
 
-void set_buffers(WindowChain& c, const ChainBuffers& b, std::size_t cap_b) {
-  c.plan = b.plan;
-  c.counters = b.counters;
-  c.buf_a = b.buf_a;
-  c.buf_b = b.buf_b;
+// A chain over in[0, n): its buffers taken from `arena`, its result in this thread's mapped
+// memory; the caller sets the key, the job and the window.
+struct ChainCall {
+  ChainBuffers b;
+  MappedResults mr;
+  WindowChain c;
+};
+
+ChainCall start_chain(Arena& arena, const float* in, std::size_t n, std::size_t k, std::size_t cap_b, bool ties,
+                      bool sorted) {
+  ChainCall call;
+  call.b = take_chain(arena, n, k, cap_b, ties, sorted);
+  call.mr = mapped_results();
+  WindowChain& c = call.c;
+  c.in = in;
+  c.n = n;
+  c.plan = call.b.plan;
+  c.counters = call.b.counters;
+  c.buf_a = call.b.buf_a;
+  c.buf_b = call.b.buf_b;
   c.cap_b = cap_b;
-  c.candidates = b.cand;
-  c.tile_ties = b.tiles;
-  c.chunk_ties = b.chunk_ties;
+  c.candidates = call.b.cand;
+  c.tile_ties = call.b.tiles;
+  c.chunk_ties = call.b.chunk_ties;
+  c.result = call.mr.device;
+  return call;
 }
 
 }  // namespace
@@ -142,11 +159,9 @@ std::optional<SelectStats> RandomizedSelector::chain_top_k(cudaStream_t stream, 
   if (ws.capacity() < sizing.used()) ws.reserve(top_k_workspace_bytes(n, k));
   const std::size_t bytes = sizing.used();
   Arena arena = arena_for(ws, bytes);
-  const ChainBuffers b = take_chain(arena, n, k, w.cap_b, true, req.sorted_output);
-  const MappedResults mr = mapped_results();
-  WindowChain c;
-  c.in = d_in;
-  c.n = n;
+  ChainCall call = start_chain(arena, d_in, n, k, w.cap_b, true, req.sorted_output);
+  const ChainBuffers& b = call.b;
+  WindowChain& c = call.c;
   c.key = window_key_of(key_mode(req.order));
   c.job = WindowJob::kTopK;
   c.k = k;
@@ -155,18 +170,16 @@ std::optional<SelectStats> RandomizedSelector::chain_top_k(cudaStream_t stream, 
   c.first = w.first;
   c.centre = w.centre;
   c.last = w.last;
-  set_buffers(c, b, w.cap_b);
   c.out_values = d_out_values;
   c.out_indices = d_out_indices;
   c.sorted = req.sorted_output;
-  c.result = mr.device;
   run_window_chain(stream, c);
   if (req.sorted_output) {
     sort_u64(stream, b.sort_temp, b.sort_temp_bytes, b.buf_a, b.sorted, k);
     write_sorted_window(stream, d_in, b.sorted, k, b.counters, d_out_values, d_out_indices);
   }
   GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
-  const WindowResult r = read_result(mr.host);
+  const WindowResult r = read_result(call.mr.host);
   if (r.status != kWindowOk) return std::nullopt;
   SelectStats st;
   st.count = static_cast<std::size_t>(r.count);
@@ -181,12 +194,8 @@ std::optional<SelectStats> RandomizedSelector::chain_rank(cudaStream_t stream, c
   const ChainWindow w = chain_window(n, rank + 1, s, t_.p_k, t_.chain_order_capacity_factor, 4096);
   const std::size_t bytes = chain_rank_bytes(n, rank);
   Arena arena = arena_for(ws, bytes);
-  const std::size_t cap = rank_cap(n, rank);
-  const ChainBuffers b = take_chain(arena, n, 0, cap, false, false);
-  const MappedResults mr = mapped_results();
-  WindowChain c;
-  c.in = d_in;
-  c.n = n;
+  ChainCall call = start_chain(arena, d_in, n, 0, rank_cap(n, rank), false, false);
+  WindowChain& c = call.c;
   c.key = WindowKey::kSmallest;
   c.job = WindowJob::kRank;
   c.k = rank + 1;
@@ -195,11 +204,9 @@ std::optional<SelectStats> RandomizedSelector::chain_rank(cudaStream_t stream, c
   c.first = w.first;
   c.centre = w.centre;
   c.last = w.last;
-  set_buffers(c, b, cap);
-  c.result = mr.device;
   run_window_chain(stream, c);
   GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
-  const WindowResult r = read_result(mr.host);
+  const WindowResult r = read_result(call.mr.host);
   if (r.status != kWindowOk) return std::nullopt;
   h_out[0] = r.key == kInvalidKey ? std::numeric_limits<float>::quiet_NaN() : from_ascending_bits(r.key);
   SelectStats st;
@@ -220,23 +227,19 @@ RobustStats RandomizedSelector::robust_statistics(cudaStream_t stream, const flo
   take_chain(sizing, n, 0, cap, false, false);
   const std::size_t bytes = sizing.used();
   Arena arena = arena_for(ws, bytes);
-  const ChainBuffers b = take_chain(arena, n, 0, cap, false, false);
-  const MappedResults mr = mapped_results();
-  WindowChain c;
-  c.in = d_in;
-  c.n = n;
+  ChainCall call = start_chain(arena, d_in, n, 0, cap, false, false);
+  const MappedResults& mr = call.mr;
+  WindowChain& c = call.c;
   c.job = WindowJob::kMedianValid;
   c.samples = static_cast<int>(order_samples());
   c.z = normal_quantile_two_sided(t_.p_k);
-  set_buffers(c, b, cap);
   c.key = WindowKey::kFinite;
   c.seed = t_.seed;
-  c.result = mr.device;
-  c.answer_value = b.value;
+  c.answer_value = call.b.value;
   run_window_chain(stream, c);
   c.key = WindowKey::kDeviation;
   c.seed = t_.seed ^ 0xD1B54A32D192ED03ull;
-  c.centre_value = b.value;
+  c.centre_value = call.b.value;
   c.result = mr.device + 1;
   c.answer_value = nullptr;
   run_window_chain(stream, c);

@@ -30,13 +30,19 @@ struct Plan : FilterBuffers {
   std::size_t sort_temp_bytes, s;
 };
 
-Plan plan_top_k(Arena& a, std::size_t n, std::size_t k, const RandomizedTuning& t) {
+// The sample of s splitters and its sort, first in either plan.
+Plan take_sample(Arena& a, std::size_t s) {
   Plan p{};
-  p.s = splitter_count(n, t.splitters_per_sqrt_n);
+  p.s = s;
   p.samples = a.take<std::uint32_t>(p.s);
   p.sorted = a.take<std::uint32_t>(p.s);
   p.sort_temp_bytes = sort_temp_bytes_u32(p.s);
   p.sort_temp = a.take<std::byte>(p.sort_temp_bytes);
+  return p;
+}
+
+Plan plan_top_k(Arena& a, std::size_t n, std::size_t k, const RandomizedTuning& t) {
+  Plan p = take_sample(a, splitter_count(n, t.splitters_per_sqrt_n));
   take_pass_buffers(a, p, 3, true);
   std::size_t cap_b = n;
   if (n > t.direct_below) {
@@ -50,12 +56,7 @@ Plan plan_top_k(Arena& a, std::size_t n, std::size_t k, const RandomizedTuning& 
 }
 
 Plan plan_order(Arena& a, std::size_t n, std::size_t n_ranks, const RandomizedTuning& t) {
-  Plan p{};
-  p.s = splitter_count(n, t.order_splitters_per_sqrt_n);
-  p.samples = a.take<std::uint32_t>(p.s);
-  p.sorted = a.take<std::uint32_t>(p.s);
-  p.sort_temp_bytes = sort_temp_bytes_u32(p.s);
-  p.sort_temp = a.take<std::byte>(p.sort_temp_bytes);
+  Plan p = take_sample(a, splitter_count(n, t.order_splitters_per_sqrt_n));
   take_pass_buffers(a, p, 2 * n_ranks + 2, true);
   // Worst case: every rank at the median, where the window is widest.
   std::size_t cap_b = n;
