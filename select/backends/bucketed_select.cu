@@ -45,7 +45,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
+#include <optional>
 #include <vector>
 
 #include "select/backends/backends.hpp"
@@ -55,6 +55,7 @@
 #include "select/cuda/per_device.hpp"
 #include "select/detail/bitonic_sort.hpp"
 #include "select/detail/engine.hpp"
+#include "select/detail/host_flow.hpp"
 #include "select/cuda/warp_util.cuh"
 
 namespace gpuclean::select {
@@ -313,20 +314,15 @@ Buckets make_buckets(const std::vector<std::uint32_t>& sample, std::size_t bucke
   return b;
 }
 
-struct Plan {
-  std::uint32_t *samples, *sorted, *bounds;
+struct Plan : FilterBuffers {
+  std::uint32_t *samples, *sorted;
   std::uint32_t *samples2, *sorted2;  // the second level's sample (order statistics, sample only)
   void* sort_temp2;
   std::size_t sort_temp2_bytes;
-  std::uint8_t* regions;
-  unsigned long long *counts, *fill;
   std::uint16_t* oracles;
   Projection* projection;
-  std::uint64_t *buf_a, *buf_b, *sorted_b, *final_sorted;
-  void *sort_temp, *b_temp, *final_temp;
-  std::size_t sort_temp_bytes, b_temp_bytes, final_temp_bytes, s, cap_b, buckets;
-  std::byte* fallback;
-  std::size_t fallback_bytes;
+  void* sort_temp;
+  std::size_t sort_temp_bytes, s, buckets;
 };
 
 enum class Scheme { kSplitters, kProjection };
@@ -358,10 +354,7 @@ class BucketedSelector final : public Selector {
     const std::size_t k = std::min(req.k, n);
     if (k == 0) return stats;
     const KeyMode mode = key_mode(req.order);
-    const std::size_t bytes = top_k_workspace_bytes(n, k);
-    Arena arena = arena_for(ws, bytes);
-    const Plan p = plan(arena, n, k, 0, false);
-    stats.scratch_bytes = bytes;
+    const Plan p = lay_out(ws, stats, [&](Arena& a) { return plan(a, n, k, 0, false); });
 
     if (n <= kDirectBelow || k == n) {  // sort everything valid (small n), or take it all (k == n)
       const bool all = k == n;
@@ -386,11 +379,8 @@ class BucketedSelector final : public Selector {
     const std::uint32_t hi = b.projected ? 0u : b.bounds[t];
     if (counts[t] > p.cap_b) {  // a bucket too large to buffer: equal keys, or a skewed sample
       ++stats.retries;
-      Arena scratch(p.fallback, p.fallback_bytes);
-      Threshold th = b.equality[t] ? Threshold{lo, below} : radix_threshold(stream, d_in, n, mode, k, scratch);
-      if (!b.equality[t]) stats.passes += 3;
-      extract_with_threshold(stream, d_in, n, mode, th, k, p.buf_a, scratch);
-      stats.passes += 2;
+      const std::optional<Threshold> known = b.equality[t] ? std::optional(Threshold{lo, below}) : std::nullopt;
+      exact_top_k(stream, d_in, n, mode, k, known, p, stats);
       return finish(stream, d_in, p, k, nullptr, 0, req.sorted_output, stats, out_v, out_i);
     }
     // Filter: every key below the bucket is selected (A); the bucket itself is buffered (B).
@@ -412,13 +402,9 @@ class BucketedSelector final : public Selector {
   SelectStats order_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
                                const std::vector<std::size_t>& ranks, Workspace& ws, float* h_out) const override {
     SelectStats stats;
-    std::fill(h_out, h_out + ranks.size(), std::numeric_limits<float>::quiet_NaN());
-    if (n == 0 || ranks.empty()) return stats;
+    if (!start_order_statistics(n, ranks, h_out)) return stats;
     const bool oracles = !approximate_ && scheme_ == Scheme::kSplitters;
-    const std::size_t bytes = order_statistics_workspace_bytes(n, ranks.size());
-    Arena arena = arena_for(ws, bytes);
-    const Plan p = plan(arena, n, 0, ranks.size(), oracles);
-    stats.scratch_bytes = bytes;
+    const Plan p = lay_out(ws, stats, [&](Arena& a) { return plan(a, n, 0, ranks.size(), oracles); });
     const KeyMode mode = KeyMode::kSmallest;
 
     Buckets b;
@@ -462,9 +448,7 @@ class BucketedSelector final : public Selector {
       ++stats.retries;
       for (std::size_t i = 0; i < ranks.size(); ++i) {
         if (ranks[i] >= n_valid || regions[target[i]] != kRegionB) continue;
-        Arena scratch(p.fallback, p.fallback_bytes);
-        h_out[i] = from_ascending_bits(radix_threshold(stream, d_in, n, mode, ranks[i] + 1, scratch).key);
-        stats.passes += 3;
+        h_out[i] = from_ascending_bits(exact_rank_key(stream, d_in, n, mode, ranks[i] + 1, p, stats));
       }
       return stats;
     }
@@ -491,7 +475,7 @@ class BucketedSelector final : public Selector {
       keys = second_level(stream, p, total, pos);
     } else {
       sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, total, 32);
-      keys = gather_positions(stream, p, p.sorted_b, pos);
+      keys = keys_at(stream, p.sorted_b, true, pos, p.scratch);
     }
     for (std::size_t q = 0; q < which.size(); ++q) h_out[which[q]] = from_ascending_bits(keys[q]);
     return stats;
@@ -560,22 +544,8 @@ class BucketedSelector final : public Selector {
       kept_pos.push_back(kept_before[seg[q]] + (pos[q] - below[seg[q]]));
       which.push_back(q);
     }
-    const std::vector<std::uint32_t> found = gather_positions(stream, p, p.buf_b, kept_pos);
+    const std::vector<std::uint32_t> found = keys_at(stream, p.buf_b, true, kept_pos, p.scratch);
     for (std::size_t j = 0; j < which.size(); ++j) keys[which[j]] = found[j];
-    return keys;
-  }
-
-  // Keys at a few positions of a sorted device buffer, through the fallback scratch.
-  static std::vector<std::uint32_t> gather_positions(cudaStream_t stream, const Plan& p, const std::uint64_t* sorted,
-                                                     const std::vector<unsigned long long>& pos) {
-    std::vector<std::uint32_t> keys(pos.size());
-    if (pos.empty()) return keys;
-    auto* d_pos = reinterpret_cast<unsigned long long*>(p.fallback);
-    auto* d_keys = reinterpret_cast<std::uint32_t*>(p.fallback + pos.size() * sizeof(unsigned long long));
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_pos, pos.data(), pos.size() * 8, cudaMemcpyHostToDevice, stream));
-    gather_keys(stream, sorted, true, d_pos, pos.size(), d_keys);
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(keys.data(), d_keys, keys.size() * 4, cudaMemcpyDeviceToHost, stream));
-    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
     return keys;
   }
 
@@ -587,25 +557,13 @@ class BucketedSelector final : public Selector {
     p.sorted = a.take<std::uint32_t>(p.s);
     p.sort_temp_bytes = sort_temp_bytes_u32(p.s);
     p.sort_temp = a.take<std::byte>(p.sort_temp_bytes);
-    p.bounds = a.take<std::uint32_t>(kMaxBounds);
-    p.regions = a.take<std::uint8_t>(kMaxBounds + 1);
-    p.counts = a.take<unsigned long long>(kMaxBounds + 1);
-    p.fill = a.take<unsigned long long>(2);
+    take_pass_buffers(a, p, kMaxBounds, true);
     p.oracles = oracles ? a.take<std::uint16_t>(n) : nullptr;
     p.projection = a.take<Projection>(1);
-    p.buf_a = a.take<std::uint64_t>(k);
     // A bucket holds about n / buckets elements; allow four times that per target.
     const std::size_t per_bucket = n <= kDirectBelow ? n : 4 * (n / p.buckets) + 1024;
-    p.cap_b = std::min(n, per_bucket * std::max<std::size_t>(1, n_ranks));
-    p.buf_b = a.take<std::uint64_t>(p.cap_b);
-    p.sorted_b = a.take<std::uint64_t>(p.cap_b);
-    p.b_temp_bytes = sort_temp_bytes_u64(p.cap_b);
-    p.b_temp = a.take<std::byte>(p.b_temp_bytes);
-    p.final_sorted = a.take<std::uint64_t>(k);
-    p.final_temp_bytes = sort_temp_bytes_u64(k);
-    p.final_temp = a.take<std::byte>(p.final_temp_bytes);
-    p.fallback_bytes = radix_threshold_bytes() + (k ? extract_bytes(n) : 0) + 12 * n_ranks + 512;
-    p.fallback = a.take<std::byte>(p.fallback_bytes);
+    take_ab_buffers(a, p, k, std::min(n, per_bucket * std::max<std::size_t>(1, n_ranks)));
+    take_scratch(a, p, radix_threshold_bytes() + (k ? extract_bytes(n) : 0) + 12 * n_ranks + 512);
     if (oracles && p.cap_b > kBitonicMax) {  // the second level may run: its sample and sort
       p.samples2 = a.take<std::uint32_t>(kSecondMaxSamples);
       p.sorted2 = a.take<std::uint32_t>(kSecondMaxSamples);
@@ -655,10 +613,7 @@ class BucketedSelector final : public Selector {
       }
     }
     ++stats->passes;
-    std::vector<unsigned long long> c(static_cast<std::size_t>(n_seg));
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(c.data(), p.counts, c.size() * 8, cudaMemcpyDeviceToHost, stream));
-    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
-    return c;
+    return read_counts(stream, p.counts, static_cast<std::size_t>(n_seg));
   }
 
   // A pass whose segments are the projection's buckets; `regions` (one per bucket) routes them.
@@ -668,25 +623,11 @@ class BucketedSelector final : public Selector {
                                                  SelectStats* stats) const {
     if (!regions.empty())
       GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions.data(), regions.size(), cudaMemcpyHostToDevice, stream));
-    SegmentPass s;
-    s.in = d_in;
-    s.n = n;
-    s.mode = mode;
+    SegmentPass s = filter_pass(p, d_in, n, mode, cap_a);
     s.projection = p.projection;
     s.n_projection_buckets = b.segments();
     s.regions = regions.empty() ? nullptr : p.regions;
-    s.counts = p.counts;
-    s.buf_a = p.buf_a;
-    s.cap_a = cap_a;
-    s.buf_b = p.buf_b;
-    s.cap_b = p.cap_b;
-    s.fill = p.fill;
-    segment_pass(stream, s);
-    ++stats->passes;
-    std::vector<unsigned long long> c(static_cast<std::size_t>(b.segments()));
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(c.data(), p.counts, c.size() * 8, cudaMemcpyDeviceToHost, stream));
-    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
-    return c;
+    return run_segment_pass(stream, s, static_cast<std::size_t>(b.segments()), *stats);
   }
 
   // One segment pass; returns the segment counts. Empty `regions` means count only.
@@ -697,38 +638,17 @@ class BucketedSelector final : public Selector {
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.bounds, bounds.data(), bounds.size() * 4, cudaMemcpyHostToDevice, stream));
     if (!regions.empty())
       GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.regions, regions.data(), regions.size(), cudaMemcpyHostToDevice, stream));
-    SegmentPass s;
-    s.in = d_in;
-    s.n = n;
-    s.mode = mode;
+    SegmentPass s = filter_pass(p, d_in, n, mode, cap_a);
     s.bounds = p.bounds;
     s.n_bounds = static_cast<int>(bounds.size());
     s.regions = regions.empty() ? nullptr : p.regions;
-    s.counts = p.counts;
-    s.buf_a = p.buf_a;
-    s.cap_a = cap_a;
-    s.buf_b = p.buf_b;
-    s.cap_b = p.cap_b;
-    s.fill = p.fill;
     s.oracles = oracles;
-    segment_pass(stream, s);
-    ++stats->passes;
-    std::vector<unsigned long long> c(bounds.size() + 1);
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(c.data(), p.counts, c.size() * 8, cudaMemcpyDeviceToHost, stream));
-    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
-    return c;
+    return run_segment_pass(stream, s, bounds.size() + 1, *stats);
   }
 
   SelectStats finish(cudaStream_t stream, const float* d_in, const Plan& p, std::size_t na, const std::uint64_t* b,
                      std::size_t nb, bool sorted, SelectStats stats, float* out_v, std::uint32_t* out_i) const {
-    if (sorted) {
-      if (nb) GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.buf_a + na, b, nb * 8, cudaMemcpyDeviceToDevice, stream));
-      sort_u64(stream, p.final_temp, p.final_temp_bytes, p.buf_a, p.final_sorted, na + nb);
-      write_top_k(stream, d_in, p.final_sorted, na + nb, nullptr, 0, out_v, out_i);
-    } else {
-      write_top_k(stream, d_in, p.buf_a, na, b, nb, out_v, out_i);
-    }
-    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    write_selection(stream, d_in, p, na, b, nb, sorted, out_v, out_i);
     stats.count = na + nb;
     return stats;
   }

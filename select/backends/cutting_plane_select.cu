@@ -15,12 +15,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
+#include <optional>
 #include <vector>
 
 #include "select/backends/backends.hpp"
 #include "select/cuda/cuda_check.hpp"
 #include "select/detail/engine.hpp"
+#include "select/detail/host_flow.hpp"
 
 namespace gpuclean::select {
 namespace {
@@ -30,15 +31,9 @@ using namespace detail;
 constexpr int kIterations = 6;      // the paper stops after 5 to 7
 constexpr int kMaxIterations = 40;  // then keeps going while the bracket does not fit its buffer
 
-struct Plan {
-  std::uint32_t* bounds;
-  unsigned long long *counts, *fill;
-  std::uint64_t *buf_a, *buf_b, *sorted_b, *final_sorted;
-  void *b_temp, *final_temp;
-  std::size_t b_temp_bytes, final_temp_bytes, cap_b;
-  std::byte* scratch;
-  std::size_t scratch_bytes;
-};
+// The flow's buffers alone (the bracket's two regions are inline, so no regions buffer); the
+// scratch also serves the objective passes.
+using Plan = FilterBuffers;
 
 // The bracket around the k-th smallest key: every key <= lo is better than it, and at least k
 // keys are below hi. `le_lo` = count(key <= lo).
@@ -69,10 +64,7 @@ class CuttingPlaneSelector final : public Selector {
     const std::size_t k = std::min(req.k, n);
     if (k == 0) return stats;
     const KeyMode mode = key_mode(req.order);
-    const std::size_t bytes = top_k_workspace_bytes(n, k);
-    Arena arena = arena_for(ws, bytes);
-    const Plan p = plan(arena, n, k);
-    stats.scratch_bytes = bytes;
+    const Plan p = lay_out(ws, stats, [&](Arena& a) { return plan(a, n, k); });
 
     const Bracket b = bracket(stream, d_in, n, mode, k, p);
     stats.passes += b.passes;
@@ -81,15 +73,15 @@ class CuttingPlaneSelector final : public Selector {
     if (b.valid <= k) {  // every valid key is selected
       na = copy_bracket(stream, d_in, n, mode, p, kInvalidKey, kInvalidKey, k, &stats)[0];
     } else if (b.lt_hi - b.le_lo > p.cap_b) {  // the bracket does not fit its buffer
-      Arena scratch(p.scratch, p.scratch_bytes);
-      Threshold t{b.lo + 1, b.le_lo};  // a bracket of one key is that key, with all its ties
-      if (b.hi - b.lo != 2) {          // otherwise the exact radix path finds the k-th key
+      // A bracket of one key is that key, with all its ties; otherwise the exact radix path
+      // finds the k-th key.
+      std::optional<Threshold> known;
+      if (b.hi - b.lo == 2) {
+        known = Threshold{b.lo + 1, b.le_lo};
+      } else {
         ++stats.retries;
-        t = radix_threshold(stream, d_in, n, mode, k, scratch);
-        stats.passes += 3;
       }
-      extract_with_threshold(stream, d_in, n, mode, t, k, p.buf_a, scratch);
-      stats.passes += 2;
+      exact_top_k(stream, d_in, n, mode, k, known, p, stats);
       na = k;
     } else {
       // copy_if: keys <= lo are all selected (A); the bracket (lo, hi) is compacted (B).
@@ -99,14 +91,7 @@ class CuttingPlaneSelector final : public Selector {
       sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, c[1]);
     }
     stats.count = na + nb;
-    if (req.sorted_output) {
-      if (nb) GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.buf_a + na, src_b, nb * 8, cudaMemcpyDeviceToDevice, stream));
-      sort_u64(stream, p.final_temp, p.final_temp_bytes, p.buf_a, p.final_sorted, na + nb);
-      write_top_k(stream, d_in, p.final_sorted, na + nb, nullptr, 0, out_v, out_i);
-    } else {
-      write_top_k(stream, d_in, p.buf_a, na, src_b, nb, out_v, out_i);
-    }
-    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    write_selection(stream, d_in, p, na, src_b, nb, req.sorted_output, out_v, out_i);
     return stats;
   }
 
@@ -114,12 +99,8 @@ class CuttingPlaneSelector final : public Selector {
   SelectStats order_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
                                const std::vector<std::size_t>& ranks, Workspace& ws, float* h_out) const override {
     SelectStats stats;
-    std::fill(h_out, h_out + ranks.size(), std::numeric_limits<float>::quiet_NaN());
-    if (n == 0 || ranks.empty()) return stats;
-    const std::size_t bytes = order_statistics_workspace_bytes(n, ranks.size());
-    Arena arena = arena_for(ws, bytes);
-    const Plan p = plan(arena, n, 0);
-    stats.scratch_bytes = bytes;
+    if (!start_order_statistics(n, ranks, h_out)) return stats;
+    const Plan p = lay_out(ws, stats, [&](Arena& a) { return plan(a, n, 0); });
     const KeyMode mode = KeyMode::kSmallest;
     for (std::size_t i = 0; i < ranks.size(); ++i) {
       const unsigned long long k = static_cast<unsigned long long>(ranks[i]) + 1;
@@ -132,9 +113,7 @@ class CuttingPlaneSelector final : public Selector {
         key = b.lo + 1;
       } else if (b.lt_hi - b.le_lo > p.cap_b) {
         ++stats.retries;
-        Arena scratch(p.scratch, p.scratch_bytes);
-        key = radix_threshold(stream, d_in, n, mode, k, scratch).key;
-        stats.passes += 3;
+        key = exact_rank_key(stream, d_in, n, mode, k, p, stats);
       } else {
         const auto c = copy_bracket(stream, d_in, n, mode, p, b.lo + 1, b.hi, 0, &stats);
         sort_u64(stream, p.b_temp, p.b_temp_bytes, p.buf_b, p.sorted_b, c[1], 32);
@@ -151,21 +130,10 @@ class CuttingPlaneSelector final : public Selector {
  private:
   static Plan plan(Arena& a, std::size_t n, std::size_t k) {
     Plan p{};
-    p.bounds = a.take<std::uint32_t>(2);
-    p.counts = a.take<unsigned long long>(3);
-    p.fill = a.take<unsigned long long>(2);
-    p.buf_a = a.take<std::uint64_t>(k);
+    take_pass_buffers(a, p, 2, false);
     // Beliakov's brackets held 1-5% of the input after a handful of iterations; keep n/64.
-    p.cap_b = std::min<std::size_t>(n, n / 64 + 4096);
-    p.buf_b = a.take<std::uint64_t>(p.cap_b);
-    p.sorted_b = a.take<std::uint64_t>(p.cap_b);
-    p.b_temp_bytes = sort_temp_bytes_u64(p.cap_b);
-    p.b_temp = a.take<std::byte>(p.b_temp_bytes);
-    p.final_sorted = a.take<std::uint64_t>(k);
-    p.final_temp_bytes = sort_temp_bytes_u64(k);
-    p.final_temp = a.take<std::byte>(p.final_temp_bytes);
-    p.scratch_bytes = objective_bytes() + radix_threshold_bytes() + (k ? extract_bytes(n) : 0);
-    p.scratch = a.take<std::byte>(p.scratch_bytes);
+    take_ab_buffers(a, p, k, std::min<std::size_t>(n, n / 64 + 4096));
+    take_scratch(a, p, objective_bytes() + radix_threshold_bytes() + (k ? extract_bytes(n) : 0));
     return p;
   }
 
@@ -228,26 +196,12 @@ class CuttingPlaneSelector final : public Selector {
                                                std::size_t cap_a, SelectStats* stats) const {
     const std::uint32_t bounds[2] = {first_bound, second_bound};
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(p.bounds, bounds, sizeof bounds, cudaMemcpyHostToDevice, stream));
-    SegmentPass s;
-    s.in = d_in;
-    s.n = n;
-    s.mode = mode;
+    SegmentPass s = filter_pass(p, d_in, n, mode, cap_a);
     s.bounds = p.bounds;
     s.n_bounds = 2;
     s.inline_regions[0] = cap_a ? kRegionA : kRegionNone;
     s.inline_regions[1] = kRegionB;
-    s.counts = p.counts;
-    s.buf_a = p.buf_a;
-    s.cap_a = cap_a;
-    s.buf_b = p.buf_b;
-    s.cap_b = p.cap_b;
-    s.fill = p.fill;
-    segment_pass(stream, s);
-    ++stats->passes;
-    std::vector<unsigned long long> c(3);
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(c.data(), p.counts, 24, cudaMemcpyDeviceToHost, stream));
-    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
-    return c;
+    return run_segment_pass(stream, s, 3, *stats);
   }
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // The randomized backend's device-chained selection: pivots, one pass, and the finish, all
-// decided on the device, with one host synchronization at the end (window_select.cu).
+// decided on the device, with one host synchronization at the end (window_select.cpp launches
+// the steps; window_kernels.hpp lists their files).
 //
 //   pivot   one block: samples S keys, finds the sample's order statistics at the window's ends
 //           and centre (bitwise radix select over the block), measures the runs of equal keys

@@ -1,0 +1,266 @@
+// The randomized backend's device chain, host side: lays out a chain's buffers, launches it
+// (detail/window_select.hpp) and reads its result back after the one synchronization.
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+#include "select/backends/randomized_selector.hpp"
+#include "select/cuda/cuda_check.hpp"
+#include "select/detail/arena.hpp"
+#include "select/detail/engine.hpp"
+#include "select/detail/window_select.hpp"
+
+namespace gpuclean::select::detail {
+namespace {
+
+struct ChainBuffers {
+  WindowPlan* plan = nullptr;
+  WindowCounters* counters = nullptr;
+  float* value = nullptr;  // an order statistic's value, for the next chain
+  unsigned long long* chunk_ties = nullptr;
+  std::uint64_t *cand = nullptr, *buf_a = nullptr, *buf_b = nullptr, *sorted = nullptr;
+  std::uint32_t* tiles = nullptr;
+  void* sort_temp = nullptr;
+  std::size_t sort_temp_bytes = 0;
+};
+
+ChainBuffers take_chain(Arena& a, std::size_t n, std::size_t k, std::size_t cap_b, bool ties, bool sorted) {
+  ChainBuffers b;
+  b.plan = a.take<WindowPlan>(1);
+  b.counters = a.take<WindowCounters>(1);
+  b.value = a.take<float>(1);
+  b.cand = a.take<std::uint64_t>(kWindowMaxCandidates);
+  b.buf_a = a.take<std::uint64_t>(k);
+  b.buf_b = a.take<std::uint64_t>(cap_b);
+  if (ties) {
+    b.tiles = a.take<std::uint32_t>(window_tiles(n));
+    b.chunk_ties = a.take<unsigned long long>(window_chunks(n));
+  }
+  if (sorted) {
+    b.sorted = a.take<std::uint64_t>(k);
+    b.sort_temp_bytes = sort_temp_bytes_u64(k);
+    b.sort_temp = a.take<std::byte>(b.sort_temp_bytes);
+  }
+  return b;
+}
+
+// Mapped pinned memory for the chains' results, two per host thread: a call writes and reads
+// its own after its one synchronization, and a thread makes one call at a time.
+struct MappedResults {
+  WindowResult* host = nullptr;
+  WindowResult* device = nullptr;
+};
+
+MappedResults mapped_results() {
+  struct Holder {
+    MappedResults r;
+    ~Holder() {
+      if (r.host) GPUCLEAN_CUDA_TRY_NO_THROW(cudaFreeHost(r.host));
+    }
+  };
+  thread_local Holder h;
+  if (!h.r.host) {
+    void* p = nullptr;
+    GPUCLEAN_CUDA_TRY(cudaHostAlloc(&p, 2 * sizeof(WindowResult), cudaHostAllocMapped | cudaHostAllocPortable));
+    void* d = nullptr;
+    const cudaError_t err = cudaHostGetDevicePointer(&d, p, 0);
+    if (err != cudaSuccess) GPUCLEAN_CUDA_TRY_NO_THROW(cudaFreeHost(p));
+    GPUCLEAN_CUDA_TRY(err);
+    h.r.host = static_cast<WindowResult*>(p);
+    h.r.device = static_cast<WindowResult*>(d);
+  }
+  for (int i = 0; i < 2; ++i) h.r.host[i].status = kWindowNotRun;
+  return h.r;
+}
+
+WindowResult read_result(const WindowResult* r) {
+  const volatile WindowResult* v = r;
+  WindowResult out;
+  out.status = v->status;
+  out.key = v->key;
+  out.count = v->count;
+  out.n_valid = v->n_valid;
+  return out;
+}
+
+// A chain over in[0, n): its buffers taken from `arena`, its result in this thread's mapped
+// memory; the caller sets the key, the job and the window.
+struct ChainCall {
+  ChainBuffers b;
+  MappedResults mr;
+  WindowChain c;
+};
+
+ChainCall start_chain(Arena& arena, const float* in, std::size_t n, std::size_t k, std::size_t cap_b, bool ties,
+                      bool sorted) {
+  ChainCall call;
+  call.b = take_chain(arena, n, k, cap_b, ties, sorted);
+  call.mr = mapped_results();
+  WindowChain& c = call.c;
+  c.in = in;
+  c.n = n;
+  c.plan = call.b.plan;
+  c.counters = call.b.counters;
+  c.buf_a = call.b.buf_a;
+  c.buf_b = call.b.buf_b;
+  c.cap_b = cap_b;
+  c.candidates = call.b.cand;
+  c.tile_ties = call.b.tiles;
+  c.chunk_ties = call.b.chunk_ties;
+  c.result = call.mr.device;
+  return call;
+}
+
+}  // namespace
+
+std::size_t RandomizedSelector::chain_top_k_bytes(std::size_t n, std::size_t k, bool sorted) const {
+  const std::size_t s = chain_samples(n, t_);
+  const ChainWindow w = chain_window(n, k, s, t_.p_k, t_.capacity_factor, 1024);
+  Arena a;
+  take_chain(a, n, k, w.cap_b, true, sorted);
+  return a.used();
+}
+
+// The window is widest at the median: every rank gets at least the median's buffer, so that a
+// steady loop over ranks does not grow the workspace.
+std::size_t RandomizedSelector::median_cap(std::size_t n) const {
+  return chain_window(n, n / 2 + 1, order_samples(), t_.p_k, t_.chain_order_capacity_factor, 4096).cap_b;
+}
+
+std::size_t RandomizedSelector::rank_cap(std::size_t n, std::size_t rank) const {
+  return std::max(median_cap(n),
+                  chain_window(n, rank + 1, order_samples(), t_.p_k, t_.chain_order_capacity_factor, 4096).cap_b);
+}
+
+std::size_t RandomizedSelector::chain_rank_bytes(std::size_t n, std::size_t rank) const {
+  Arena a;
+  take_chain(a, n, 0, rank_cap(n, rank), false, false);
+  return a.used();
+}
+
+std::size_t RandomizedSelector::chain_robust_bytes(std::size_t n) const {
+  Arena a;
+  take_chain(a, n, 0, robust_cap(n, t_), false, false);
+  return a.used();
+}
+
+std::size_t RandomizedSelector::order_samples() const { return detail::order_samples(t_); }
+
+std::optional<SelectStats> RandomizedSelector::chain_top_k(cudaStream_t stream, const float* d_in, std::size_t n,
+                                                           std::size_t k, const SelectRequest& req, Workspace& ws,
+                                                           float* d_out_values, std::uint32_t* d_out_indices) const {
+  const std::size_t s = chain_samples(n, t_);
+  const ChainWindow w = chain_window(n, k, s, t_.p_k, t_.capacity_factor, 1024);
+  Arena sizing;
+  take_chain(sizing, n, k, w.cap_b, true, req.sorted_output);
+  // Room for the chain and its fallbacks at once, so that a loop grows the workspace once; the
+  // full size (CUB's temp-size queries) is computed only while the workspace is too small.
+  if (ws.capacity() < sizing.used()) ws.reserve(top_k_workspace_bytes(n, k));
+  const std::size_t bytes = sizing.used();
+  Arena arena = arena_for(ws, bytes);
+  ChainCall call = start_chain(arena, d_in, n, k, w.cap_b, true, req.sorted_output);
+  const ChainBuffers& b = call.b;
+  WindowChain& c = call.c;
+  c.key = window_key_of(key_mode(req.order));
+  c.job = WindowJob::kTopK;
+  c.k = k;
+  c.samples = static_cast<int>(s);
+  c.seed = t_.seed;
+  c.first = w.first;
+  c.centre = w.centre;
+  c.last = w.last;
+  c.out_values = d_out_values;
+  c.out_indices = d_out_indices;
+  c.sorted = req.sorted_output;
+  run_window_chain(stream, c);
+  if (req.sorted_output) {
+    sort_u64(stream, b.sort_temp, b.sort_temp_bytes, b.buf_a, b.sorted, k);
+    write_sorted_window(stream, d_in, b.sorted, k, b.counters, d_out_values, d_out_indices);
+  }
+  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+  const WindowResult r = read_result(call.mr.host);
+  if (r.status != kWindowOk) return std::nullopt;
+  SelectStats st;
+  st.count = static_cast<std::size_t>(r.count);
+  st.passes = 1;
+  st.scratch_bytes = bytes;
+  return st;
+}
+
+std::optional<SelectStats> RandomizedSelector::chain_rank(cudaStream_t stream, const float* d_in, std::size_t n,
+                                                          std::size_t rank, Workspace& ws, float* h_out) const {
+  const std::size_t s = order_samples();
+  const ChainWindow w = chain_window(n, rank + 1, s, t_.p_k, t_.chain_order_capacity_factor, 4096);
+  const std::size_t bytes = chain_rank_bytes(n, rank);
+  Arena arena = arena_for(ws, bytes);
+  ChainCall call = start_chain(arena, d_in, n, 0, rank_cap(n, rank), false, false);
+  WindowChain& c = call.c;
+  c.key = WindowKey::kSmallest;
+  c.job = WindowJob::kRank;
+  c.k = rank + 1;
+  c.samples = static_cast<int>(s);
+  c.seed = t_.seed;
+  c.first = w.first;
+  c.centre = w.centre;
+  c.last = w.last;
+  run_window_chain(stream, c);
+  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+  const WindowResult r = read_result(call.mr.host);
+  if (r.status != kWindowOk) return std::nullopt;
+  h_out[0] = r.key == kInvalidKey ? std::numeric_limits<float>::quiet_NaN() : from_ascending_bits(r.key);
+  SelectStats st;
+  st.passes = 1;
+  st.scratch_bytes = bytes;
+  return st;
+}
+
+// The median of the finite values, then the same rank of |x - median| with the median read on
+// the device: two chains, one synchronization. Falls back to the default (two order-statistics
+// calls over a finite copy) when a window misses.
+RobustStats RandomizedSelector::robust_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
+                                                  Workspace& ws, SelectStats* stats) const {
+  if (stats) *stats = SelectStats{};
+  if (!chain_applies(n, 1)) return Selector::robust_statistics(stream, d_in, n, ws, stats);
+  const std::size_t cap = robust_cap(n, t_);
+  Arena sizing;
+  take_chain(sizing, n, 0, cap, false, false);
+  const std::size_t bytes = sizing.used();
+  Arena arena = arena_for(ws, bytes);
+  ChainCall call = start_chain(arena, d_in, n, 0, cap, false, false);
+  const MappedResults& mr = call.mr;
+  WindowChain& c = call.c;
+  c.job = WindowJob::kMedianValid;
+  c.samples = static_cast<int>(order_samples());
+  c.z = normal_quantile_two_sided(t_.p_k);
+  c.key = WindowKey::kFinite;
+  c.seed = t_.seed;
+  c.answer_value = call.b.value;
+  run_window_chain(stream, c);
+  c.key = WindowKey::kDeviation;
+  c.seed = t_.seed ^ 0xD1B54A32D192ED03ull;
+  c.centre_value = call.b.value;
+  c.result = mr.device + 1;
+  c.answer_value = nullptr;
+  run_window_chain(stream, c);
+  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+  const WindowResult median = read_result(mr.host), mad = read_result(mr.host + 1);
+  RobustStats r;
+  if (median.status == kWindowEmpty) {
+    if (stats) stats->passes = 1, stats->scratch_bytes = bytes;
+    return r;
+  }
+  if (median.status == kWindowOk && mad.status == kWindowOk && median.key != kInvalidKey && mad.key != kInvalidKey) {
+    r.n_finite = static_cast<std::size_t>(median.n_valid);
+    r.median = from_ascending_bits(median.key);
+    r.mad = from_ascending_bits(mad.key);
+    if (stats) stats->passes = 2, stats->scratch_bytes = bytes;
+    return r;
+  }
+  SelectStats inner;
+  r = Selector::robust_statistics(stream, d_in, n, ws, &inner);
+  if (stats) *stats = after_fallback(inner, 2, bytes);
+  return r;
+}
+
+}  // namespace gpuclean::select::detail
