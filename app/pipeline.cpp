@@ -253,9 +253,7 @@ void summarize_observation(LoadedObservation& obs, const clean::CleanResult& res
   RunReport& report = obs.report;
   report.rms_residual = clean::rms(result.residual.pixels);
   report.model_flux = clean::total_flux(result.model.pixels);
-  for (float v : result.restored.pixels) {
-    if (std::isfinite(v) && v > report.restored_peak) report.restored_peak = v;
-  }
+  report.restored_peak = clean::positive_peak(result.restored.pixels);
 }
 
 void write_observation(LoadedObservation& obs, const clean::CleanResult& result, const Log& log) {
