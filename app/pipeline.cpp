@@ -204,8 +204,12 @@ clean::Device fit_device(clean::Device device, const LoadedObservation& obs, con
 #ifdef GPUCLEAN_HAVE_CUDA
   if (device != clean::Device::kGpu) return device;
   try {
-    clean::check_gpu_memory(obs.dirty.width, obs.dirty.height, obs.psf.image.width, obs.psf.image.height,
-                                 obs.options.settings, &obs.report.beam_pixels);
+    clean::check_gpu_memory({.width = obs.dirty.width,
+                             .height = obs.dirty.height,
+                             .psf_width = obs.psf.image.width,
+                             .psf_height = obs.psf.image.height,
+                             .beam = obs.report.beam_pixels},
+                            obs.options.settings);
   } catch (const clean::InsufficientGpuMemory& e) {
     if (obs.options.settings.device == clean::Device::kGpu) throw RuntimeFailure(e.what());
     log.warn("%s Running on the CPU instead.", e.what());
