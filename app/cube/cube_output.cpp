@@ -13,6 +13,7 @@
 #include "app/compare/select_report.hpp"
 #include "app/cube/cube_run.hpp"
 #include "app/pipeline.hpp"
+#include "app/plane_io.hpp"
 #include "app/provenance.hpp"
 #include "app/version.hpp"
 #include "clean/beam.hpp"
@@ -41,9 +42,9 @@ std::string mode_of(const clean::CleanSettings& s) {
   return join ? std::string(clean::to_string(*join)) : "independent";
 }
 
-std::optional<io::BeamKeywords> beam_keywords(const InputPlane& p) {
+std::optional<io::BeamKeywords> plane_beam_keywords(const InputPlane& p) {
   if (!p.sky_beam) return std::nullopt;
-  return io::BeamKeywords{p.sky_beam->bmaj_arcsec / 3600.0, p.sky_beam->bmin_arcsec / 3600.0, p.sky_beam->bpa_deg};
+  return beam_keywords(*p.sky_beam);
 }
 
 // "hh:mm:ss.sss" and "+dd.mm.ss.sss", WSClean's source-list forms.
@@ -300,7 +301,7 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
         for (int k = 0; k < 3; ++k) {
           io::WriteOptions w = base;
           if (k == 1) w.bunit = "JY/PIXEL";
-          else w.beam = beam_keywords(p);
+          else w.beam = plane_beam_keywords(p);
           io::write_fits_image(staged.stage(io::wsclean_name(o.output, static_cast<int>(c), pol, kKinds[k])),
                                images[k]->pixels.data(), width, height, p.header, p.axes, w);
         }
@@ -320,27 +321,24 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
       InputPlane mfs;
       mfs.beam = images_mfs.beam;
       mfs.sky_beam = o.settings.beam_shape ? in.plane(0, s).sky_beam : std::nullopt;
-      if (!o.settings.beam_shape && in.wcs) {
-        clean::PixelToSky t;
-        for (int a = 0; a < 2; ++a)
-          for (int b = 0; b < 2; ++b) t.m[a][b] = in.wcs->m[a][b];
-        mfs.sky_beam = clean::to_sky(mfs.beam, t);
-      }
+      if (!o.settings.beam_shape && in.wcs) mfs.sky_beam = clean::to_sky(mfs.beam, pixel_to_sky(*in.wcs));
       const io::FitsHeader header = mfs_header(in, s);
       const clean::HostImage* images[] = {&images_mfs.residual, &images_mfs.model, &images_mfs.restored};
       for (int k = 0; k < 3; ++k) {
         io::WriteOptions w = base;
         if (k == 1) w.bunit = "JY/PIXEL";
-        else w.beam = beam_keywords(mfs);
+        else w.beam = plane_beam_keywords(mfs);
         io::write_fits_image(staged.stage(io::wsclean_name(o.output, -1, pol, kKinds[k])), images[k]->pixels.data(),
                              width, height, header, in.plane(0, s).axes, w);
       }
     }
   } else {
     std::vector<io::CubeBeam> beams;
-    for (const InputPlane& p : in.planes)
-      if (p.sky_beam)
-        beams.push_back({p.sky_beam->bmaj_arcsec / 3600.0, p.sky_beam->bmin_arcsec / 3600.0, p.sky_beam->bpa_deg});
+    for (const InputPlane& p : in.planes) {
+      if (!p.sky_beam) continue;
+      const io::BeamKeywords k = beam_keywords(*p.sky_beam);
+      beams.push_back({k.bmaj_deg, k.bmin_deg, k.bpa_deg});
+    }
     if (beams.size() != in.planes.size()) beams.clear();
     std::vector<float> cube(in.planes.size() * n);
     auto write = [&](const std::string& path, const clean::HostImage* PlaneView::*which, bool model) {

@@ -11,6 +11,7 @@
 #include "app/errors.hpp"
 #include "app/log.hpp"
 #include "app/pipeline.hpp"
+#include "app/plane_io.hpp"
 #include "clean/clean_mask.hpp"
 #include "clean/errors.hpp"
 #include "clean/gpu_memory.hpp"
@@ -206,9 +207,7 @@ nlohmann::json run_cube(const RunOptions& o) {
   const CubeInput in = load_cube_input(o, log);
   std::optional<clean::HostImage> fits_mask;
   if (!o.fits_mask.empty()) {
-    io::FitsImage m = io::read_fits_image(o.fits_mask);
-    fits_mask = clean::HostImage(m.width, m.height);
-    fits_mask->pixels = std::move(m.pixels);
+    fits_mask = to_host(io::read_fits_image(o.fits_mask));
   }
   CubeRunResult run;
   run.groups = clean_groups(in, o.settings);
