@@ -117,29 +117,6 @@ Cards structural_cards(const std::vector<long>& axes) {
   return c;
 }
 
-// Runs gpuclean in `tmp` on in.fits and the simulated PSF, with relative names so that the
-// command line in the HISTORY cards does not depend on the temporary folder's.
-void run_and_check(const gpuclean::test::TempDir& tmp, const std::string& psf, const std::vector<long>& axes,
-                   const Cards& input_cards) {
-  std::filesystem::copy_file(psf, tmp.file("psf.fits"));
-  const auto r = gpuclean::test::run_command(
-      tmp, "cd " + tmp.path().string() + " && " + gpuclean::test::binary_path() +
-               " in.fits psf.fits -o img.fits --residual res.fits --model model.fits --device cpu --niter 40 "
-               "--auto-threshold 0 --beam-shape 30 20 20 -q");
-  ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* name : {"img.fits", "res.fits", "model.fits"}) {
-    Cards expected = structural_cards(axes);
-    // CFITSIO's reference to the standard, then the input's cards.
-    expected.insert(expected.end(),
-                    {"COMMENT   FITS (Flexible Image Transport System) format is defined in 'Astronomy",
-                     "COMMENT   and Astrophysics', volume 376, page 359; bibcode: 2001A&A...376..359H"});
-    expected.insert(expected.end(), input_cards.begin(), input_cards.end());
-    const Cards added = gpuclean_cards(std::string(name) == "model.fits");
-    expected.insert(expected.end(), added.begin(), added.end());
-    expect_cards(tmp.file(name), expected);
-  }
-}
-
 // The celestial cards every input carries, as WSClean writes them.
 const Cards kCelestial = {
     "CTYPE1  = 'RA---SIN'           / Right ascension angle cosine",
@@ -176,46 +153,52 @@ Cards kept(const Cards& input) {
   return out;
 }
 
-std::vector<float> sim_pixels(const std::string& path) { return gpuclean::io::read_fits_image(path).pixels; }
+// Writes the simulated dirty image in `tmp` as in.fits of `axes` with the celestial cards,
+// `axis_cards` and the observation's, cleans it with the simulated PSF, and checks every card
+// of the outputs. Relative names keep the command line in the HISTORY cards independent of the
+// temporary folder's.
+void check_outputs(const gpuclean::test::TempDir& tmp, const std::string& dirty, const std::string& psf,
+                   const std::vector<long>& axes, const Cards& axis_cards) {
+  Cards input = kCelestial;
+  input.insert(input.end(), axis_cards.begin(), axis_cards.end());
+  input.insert(input.end(), kObservation.begin(), kObservation.end());
+  write_input(tmp.file("in.fits"), gpuclean::io::read_fits_image(dirty).pixels, axes, input);
+  std::filesystem::copy_file(psf, tmp.file("psf.fits"));
+  const auto r = gpuclean::test::run_command(
+      tmp, "cd " + tmp.path().string() + " && " + gpuclean::test::binary_path() +
+               " in.fits psf.fits -o img.fits --residual res.fits --model model.fits --device cpu --niter 40 "
+               "--auto-threshold 0 --beam-shape 30 20 20 -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* name : {"img.fits", "res.fits", "model.fits"}) {
+    Cards expected = structural_cards(axes);
+    // CFITSIO's reference to the standard, then the input's cards.
+    expected.insert(expected.end(),
+                    {"COMMENT   FITS (Flexible Image Transport System) format is defined in 'Astronomy",
+                     "COMMENT   and Astrophysics', volume 376, page 359; bibcode: 2001A&A...376..359H"});
+    const Cards input_kept = kept(input);
+    expected.insert(expected.end(), input_kept.begin(), input_kept.end());
+    const Cards added = gpuclean_cards(std::string(name) == "model.fits");
+    expected.insert(expected.end(), added.begin(), added.end());
+    expect_cards(tmp.file(name), expected);
+  }
+}
 
 }  // namespace
 
-TEST_F(HeaderCards, TwoAxisImage) {
-  Cards input = kCelestial;
-  input.insert(input.end(), kObservation.begin(), kObservation.end());
-  const std::vector<long> axes = {128, 128};
-  write_input(tmp_.file("in.fits"), sim_pixels(dirty()), axes, input);
-  run_and_check(tmp_, psf(), axes, kept(input));
-}
+TEST_F(HeaderCards, TwoAxisImage) { check_outputs(tmp_, dirty(), psf(), {128, 128}, {}); }
 
 // WSClean's layout: FREQ then STOKES, both of length 1, the FREQ axis's reference pixel not 1.
 TEST_F(HeaderCards, FourAxisImageWithDegenerateFreqAndStokes) {
-  Cards input = kCelestial;
-  input.insert(input.end(), {"CTYPE3  = 'FREQ    '",
-                             "CRPIX3  =                   2.",
-                             "CRVAL3  =          1.400000E+09",
-                             "CDELT3  =              2.5E+07",
-                             "CUNIT3  = 'Hz      '",
-                             "CTYPE4  = 'STOKES  '",
-                             "CRPIX4  =                   1.",
-                             "CRVAL4  =                   1.",
-                             "CDELT4  =                   1.",
-                             "CUNIT4  = '        '"});
-  input.insert(input.end(), kObservation.begin(), kObservation.end());
-  const std::vector<long> axes = {128, 128, 1, 1};
-  write_input(tmp_.file("in.fits"), sim_pixels(dirty()), axes, input);
-  run_and_check(tmp_, psf(), axes, kept(input));
+  check_outputs(tmp_, dirty(), psf(), {128, 128, 1, 1},
+                {"CTYPE3  = 'FREQ    '", "CRPIX3  =                   2.", "CRVAL3  =          1.400000E+09",
+                 "CDELT3  =              2.5E+07", "CUNIT3  = 'Hz      '", "CTYPE4  = 'STOKES  '",
+                 "CRPIX4  =                   1.", "CRVAL4  =                   1.", "CDELT4  =                   1.",
+                 "CUNIT4  = '        '"});
 }
 
 // Three axes, the third a Stokes axis of length 1.
 TEST_F(HeaderCards, ThreeAxisImageWithDegenerateStokes) {
-  Cards input = kCelestial;
-  input.insert(input.end(), {"CTYPE3  = 'STOKES  '",
-                             "CRPIX3  =                   1.",
-                             "CRVAL3  =                   1.",
-                             "CDELT3  =                   1."});
-  input.insert(input.end(), kObservation.begin(), kObservation.end());
-  const std::vector<long> axes = {128, 128, 1};
-  write_input(tmp_.file("in.fits"), sim_pixels(dirty()), axes, input);
-  run_and_check(tmp_, psf(), axes, kept(input));
+  check_outputs(tmp_, dirty(), psf(), {128, 128, 1},
+                {"CTYPE3  = 'STOKES  '", "CRPIX3  =                   1.", "CRVAL3  =                   1.",
+                 "CDELT3  =                   1."});
 }
