@@ -9,6 +9,7 @@
 #include "app/compare/select_chart.hpp"
 #include "app/compare/select_report.hpp"
 #include "app/errors.hpp"
+#include "app/plane_io.hpp"
 #include "app/provenance.hpp"
 #include "app/quicklook.hpp"
 #include "app/version.hpp"
@@ -28,21 +29,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-clean::HostImage to_host(io::FitsImage&& f) {
-  clean::HostImage h;
-  h.width = f.width;
-  h.height = f.height;
-  h.pixels = std::move(f.pixels);
-  return h;
-}
-
-clean::PixelToSky pixel_to_sky(const io::CelestialWcs& wcs) {
-  clean::PixelToSky t;
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 2; ++j) t.m[i][j] = wcs.m[i][j];
-  return t;
-}
 
 }  // namespace
 
@@ -164,11 +150,7 @@ LoadedObservation prepare_observation(const RunOptions& o, ObservationImages ima
     obs.dirty = to_host(std::move(dirty_file));
   }
   std::string warning;
-  clean::PsfChecks checks;
-  checks.strict = !o.psf_unchecked;
-  const auto crpix1 = psf_file.header.get_double("CRPIX1"), crpix2 = psf_file.header.get_double("CRPIX2");
-  if (crpix1 && crpix2) checks.header_peak = std::make_pair(*crpix1 - 1.0, *crpix2 - 1.0);
-  obs.psf = clean::prepare_psf(to_host(std::move(psf_file)), obs.dirty.width, obs.dirty.height, &warning, checks);
+  obs.psf = prepare_fits_psf(std::move(psf_file), obs.dirty.width, obs.dirty.height, o.psf_unchecked, &warning);
   if (!warning.empty()) log.warn("%s", warning.c_str());
   obs.mask = obs.dirty_device ? clean::make_clean_mask(obs.dirty.width, obs.dirty.height, images.dirty_not_nan,
                                                        mask_image ? &*mask_image : nullptr, s.clean_border_percent)
@@ -176,18 +158,14 @@ LoadedObservation prepare_observation(const RunOptions& o, ObservationImages ima
                                                        s.clean_border_percent);
 
   // Restoring beam: fitted to the PSF unless given.
-  if (s.beam_shape) {
-    if (!obs.wcs) {
-      throw clean::InvalidSettings("--beam-shape needs the pixel scale, but '" + o.dirty +
-                                   "' has no celestial WCS (CTYPE/CDELT); leave --beam-shape out to fit the PSF.");
-    }
-    report.beam_fitted = false;
-    report.beam = clean::SkyBeam{s.beam_shape->bmaj_arcsec, s.beam_shape->bmin_arcsec, s.beam_shape->bpa_deg};
-    report.beam_pixels = clean::from_sky(*report.beam, pixel_to_sky(*obs.wcs));
-  } else {
-    report.beam_pixels = clean::fit_psf_beam(obs.psf, s.beam_fit);
-    if (obs.wcs) report.beam = clean::to_sky(report.beam_pixels, pixel_to_sky(*obs.wcs));
+  if (s.beam_shape && !obs.wcs) {
+    throw clean::InvalidSettings("--beam-shape needs the pixel scale, but '" + o.dirty +
+                                 "' has no celestial WCS (CTYPE/CDELT); leave --beam-shape out to fit the PSF.");
   }
+  const RestoringBeam beam = restoring_beam(s, obs.psf, obs.wcs);
+  report.beam_fitted = beam.fitted;
+  report.beam = beam.sky;
+  report.beam_pixels = beam.pixels;
   if (report.beam) {
     log.verbose("restoring beam %s: %.3f\" x %.3f\" at %.1f deg (%.2f x %.2f pixels)",
                 report.beam_fitted ? "fitted" : "given", report.beam->bmaj_arcsec, report.beam->bmin_arcsec,
@@ -204,8 +182,12 @@ clean::Device fit_device(clean::Device device, const LoadedObservation& obs, con
 #ifdef GPUCLEAN_HAVE_CUDA
   if (device != clean::Device::kGpu) return device;
   try {
-    clean::check_gpu_memory(obs.dirty.width, obs.dirty.height, obs.psf.image.width, obs.psf.image.height,
-                                 obs.options.settings, &obs.report.beam_pixels);
+    clean::check_gpu_memory({.width = obs.dirty.width,
+                             .height = obs.dirty.height,
+                             .psf_width = obs.psf.image.width,
+                             .psf_height = obs.psf.image.height,
+                             .beam = obs.report.beam_pixels},
+                            obs.options.settings);
   } catch (const clean::InsufficientGpuMemory& e) {
     if (obs.options.settings.device == clean::Device::kGpu) throw RuntimeFailure(e.what());
     log.warn("%s Running on the CPU instead.", e.what());
@@ -253,9 +235,7 @@ void summarize_observation(LoadedObservation& obs, const clean::CleanResult& res
   RunReport& report = obs.report;
   report.rms_residual = clean::rms(result.residual.pixels);
   report.model_flux = clean::total_flux(result.model.pixels);
-  for (float v : result.restored.pixels) {
-    if (std::isfinite(v) && v > report.restored_peak) report.restored_peak = v;
-  }
+  report.restored_peak = clean::positive_peak(result.restored.pixels);
 }
 
 void write_observation(LoadedObservation& obs, const clean::CleanResult& result, const Log& log) {
@@ -273,11 +253,8 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
   std::vector<std::string> inputs = {o.dirty, o.psf};
   if (!o.fits_mask.empty()) inputs.push_back(o.fits_mask);
   const io::WriteOptions w = provenance(o, {&result}, report.device, "", inputs);
-  std::optional<io::BeamKeywords> beam_kw;
-  if (report.beam)
-    beam_kw = io::BeamKeywords{report.beam->bmaj_arcsec / 3600.0, report.beam->bmin_arcsec / 3600.0, report.beam->bpa_deg};
   io::WriteOptions restored_opt = w;
-  restored_opt.beam = beam_kw;
+  if (report.beam) restored_opt.beam = beam_keywords(*report.beam);
   const std::size_t width = obs.dirty.width, height = obs.dirty.height;
 
   // In output_paths() order: the restored image comes last.

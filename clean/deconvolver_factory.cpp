@@ -6,6 +6,7 @@
 #include "clean/major_cycle.hpp"
 
 #ifdef GPUCLEAN_HAVE_CUDA
+#include "clean/gpu/algorithm_memory.hpp"
 #include "clean/gpu/clark_gpu.hpp"
 #include "clean/gpu/gpu_deconvolver.hpp"
 #include "clean/gpu/hogbom_gpu.hpp"
@@ -14,19 +15,21 @@
 namespace gpuclean::clean {
 namespace {
 
-// Every algorithm's steps on each device: the one place a new algorithm is listed.
+// Every algorithm's steps on each device, and the device memory its GPU steps hold: the one
+// place a new algorithm is listed.
 struct AlgorithmSteps {
   CpuStepsMaker cpu;
 #ifdef GPUCLEAN_HAVE_CUDA
   gpu::GpuStepsMaker gpu;
+  gpu::GpuBytesEstimator gpu_bytes;
 #endif
 };
 
 AlgorithmSteps steps_of(Algorithm algorithm) {
   switch (algorithm) {  // exhaustive: a new Algorithm is a compiler warning here
 #ifdef GPUCLEAN_HAVE_CUDA
-    case Algorithm::kClark: return {make_clark_steps_cpu, gpu::make_clark_steps_gpu};
-    case Algorithm::kHogbom: return {make_hogbom_steps_cpu, gpu::make_hogbom_steps_gpu};
+    case Algorithm::kClark: return {make_clark_steps_cpu, gpu::make_clark_steps_gpu, gpu::clark_gpu_bytes};
+    case Algorithm::kHogbom: return {make_hogbom_steps_cpu, gpu::make_hogbom_steps_gpu, gpu::hogbom_gpu_bytes};
 #else
     case Algorithm::kClark: return {make_clark_steps_cpu};
     case Algorithm::kHogbom: return {make_hogbom_steps_cpu};
@@ -56,6 +59,10 @@ CleanResult Deconvolver::run(const CleanProblem& problem, const CleanSettings& s
   const auto s = steps(problem, settings);
   return run_major_cycles(*s, problem, settings, on_cycle);
 }
+
+#ifdef GPUCLEAN_HAVE_CUDA
+gpu::GpuBytesEstimator gpu::gpu_bytes_of(Algorithm algorithm) { return steps_of(algorithm).gpu_bytes; }
+#endif
 
 std::unique_ptr<Deconvolver> make_deconvolver(Algorithm algorithm, Device device) {
   const AlgorithmSteps steps = steps_of(algorithm);

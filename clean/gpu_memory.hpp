@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "clean/beam.hpp"
@@ -14,30 +15,31 @@
 
 namespace gpuclean::clean {
 
-/// Device bytes a GPU run of this problem needs at its peak (conservative), for the check
-/// before any work: what the run allocates, the new PSF and beam spectra it may add to the
-/// caches included. Without `beam`, the restoration is assumed no larger than the major cycles'
-/// convolution (true unless the beam is wider than about half the image). 0 in a CPU-only build.
-std::size_t gpu_bytes_needed(std::size_t width, std::size_t height, std::size_t psf_width, std::size_t psf_height,
-                             const CleanSettings& settings, const PixelGaussian* beam = nullptr);
+/// What a run's device memory depends on besides its settings.
+struct RunShape {
+  std::size_t width = 0, height = 0;          ///< one plane's image
+  std::size_t psf_width = 0, psf_height = 0;  ///< the PSF as given
+  std::size_t planes = 1;                     ///< planes cleaned together (joined channels or polarizations)
+  std::size_t device_planes = 0;              ///< joined: planes on the device at once (0: all of them)
+  /// The restoring beam. Without it, the restoration is assumed no larger than the major cycles'
+  /// convolution (true unless the beam is wider than about half the image).
+  std::optional<PixelGaussian> beam = std::nullopt;
+};
+
+/// Device bytes a GPU run of settings.algorithm on this shape needs at its peak (conservative),
+/// for the check before any work: what the run allocates, the new PSF and beam spectra it may
+/// add to the caches included. Each algorithm answers for what its own steps hold (the factory's
+/// table, deconvolver_factory.cpp): Clark its active set, minor-cycle engine and joined planes,
+/// Högbom nothing beyond the run's images. 0 in a CPU-only build.
+std::size_t gpu_bytes_needed(const RunShape& shape, const CleanSettings& settings);
 
 /// What one clean worker holds on its device in a batch of such runs: gpu_bytes_needed() and
 /// the spectra and plans that its caches keep between runs.
-std::size_t gpu_bytes_per_worker(std::size_t width, std::size_t height, std::size_t psf_width,
-                                 std::size_t psf_height, const CleanSettings& settings,
-                                 const PixelGaussian* beam = nullptr);
+std::size_t gpu_bytes_per_worker(const RunShape& shape, const CleanSettings& settings);
 
 /// Throws InsufficientGpuMemory (with the sizes, and what to do) when the run does not fit in
 /// the free memory of the current device.
-void check_gpu_memory(std::size_t width, std::size_t height, std::size_t psf_width, std::size_t psf_height,
-                      const CleanSettings& settings, const PixelGaussian* beam = nullptr);
-
-/// What a joined run adds on the device for `planes` planes of width x height with PSFs of
-/// psf_width x psf_height, the scales' patches of half-widths `patches`, `block` of the planes
-/// on the device at once (0: all), active sets of up to `max_members` and `max_components`.
-std::size_t joined_gpu_bytes(std::size_t planes, std::size_t block, std::size_t width, std::size_t height,
-                             std::size_t psf_width, std::size_t psf_height, const std::vector<std::size_t>& patches,
-                             std::size_t max_members, std::size_t max_components);
+void check_gpu_memory(const RunShape& shape, const CleanSettings& settings);
 
 /// A dirty image in device memory, as the host needs to know it before a run: its NaN pixels.
 /// Only a count and, when there are NaNs, a byte per pixel come back.

@@ -5,20 +5,9 @@
 
 namespace gpuclean::clean {
 
-std::size_t gpu_bytes_needed(std::size_t, std::size_t, std::size_t, std::size_t, const CleanSettings&,
-                             const PixelGaussian*) {
-  return 0;
-}
-std::size_t gpu_bytes_per_worker(std::size_t, std::size_t, std::size_t, std::size_t, const CleanSettings&,
-                                 const PixelGaussian*) {
-  return 0;
-}
-void check_gpu_memory(std::size_t, std::size_t, std::size_t, std::size_t, const CleanSettings&,
-                      const PixelGaussian*) {}
-std::size_t joined_gpu_bytes(std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t,
-                             const std::vector<std::size_t>&, std::size_t, std::size_t) {
-  return 0;
-}
+std::size_t gpu_bytes_needed(const RunShape&, const CleanSettings&) { return 0; }
+std::size_t gpu_bytes_per_worker(const RunShape&, const CleanSettings&) { return 0; }
+void check_gpu_memory(const RunShape&, const CleanSettings&) {}
 DeviceImageFacts inspect_device_image(const DeviceImage&) {
   throw InvalidSettings("this gpuclean was built without CUDA; pass the dirty image as a NumPy array.");
 }

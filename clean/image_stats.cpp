@@ -99,4 +99,11 @@ double total_flux(std::span<const float> image) {
   return ordered_sum(image.size(), [&](std::size_t i) { return std::isfinite(image[i]) ? image[i] : 0.0; });
 }
 
+double positive_peak(std::span<const float> image) {
+  double peak = 0.0;
+  for (float v : image)
+    if (std::isfinite(v) && v > peak) peak = v;
+  return peak;
+}
+
 }  // namespace gpuclean::clean

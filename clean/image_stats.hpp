@@ -29,4 +29,7 @@ double robust_sigma(std::span<const float> image);
 /// Sum of the finite pixels.
 double total_flux(std::span<const float> image);
 
+/// The largest finite pixel, or 0 when none is positive: a restored image's peak in the summaries.
+double positive_peak(std::span<const float> image);
+
 }  // namespace gpuclean::clean

@@ -153,30 +153,59 @@ void read_beams(fitsfile* f, FitsCube& cube, const std::string& path) {
                                 "channel and Stokes plane. Fix or remove the table.");
 }
 
-FitsCube read_cube(const std::string& path, bool with_pixels) {
-  FitsImage shape;
-  detail::FitsFilePtr file = detail::open_image(path, shape);
-  FitsCube cube;
-  cube.width = shape.width;
-  cube.height = shape.height;
-  cube.axes = shape.axes;
-  cube.bitpix = shape.bitpix;
-  cube.header = detail::read_header(file.get(), path);
-  describe_axes(cube, path);
-  if (with_pixels) {
-    cube.pixels.resize(cube.width * cube.height * cube.planes());
-    cube.nan_count = detail::read_pixels(file.get(), path, cube.axes.size(), cube.pixels.data(), cube.pixels.size());
+void require_one_plane(const std::string& path, const std::vector<long>& axes) {
+  for (std::size_t a = 2; a < axes.size(); ++a) {
+    if (axes[a] != 1) {
+      throw FitsError(kInput, "'" + path + "' holds more than one plane (axis " + std::to_string(a + 1) +
+                                  " has length " + std::to_string(axes[a]) +
+                                  "); clean it as a cube with the single command (gpuclean CUBE PSF-CUBE -o OUT), "
+                                  "or extract one frequency and Stokes plane first.");
+    }
   }
-  if (cube.planes() > 1) read_beams(file.get(), cube, path);
-  return cube;
 }
 
 std::string describe_scale(const std::optional<double>& v) { return v ? std::to_string(*v) : "none"; }
 
 }  // namespace
 
-FitsCube read_fits_cube(const std::string& path) { return read_cube(path, true); }
-FitsCube read_fits_cube_shape(const std::string& path) { return read_cube(path, false); }
+namespace detail {
+
+FitsCube read_cube(const std::string& path, const CubeParts& parts) {
+  FitsImage shape;
+  FitsFilePtr file = open_image(path, shape);
+  if (parts.one_plane) require_one_plane(path, shape.axes);
+  FitsCube cube;
+  cube.width = shape.width;
+  cube.height = shape.height;
+  cube.axes = shape.axes;
+  cube.bitpix = shape.bitpix;
+  if (!parts.header) return cube;
+  cube.header = read_header(file.get(), path);
+  if (!parts.one_plane) describe_axes(cube, path);
+  if (parts.pixels) {
+    cube.pixels.resize(cube.width * cube.height * cube.planes());
+    cube.nan_count = read_pixels(file.get(), path, cube.axes.size(), cube.pixels.data(), cube.pixels.size());
+  }
+  if (cube.planes() > 1) read_beams(file.get(), cube, path);
+  return cube;
+}
+
+FitsImage one_plane_image(FitsCube&& cube) {
+  FitsImage image;
+  image.width = cube.width;
+  image.height = cube.height;
+  image.pixels = std::move(cube.pixels);
+  image.header = std::move(cube.header);
+  image.axes = std::move(cube.axes);
+  image.bitpix = cube.bitpix;
+  image.nan_count = cube.nan_count;
+  return image;
+}
+
+}  // namespace detail
+
+FitsCube read_fits_cube(const std::string& path) { return detail::read_cube(path, {}); }
+FitsCube read_fits_cube_shape(const std::string& path) { return detail::read_cube(path, {.pixels = false}); }
 
 FitsImage cube_plane(const FitsCube& cube, std::size_t c, std::size_t s) {
   FitsImage img;

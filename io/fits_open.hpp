@@ -1,13 +1,29 @@
 #pragma once
-// What the plane and cube readers share. Private to io/, like fits_file.hpp.
+// The reader of images and cubes, and the HDU access under it. Private to io/, like fits_file.hpp.
 
 #include <cstddef>
 #include <string>
 
+#include "io/fits_cube.hpp"
 #include "io/fits_file.hpp"
 #include "io/fits_image.hpp"
 
 namespace gpuclean::io::detail {
+
+/// What read_cube reads besides the shape.
+struct CubeParts {
+  bool header = true;      ///< the cards (and, for more than one plane, the BEAMS table)
+  bool pixels = true;
+  /// Refuse more than one plane (the one-image readers). One plane needs no description of its
+  /// axes, so they are kept as stored, whatever their types.
+  bool one_plane = false;
+};
+
+/// The one reader of FITS images: a 2-D image (or one with degenerate axes) is a one-plane cube.
+FitsCube read_cube(const std::string& path, const CubeParts& parts);
+
+/// A one-plane cube as its image, everything moved: pixels, header and axes as stored.
+FitsImage one_plane_image(FitsCube&& cube);
 
 /// Opens `path`, moves to its image HDU (the primary, or the first image extension with data) and
 /// fills image.axes/width/height/bitpix; 2 to 4 axes, any lengths. Checks that the file holds

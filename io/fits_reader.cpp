@@ -155,47 +155,17 @@ std::size_t read_pixels(fitsfile* f, const std::string& path, std::size_t naxis,
 
 }  // namespace detail
 
-namespace {
-
-using detail::FitsFilePtr;
-
-// open_image, and one plane only: axes 3 and 4 of length 1.
-FitsFilePtr open_plane(const std::string& path, FitsImage& image) {
-  FitsFilePtr file = detail::open_image(path, image);
-  for (std::size_t a = 2; a < image.axes.size(); ++a) {
-    if (image.axes[a] != 1) {
-      throw FitsError(FitsError::Kind::kInput,
-                      "'" + path + "' holds more than one plane (axis " + std::to_string(a + 1) + " has length " +
-                          std::to_string(image.axes[a]) +
-                          "); clean it as a cube with the single command (gpuclean CUBE PSF-CUBE -o OUT), or "
-                          "extract one frequency and Stokes plane first.");
-    }
-  }
-  return file;
-}
-
-}  // namespace
-
+// One plane of the one reader (detail::read_cube): a 2-D image is a one-plane cube.
 FitsImage read_fits_shape(const std::string& path) {
-  FitsImage image;
-  open_plane(path, image);
-  return image;
+  return detail::one_plane_image(detail::read_cube(path, {.header = false, .pixels = false, .one_plane = true}));
 }
 
 FitsImage read_fits_header(const std::string& path) {
-  FitsImage image;
-  FitsFilePtr file = open_plane(path, image);
-  image.header = detail::read_header(file.get(), path);
-  return image;
+  return detail::one_plane_image(detail::read_cube(path, {.pixels = false, .one_plane = true}));
 }
 
 FitsImage read_fits_image(const std::string& path) {
-  FitsImage image;
-  FitsFilePtr file = open_plane(path, image);
-  image.header = detail::read_header(file.get(), path);
-  image.pixels.resize(image.width * image.height);
-  image.nan_count = detail::read_pixels(file.get(), path, image.axes.size(), image.pixels.data(), image.pixels.size());
-  return image;
+  return detail::one_plane_image(detail::read_cube(path, {.one_plane = true}));
 }
 
 }  // namespace gpuclean::io

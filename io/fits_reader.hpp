@@ -7,7 +7,8 @@ namespace gpuclean::io {
 
 /// Reads the image in the primary HDU, or in the first image extension when the primary HDU is
 /// empty. BITPIX 8/16/32/64/-32/-64 with BSCALE/BZERO/BLANK; NAXIS 2 to 4 with axes 3 and 4 of
-/// length 1. Throws FitsError(kInput) with a message that names the file and the fix.
+/// length 1: a one-plane cube, read by read_fits_cube's reader, its header and axes as stored.
+/// Throws FitsError(kInput) with a message that names the file and the fix.
 FitsImage read_fits_image(const std::string& path);
 
 /// The same checks as read_fits_image, and the plane's size (width, height, axes, BITPIX), without

@@ -1,5 +1,6 @@
 #pragma once
-// The atomic float-image writer that write_fits_image and write_fits_cube share. Private to io/.
+// The atomic float-image writer under write_fits_cube (write_fits_image writes a one-plane cube
+// through it). Private to io/.
 
 #include <functional>
 #include <string>

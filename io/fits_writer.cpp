@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "io/fits_cube.hpp"
 #include "io/fits_file.hpp"
 #include "io/fits_write_file.hpp"
 #include "io/publish.hpp"
@@ -107,12 +108,16 @@ void check_output_path(const std::string& path, const WriteOptions& options) {
 void write_fits_image(const std::string& path, const float* pixels, std::size_t width,
                       std::size_t height, const FitsHeader& header, const std::vector<long>& axes,
                       const WriteOptions& options) {
-  std::vector<long> shape = axes;
-  if (shape.size() < 2) shape = {static_cast<long>(width), static_cast<long>(height)};
-  if (static_cast<std::size_t>(shape[0]) != width || static_cast<std::size_t>(shape[1]) != height) {
+  // A one-plane cube, written by the cube writer with its axes as given.
+  FitsCube layout;
+  layout.width = width;
+  layout.height = height;
+  layout.axes = axes;
+  if (layout.axes.size() < 2) layout.axes = {static_cast<long>(width), static_cast<long>(height)};
+  if (static_cast<std::size_t>(layout.axes[0]) != width || static_cast<std::size_t>(layout.axes[1]) != height) {
     throw FitsError(kOutput, "internal: output axes do not match the image size for '" + path + "'");
   }
-  detail::write_fits_file(path, pixels, shape, header, options, {});
+  write_fits_cube(path, layout, pixels, header, {}, options);
 }
 
 namespace detail {

@@ -38,8 +38,9 @@ struct WriteOptions {
 /// the inputs. Call it for every output before any work starts.
 void check_output_path(const std::string& path, const WriteOptions& options);
 
-/// Writes one plane with the input's header cards. `axes` gives the stored shape (e.g.
-/// {N, N, 1, 1}); its first two lengths must be width and height.
+/// Writes one plane with the input's header cards: a one-plane cube (write_fits_cube). `axes`
+/// gives the stored shape (e.g. {N, N, 1, 1}); its first two lengths must be width and height,
+/// the others 1.
 void write_fits_image(const std::string& path, const float* pixels, std::size_t width,
                       std::size_t height, const FitsHeader& header, const std::vector<long>& axes,
                       const WriteOptions& options);

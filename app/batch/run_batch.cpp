@@ -284,8 +284,10 @@ int choose_streams(const std::vector<int>& gpus, const std::vector<const BatchJo
     try {
       const io::FitsImage dirty = io::read_fits_shape(job->options.dirty);  // sizes only, no pixels
       const io::FitsImage psf = io::read_fits_shape(job->options.psf);
-      const std::size_t per_stream = clean::gpu_bytes_per_worker(dirty.width, dirty.height, psf.width,
-                                                                      psf.height, job->options.settings);
+      // No beam: it is fitted to the PSF's pixels, not read here.
+      const clean::RunShape shape{.width = dirty.width, .height = dirty.height, .psf_width = psf.width,
+                                  .psf_height = psf.height};
+      const std::size_t per_stream = clean::gpu_bytes_per_worker(shape, job->options.settings);
       int streams = kMaxAutomaticStreams;
       for (int g : gpus) {
         cuda::set_device(g);

@@ -206,7 +206,8 @@ int run_bench_cube(const BenchCleanOptions& o) {
       std::size_t fit = 16;
 #ifdef GPUCLEAN_HAVE_CUDA
       const clean::CleanSettings s = settings_for(niter, o.threshold, clean::Device::kGpu);
-      const std::size_t per = clean::gpu_bytes_needed(size, size, size, size, s, &cube.beams[0]);
+      const std::size_t per = clean::gpu_bytes_needed(
+          {.width = size, .height = size, .psf_width = size, .psf_height = size, .beam = cube.beams[0]}, s);
       fit = cuda::device_memory().free_bytes * 9 / 10 / std::max<std::size_t>(per, 1);
 #endif
       const std::vector<std::size_t> counts =

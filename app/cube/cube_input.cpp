@@ -3,35 +3,17 @@
 #include <cmath>
 #include <filesystem>
 
+#include "app/plane_io.hpp"
 #include "clean/errors.hpp"
 #include "io/fits_reader.hpp"
 
 namespace gpuclean::app {
 namespace {
 
-clean::HostImage to_host(io::FitsImage&& f) {
-  clean::HostImage h(0, 0);
-  h.width = f.width;
-  h.height = f.height;
-  h.pixels = std::move(f.pixels);
-  return h;
-}
-
-clean::PixelToSky pixel_to_sky(const io::CelestialWcs& wcs) {
-  clean::PixelToSky t;
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 2; ++j) t.m[i][j] = wcs.m[i][j];
-  return t;
-}
-
 clean::PreparedPsf prepare(io::FitsImage psf, std::size_t width, std::size_t height, bool unchecked,
                            const std::string& name, const Log& log) {
-  clean::PsfChecks checks;
-  checks.strict = !unchecked;
-  const auto crpix1 = psf.header.get_double("CRPIX1"), crpix2 = psf.header.get_double("CRPIX2");
-  if (crpix1 && crpix2) checks.header_peak = std::make_pair(*crpix1 - 1.0, *crpix2 - 1.0);
   std::string warning;
-  clean::PreparedPsf out = clean::prepare_psf(to_host(std::move(psf)), width, height, &warning, checks);
+  clean::PreparedPsf out = prepare_fits_psf(std::move(psf), width, height, unchecked, &warning);
   if (!warning.empty()) log.warn("%s: %s", name.c_str(), warning.c_str());
   return out;
 }
@@ -52,13 +34,9 @@ void set_beams(CubeInput& in, const RunOptions& o) {
     throw clean::InvalidSettings("--beam-shape needs the pixel scale, but the input has no celestial WCS; leave "
                                  "--beam-shape out to fit each plane's PSF.");
   for (InputPlane& p : in.planes) {
-    if (s.beam_shape) {
-      p.sky_beam = clean::SkyBeam{s.beam_shape->bmaj_arcsec, s.beam_shape->bmin_arcsec, s.beam_shape->bpa_deg};
-      p.beam = clean::from_sky(*p.sky_beam, pixel_to_sky(*in.wcs));
-    } else {
-      p.beam = clean::fit_psf_beam(p.psf, s.beam_fit);
-      if (in.wcs) p.sky_beam = clean::to_sky(p.beam, pixel_to_sky(*in.wcs));
-    }
+    const RestoringBeam beam = restoring_beam(s, p.psf, in.wcs);
+    p.beam = beam.pixels;
+    p.sky_beam = beam.sky;
   }
 }
 

@@ -4,24 +4,23 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <numeric>
 #include <optional>
 #include <iostream>
 #include <limits>
 #include <sstream>
-#include <unordered_map>
 
 #include "app/compare/select_chart.hpp"
 #include "app/compare/select_report.hpp"
 #include "app/cube/cube_run.hpp"
 #include "app/pipeline.hpp"
+#include "app/plane_io.hpp"
 #include "app/provenance.hpp"
 #include "app/version.hpp"
 #include "clean/beam.hpp"
 #include "clean/image_stats.hpp"
 #include "clean/mfs.hpp"
 #include "clean/plane_set.hpp"
-#include "clean/spectral_fit.hpp"
+#include "clean/source_list.hpp"
 #include "io/fits_cube.hpp"
 #include "io/fits_writer.hpp"
 #include "io/staged_outputs.hpp"
@@ -43,16 +42,9 @@ std::string mode_of(const clean::CleanSettings& s) {
   return join ? std::string(clean::to_string(*join)) : "independent";
 }
 
-std::optional<io::BeamKeywords> beam_keywords(const InputPlane& p) {
+std::optional<io::BeamKeywords> plane_beam_keywords(const InputPlane& p) {
   if (!p.sky_beam) return std::nullopt;
-  return io::BeamKeywords{p.sky_beam->bmaj_arcsec / 3600.0, p.sky_beam->bmin_arcsec / 3600.0, p.sky_beam->bpa_deg};
-}
-
-double restored_peak(const clean::HostImage& img) {
-  double peak = 0.0;
-  for (float v : img.pixels)
-    if (std::isfinite(v) && v > peak) peak = v;
-  return peak;
+  return beam_keywords(*p.sky_beam);
 }
 
 // "hh:mm:ss.sss" and "+dd.mm.ss.sss", WSClean's source-list forms.
@@ -78,31 +70,6 @@ std::string dec_text(double deg) {
   return buf;
 }
 
-// One row per pixel and scale, in the order first cleaned, with each component's fluxes summed
-// (Component::scale in the high bits of the key).
-struct ModelRows {
-  std::vector<std::uint64_t> keys;
-  std::vector<std::vector<std::size_t>> components;  // each row's components
-};
-ModelRows model_rows(const clean::CleanResult& r) {
-  ModelRows rows;
-  std::unordered_map<std::uint64_t, std::size_t> row_of;
-  for (std::size_t k = 0; k < r.components.size(); ++k) {
-    const clean::Component& c = r.components[k];
-    const std::uint64_t key = (static_cast<std::uint64_t>(c.scale) << 48) | (static_cast<std::uint64_t>(c.y) << 24) | c.x;
-    auto [it, inserted] = row_of.try_emplace(key, rows.keys.size());
-    if (inserted) {
-      rows.keys.push_back(key);
-      rows.components.emplace_back();
-    }
-    rows.components[it->second].push_back(k);
-  }
-  return rows;
-}
-std::uint32_t x_of(std::uint64_t key) { return static_cast<std::uint32_t>(key & 0xFFFFFFu); }
-std::uint32_t y_of(std::uint64_t key) { return static_cast<std::uint32_t>((key >> 24) & 0xFFFFFFu); }
-std::uint32_t scale_of(std::uint64_t key) { return static_cast<std::uint32_t>(key >> 48); }
-
 std::string components_csv(const RunOptions& o, const CubeInput& in, const CubeRunResult& run) {
   const bool multiscale = o.settings.multiscale.enabled;
   std::ostringstream out;
@@ -113,19 +80,16 @@ std::string components_csv(const RunOptions& o, const CubeInput& in, const CubeR
     const CleanGroup& group = run.groups[g];
     const clean::CleanResult& r = run.results[g];
     const std::size_t np = group.planes.size();
-    const ModelRows rows = model_rows(r);
+    const std::vector<clean::ModelSource> sources = clean::model_sources(r);
     for (std::size_t j = 0; j < np; ++j) {
       const InputPlane& p = in.planes[group.planes[j]];
-      for (std::size_t i = 0; i < rows.keys.size(); ++i) {
-        double flux = 0.0;
-        for (std::size_t k : rows.components[i]) flux += group.joined() ? r.plane_fluxes[k * np + j] : r.components[k].flux;
-        const std::uint32_t x = x_of(rows.keys[i]), y = y_of(rows.keys[i]);
+      for (const clean::ModelSource& src : sources) {
+        const double flux = clean::source_flux(r, src, j, np);
         double ra = std::numeric_limits<double>::quiet_NaN(), dec = ra;
-        if (in.wcs) in.wcs->pixel_to_world(x, y, &ra, &dec);
+        if (in.wcs) in.wcs->pixel_to_world(src.x, src.y, &ra, &dec);
         int len = std::snprintf(line, sizeof line, "%zu,%s,%.6f,%u,%u,%.9f,%.9f,%.9g", p.channel,
-                                p.pol.empty() ? "I" : p.pol.c_str(), p.frequency_hz, x, y, ra, dec, flux);
-        if (multiscale)
-          len += std::snprintf(line + len, sizeof line - len, ",%.6g", r.scales.at(scale_of(rows.keys[i])).size);
+                                p.pol.empty() ? "I" : p.pol.c_str(), p.frequency_hz, src.x, src.y, ra, dec, flux);
+        if (multiscale) len += std::snprintf(line + len, sizeof line - len, ",%.6g", r.scales.at(src.scale).size);
         out.write(line, len);
         out << '\n';
       }
@@ -179,7 +143,7 @@ nlohmann::json summary_json(const RunOptions& o, const CubeInput& in, const Cube
                         {"stop_reason", std::string(clean::to_string(views[i].result->reason))},
                         {"rms_residual", clean::rms(views[i].residual->pixels)},
                         {"model_flux", clean::total_flux(views[i].model->pixels)},
-                        {"restored_peak", restored_peak(*views[i].restored)}};
+                        {"restored_peak", clean::positive_peak(views[i].restored->pixels)}};
     if (p.sky_beam)
       e["beam"] = {{"bmaj_arcsec", p.sky_beam->bmaj_arcsec}, {"bmin_arcsec", p.sky_beam->bmin_arcsec},
                    {"bpa_deg", p.sky_beam->bpa_deg}};
@@ -278,46 +242,24 @@ std::string wsclean_source_list(const RunOptions& o, const CubeInput& in, const 
     const InputPlane& first = in.planes[group.planes[0]];
     if (!first.pol.empty() && first.pol != "I") continue;  // a source list holds Stokes I
     const clean::CleanResult& r = run.results[g];
-    const std::size_t np = group.planes.size();
-    // The group's fit, as the run made it: a source's terms are the fit of its summed spectrum
-    // (radler's rule; for a polynomial that is the sum of its components' terms).
-    std::optional<clean::SpectralFit> fitter;
-    std::vector<double> weights;
-    for (std::size_t j : group.planes) weights.push_back(in.planes[j].weight);
-    if (fit.terms > 0) {
-      std::vector<double> freqs;
-      for (std::size_t j : group.planes) freqs.push_back(in.planes[j].frequency_hz);
-      fitter.emplace(std::move(freqs), weights, fit.terms, r.reference_frequency_hz, fit.logarithmic);
+    std::vector<double> frequencies, weights;
+    for (std::size_t j : group.planes) {
+      frequencies.push_back(in.planes[j].frequency_hz);
+      weights.push_back(in.planes[j].weight);
     }
-    const double weight_sum = std::accumulate(weights.begin(), weights.end(), 0.0);
-    const ModelRows rows = model_rows(r);
     std::vector<std::size_t> per_scale(r.scales.size() + 1, 0);
-    std::vector<float> spectrum(np);
-    std::vector<double> terms(std::max<std::size_t>(fit.terms, 1));
-    for (std::size_t i = 0; i < rows.keys.size(); ++i) {
-      std::fill(spectrum.begin(), spectrum.end(), 0.0f);
-      for (std::size_t k : rows.components[i])
-        for (std::size_t j = 0; j < np; ++j) spectrum[j] += group.joined() ? r.plane_fluxes[k * np + j] : r.components[k].flux;
-      if (fitter) {
-        fitter->fit_terms(spectrum.data(), terms.data());
-      } else {  // no fit: a flat spectrum at the channels' weighted mean
-        double mean = 0.0;
-        for (std::size_t j = 0; j < np; ++j) mean += weights[j] * spectrum[j];
-        terms.assign(1, mean / weight_sum);
-      }
-      const std::uint32_t x = x_of(rows.keys[i]), y = y_of(rows.keys[i]), scale = scale_of(rows.keys[i]);
+    for (const clean::FittedSource& src : clean::fitted_sources(r, frequencies, weights, fit)) {
+      const std::vector<double>& terms = src.terms;
       double ra = 0.0, dec = 0.0;
-      if (in.wcs) in.wcs->pixel_to_world(x, y, &ra, &dec);
+      if (in.wcs) in.wcs->pixel_to_world(src.x, src.y, &ra, &dec);
       std::ostringstream si;
       si.precision(10);
       for (std::size_t k = 1; k < terms.size(); ++k) si << (k > 1 ? "," : "") << terms[k];
-      const double size = scale < r.scales.size() ? r.scales[scale].size : 0.0;
-      // radler's rule: a scale's Gaussian has sigma 3/16 of the scale; its FWHM in arcseconds.
-      const double fwhm = 2.0 * std::sqrt(2.0 * std::log(2.0)) * (3.0 / 16.0) * size * pixel_arcsec;
+      const double fwhm = src.fwhm_pixels * pixel_arcsec;
       const std::string name = (run.groups.size() > 1 ? "g" + std::to_string(g) : std::string()) + "s" +
-                               std::to_string(scale) + "c" + std::to_string(per_scale[scale]++);
+                               std::to_string(src.scale) + "c" + std::to_string(per_scale[src.scale]++);
       char line[384];
-      if (size > 0.0)
+      if (src.fwhm_pixels > 0.0)
         std::snprintf(line, sizeof line, "%s,GAUSSIAN,%s,%s,%.10g,[%s],%s,%.6f,%.6f,%.6f,0\n", name.c_str(),
                       ra_text(ra).c_str(), dec_text(dec).c_str(), terms[0], si.str().c_str(),
                       fit.logarithmic ? "true" : "false", ref, fwhm, fwhm);
@@ -359,7 +301,7 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
         for (int k = 0; k < 3; ++k) {
           io::WriteOptions w = base;
           if (k == 1) w.bunit = "JY/PIXEL";
-          else w.beam = beam_keywords(p);
+          else w.beam = plane_beam_keywords(p);
           io::write_fits_image(staged.stage(io::wsclean_name(o.output, static_cast<int>(c), pol, kKinds[k])),
                                images[k]->pixels.data(), width, height, p.header, p.axes, w);
         }
@@ -379,27 +321,24 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
       InputPlane mfs;
       mfs.beam = images_mfs.beam;
       mfs.sky_beam = o.settings.beam_shape ? in.plane(0, s).sky_beam : std::nullopt;
-      if (!o.settings.beam_shape && in.wcs) {
-        clean::PixelToSky t;
-        for (int a = 0; a < 2; ++a)
-          for (int b = 0; b < 2; ++b) t.m[a][b] = in.wcs->m[a][b];
-        mfs.sky_beam = clean::to_sky(mfs.beam, t);
-      }
+      if (!o.settings.beam_shape && in.wcs) mfs.sky_beam = clean::to_sky(mfs.beam, pixel_to_sky(*in.wcs));
       const io::FitsHeader header = mfs_header(in, s);
       const clean::HostImage* images[] = {&images_mfs.residual, &images_mfs.model, &images_mfs.restored};
       for (int k = 0; k < 3; ++k) {
         io::WriteOptions w = base;
         if (k == 1) w.bunit = "JY/PIXEL";
-        else w.beam = beam_keywords(mfs);
+        else w.beam = plane_beam_keywords(mfs);
         io::write_fits_image(staged.stage(io::wsclean_name(o.output, -1, pol, kKinds[k])), images[k]->pixels.data(),
                              width, height, header, in.plane(0, s).axes, w);
       }
     }
   } else {
     std::vector<io::CubeBeam> beams;
-    for (const InputPlane& p : in.planes)
-      if (p.sky_beam)
-        beams.push_back({p.sky_beam->bmaj_arcsec / 3600.0, p.sky_beam->bmin_arcsec / 3600.0, p.sky_beam->bpa_deg});
+    for (const InputPlane& p : in.planes) {
+      if (!p.sky_beam) continue;
+      const io::BeamKeywords k = beam_keywords(*p.sky_beam);
+      beams.push_back({k.bmaj_deg, k.bmin_deg, k.bpa_deg});
+    }
     if (beams.size() != in.planes.size()) beams.clear();
     std::vector<float> cube(in.planes.size() * n);
     auto write = [&](const std::string& path, const clean::HostImage* PlaneView::*which, bool model) {

@@ -11,14 +11,14 @@
 #include "app/errors.hpp"
 #include "app/log.hpp"
 #include "app/pipeline.hpp"
+#include "app/plane_io.hpp"
 #include "clean/clean_mask.hpp"
 #include "clean/errors.hpp"
+#include "clean/gpu_memory.hpp"
 #include "clean/log_polynomial_fit.hpp"
-#include "clean/scale_set.hpp"
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
 #include "select/cuda/device_info.hpp"
-#include "clean/gpu_memory.hpp"
 
 namespace gpuclean::app {
 namespace {
@@ -74,19 +74,22 @@ struct GpuPlan {
 GpuPlan gpu_plan(const CubeInput& in, const RunOptions& o, const std::vector<CleanGroup>& groups) {
 #ifdef GPUCLEAN_HAVE_CUDA
   const InputPlane& p = in.planes.front();
-  const std::size_t w = p.dirty.width, h = p.dirty.height, pw = p.psf.image.width, ph = p.psf.image.height;
-  const std::size_t base = clean::gpu_bytes_needed(w, h, pw, ph, o.settings, &p.beam);
+  clean::RunShape shape{.width = p.dirty.width,
+                        .height = p.dirty.height,
+                        .psf_width = p.psf.image.width,
+                        .psf_height = p.psf.image.height,
+                        .beam = p.beam};
   const std::size_t budget = cuda::device_memory().free_bytes * 9 / 10;
   const std::size_t wanted = o.cube.parallel_planes ? o.cube.parallel_planes : kMaxAutomaticParallelPlanes;
-  if (!groups.front().joined()) return {std::min({base > 0 ? budget / base : 0, wanted, groups.size()}), 0};
-  const std::size_t planes = groups.front().planes.size();
-  std::vector<std::size_t> patches;
-  for (const clean::CleanScale& sc :
-       clean::plan_scales(o.settings, p.beam.fwhm_major_pixels(), w, h, std::max(pw, ph)))
-    patches.push_back(sc.patch);
+  if (!groups.front().joined()) {
+    const std::size_t one = clean::gpu_bytes_needed(shape, o.settings);
+    return {std::min({one > 0 ? budget / one : 0, wanted, groups.size()}), 0};
+  }
+  shape.planes = groups.front().planes.size();
+  const std::size_t planes = shape.planes;
   auto joined_bytes = [&](std::size_t block) {
-    return base + clean::joined_gpu_bytes(planes, block, w, h, pw, ph, patches,
-                                          std::min(o.settings.select_k, w * h), o.settings.niter);
+    shape.device_planes = block;
+    return clean::gpu_bytes_needed(shape, o.settings);
   };
   if (const std::size_t all = joined_bytes(0); all <= budget)
     return {std::min({budget / all, wanted, groups.size()}), 0};
@@ -209,9 +212,7 @@ nlohmann::json run_cube(const RunOptions& o) {
   const CubeInput in = load_cube_input(o, log);
   std::optional<clean::HostImage> fits_mask;
   if (!o.fits_mask.empty()) {
-    io::FitsImage m = io::read_fits_image(o.fits_mask);
-    fits_mask = clean::HostImage(m.width, m.height);
-    fits_mask->pixels = std::move(m.pixels);
+    fits_mask = to_host(io::read_fits_image(o.fits_mask));
   }
   CubeRunResult run;
   run.groups = clean_groups(in, o.settings);

@@ -55,9 +55,13 @@ std::unique_ptr<clean::OuterLoopSession> start_outer_loop(const OuterLoopOptions
   }
   settings.device = resolve_device(settings.device, log);
 #ifdef GPUCLEAN_HAVE_CUDA
-  if (settings.device == clean::Device::kGpu && input.channels * input.polarizations == 1) {
+  if (settings.device == clean::Device::kGpu) {
     try {
-      clean::check_gpu_memory(input.width, input.height, input.width, input.height, settings);
+      clean::RunShape shape;
+      shape.width = shape.psf_width = input.width;
+      shape.height = shape.psf_height = input.height;
+      shape.planes = input.channels * input.polarizations;
+      clean::check_gpu_memory(shape, settings);
     } catch (const clean::InsufficientGpuMemory& e) {
       if (options.settings.device == clean::Device::kGpu) throw RuntimeFailure(e.what());
       log.warn("%s Running on the CPU instead.", e.what());

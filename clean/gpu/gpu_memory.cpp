@@ -5,12 +5,10 @@
 #include <string>
 
 #include "clean/errors.hpp"
-#include "clean/gpu/clean_kernels.hpp"
+#include "clean/gpu/algorithm_memory.hpp"
 #include "clean/gpu/fft_convolver_gpu.hpp"
 #include "clean/gpu/gpu_resources.hpp"
-#include "clean/gpu/joined_planes_gpu.hpp"
 #include "clean/gpu/local_rms_gpu.hpp"
-#include "clean/gpu/minor_engine.hpp"
 #include "clean/gpu/scale_images_gpu.hpp"
 #include "clean/scale_set.hpp"
 #include "select/cuda/device_info.hpp"
@@ -22,9 +20,7 @@ namespace {
 using gpu::FftConvolverGpu;
 using gpu::GpuResources;
 using gpu::local_rms_gpu_bytes;
-using gpu::MinorCycleEngine;
 using gpu::ScaleImagesGpu;
-using gpu::sort_by_pixel_temp_bytes;
 
 std::string gib(std::size_t bytes) {
   char buf[32];
@@ -34,15 +30,16 @@ std::string gib(std::size_t bytes) {
 
 // The parts of a run's device memory, by what they depend on.
 struct RunBytes {
-  std::size_t fixed = 0;         // images, selection, Clark's active set, components, slack
+  std::size_t fixed = 0;         // images, selection, the algorithm's own, components, slack
   std::size_t psf = 0;           // the PSF as uploaded (until its transform has read it)
   std::size_t psf_spectrum = 0;  // one spectrum (or working buffer) in the major cycles' layout
   std::size_t psf_work = 0;      // cuFFT's work area for that layout
   std::size_t beam_spectrum = 0, beam_work = 0;  // the same for the restoration
 };
 
-RunBytes run_bytes(std::size_t width, std::size_t height, std::size_t psf_width, std::size_t psf_height,
-                   const CleanSettings& settings, const PixelGaussian* beam) {
+RunBytes run_bytes(const RunShape& shape, const CleanSettings& settings) {
+  const std::size_t width = shape.width, height = shape.height, psf_width = shape.psf_width,
+                    psf_height = shape.psf_height;
   const std::size_t n = width * height;
   const std::size_t k = std::min(settings.select_k, n);
   RunBytes b;
@@ -50,18 +47,11 @@ RunBytes run_bytes(std::size_t width, std::size_t height, std::size_t psf_width,
   auto sel = select::builtin_registry().make(settings.select_backend);
   const std::size_t select = std::max({sel->top_k_workspace_bytes(n, k), sel->order_statistics_workspace_bytes(n, 1),
                                        sel->robust_statistics_workspace_bytes(n)});
-  // Clark: the active set and its pixel-sorted copy, their sort, and the minor-cycle engine.
-  std::size_t clark = 0;
-  if (settings.algorithm == Algorithm::kClark) {
-    clark = k * 16 + sort_by_pixel_temp_bytes(k) +
-            MinorCycleEngine::bytes_needed(width, height, static_cast<int>(settings.beam_patch), k,
-                                           std::min<std::size_t>(settings.niter, 1u << 22));
-  }
   // Multiscale: every scale's convolver and search images, its patch, and while the scales are
   // prepared the PSF's two convolutions with the widest kernel. --auto-mask: a mask per scale
   // and two search images.
-  const std::vector<CleanScale> scales = plan_scales(settings, beam ? beam->fwhm_major_pixels() : 1.0, width,
-                                                     height, std::max(psf_width, psf_height));
+  const std::vector<CleanScale> scales = plan_scales(settings, shape.beam ? shape.beam->fwhm_major_pixels() : 1.0,
+                                                     width, height, std::max(psf_width, psf_height));
   std::size_t multiscale = settings.auto_mask > 0.0 ? scales.size() * n + 2 * n * sizeof(float) : 0;
   if (settings.multiscale.enabled) {
     multiscale += ScaleImagesGpu::bytes_needed(scales, width, height) + 3 * psf_width * psf_height * sizeof(float);
@@ -72,16 +62,17 @@ RunBytes run_bytes(std::size_t width, std::size_t height, std::size_t psf_width,
   }
   // --local-rms: the weights and two search images, and while the map is made its two sums.
   if (settings.local_rms.enabled) multiscale += local_rms_gpu_bytes(width, height) + 2 * n * sizeof(float);
+  const std::size_t algorithm = gpu::gpu_bytes_of(settings.algorithm)(shape, settings, scales);
   const std::size_t comps = std::min<std::size_t>(settings.niter, 1u << 20) * 8 * 2;
   const std::size_t slack = 64u << 20;  // CUDA context allocations, cuFFT plans, alignment
-  b.fixed = images + select + clark + multiscale + comps + slack;
+  b.fixed = images + select + algorithm + multiscale + comps + slack;
   b.psf = psf_width * psf_height * sizeof(float);
   const std::size_t cx = psf_width / 2, cy = psf_height / 2;
   b.psf_spectrum = FftConvolverGpu::spectrum_bytes(psf_width, psf_height, cx, cy, width, height);
   b.psf_work = FftConvolverGpu::work_bytes(psf_width, psf_height, cx, cy, width, height);
-  if (beam) {
-    b.beam_spectrum = FftConvolverGpu::restoring_spectrum_bytes(*beam, width, height);
-    b.beam_work = FftConvolverGpu::restoring_work_bytes(*beam, width, height);
+  if (shape.beam) {
+    b.beam_spectrum = FftConvolverGpu::restoring_spectrum_bytes(*shape.beam, width, height);
+    b.beam_work = FftConvolverGpu::restoring_work_bytes(*shape.beam, width, height);
   } else {
     b.beam_spectrum = b.psf_spectrum;
     b.beam_work = b.psf_work;
@@ -89,11 +80,8 @@ RunBytes run_bytes(std::size_t width, std::size_t height, std::size_t psf_width,
   return b;
 }
 
-}  // namespace
-
-std::size_t gpu_bytes_needed(std::size_t width, std::size_t height, std::size_t psf_width, std::size_t psf_height,
-                             const CleanSettings& settings, const PixelGaussian* beam) {
-  const RunBytes b = run_bytes(width, height, psf_width, psf_height, settings, beam);
+// gpu_bytes_needed() from its parts.
+std::size_t bytes_needed(const RunBytes& b) {
   // Through the run: the PSF's new spectrum and the plans of both streams for its layout. During
   // the major cycles: the uploaded PSF and the convolver's working buffer; during the
   // restoration: the beam's new spectrum, its working buffer and its plans.
@@ -102,32 +90,28 @@ std::size_t gpu_bytes_needed(std::size_t width, std::size_t height, std::size_t 
   return b.fixed + b.psf_spectrum + 2 * b.psf_work + std::max(major, restore);
 }
 
-std::size_t gpu_bytes_per_worker(std::size_t width, std::size_t height, std::size_t psf_width,
-                                 std::size_t psf_height, const CleanSettings& settings, const PixelGaussian* beam) {
-  const RunBytes b = run_bytes(width, height, psf_width, psf_height, settings, beam);
-  // The caches' other entries and the restoration's plans stay between runs.
-  return gpu_bytes_needed(width, height, psf_width, psf_height, settings, beam) +
-         (GpuResources::kPsfSpectra - 1) * b.psf_spectrum + GpuResources::kBeamSpectra * b.beam_spectrum +
-         b.beam_work;
+}  // namespace
+
+std::size_t gpu_bytes_needed(const RunShape& shape, const CleanSettings& settings) {
+  return bytes_needed(run_bytes(shape, settings));
 }
 
-void check_gpu_memory(std::size_t width, std::size_t height, std::size_t psf_width, std::size_t psf_height,
-                      const CleanSettings& settings, const PixelGaussian* beam) {
-  const std::size_t need = gpu_bytes_needed(width, height, psf_width, psf_height, settings, beam);
+std::size_t gpu_bytes_per_worker(const RunShape& shape, const CleanSettings& settings) {
+  const RunBytes b = run_bytes(shape, settings);
+  // The caches' other entries and the restoration's plans stay between runs.
+  return bytes_needed(b) + (GpuResources::kPsfSpectra - 1) * b.psf_spectrum +
+         GpuResources::kBeamSpectra * b.beam_spectrum + b.beam_work;
+}
+
+void check_gpu_memory(const RunShape& shape, const CleanSettings& settings) {
+  const std::size_t need = gpu_bytes_needed(shape, settings);
   const std::size_t free_bytes = cuda::device_memory().free_bytes;
   if (need > free_bytes) {
-    throw InsufficientGpuMemory("a " + std::to_string(width) + "x" + std::to_string(height) + " image needs " +
-                                gib(need) + " of GPU memory but " + gib(free_bytes) + " is free on " +
+    throw InsufficientGpuMemory("a " + std::to_string(shape.width) + "x" + std::to_string(shape.height) +
+                                " image needs " + gib(need) + " of GPU memory but " + gib(free_bytes) + " is free on " +
                                 cuda::describe_device() +
                                 "; use --device cpu (or auto), a smaller image, or a GPU with more memory.");
   }
-}
-
-std::size_t joined_gpu_bytes(std::size_t planes, std::size_t block, std::size_t width, std::size_t height,
-                             std::size_t psf_width, std::size_t psf_height, const std::vector<std::size_t>& patches,
-                             std::size_t max_members, std::size_t max_components) {
-  return gpu::JoinedPlanesGpu::bytes_needed(planes, block, width, height, psf_width, psf_height, patches, max_members,
-                                            max_components);
 }
 
 }  // namespace gpuclean::clean
