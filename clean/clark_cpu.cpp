@@ -134,8 +134,7 @@ class ClarkStepsCpu final : public MajorCycleSteps {
 
   void set_residuals(const std::vector<const float*>& planes) override {
     if (joined_) return joined_->set_residuals(planes, residual_);
-    if (planes.size() != 1) throw InvalidInput("a residual for one plane came with " + std::to_string(planes.size()) + ".");
-    std::copy(planes[0], planes[0] + n_, residual_.pixels.begin());
+    std::copy(only_plane(planes), only_plane(planes) + n_, residual_.pixels.begin());
   }
   std::vector<HostImage> model_images() override { return joined_ ? joined_->models() : std::vector{model_}; }
   std::vector<HostImage> residual_images() override {

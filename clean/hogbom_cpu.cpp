@@ -77,8 +77,7 @@ class HogbomStepsCpu final : public MajorCycleSteps {
   }
   void subtract(std::size_t, std::size_t, CleanResult&) override {}  // done step by step
   void set_residuals(const std::vector<const float*>& planes) override {
-    if (planes.size() != 1) throw InvalidInput("a residual for one plane came with " + std::to_string(planes.size()) + ".");
-    std::copy(planes[0], planes[0] + residual_.size(), residual_.pixels.begin());
+    std::copy(only_plane(planes), only_plane(planes) + residual_.size(), residual_.pixels.begin());
   }
   std::vector<HostImage> model_images() override { return {model_}; }
   std::vector<HostImage> residual_images() override { return {residual_}; }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
+
+#include "clean/errors.hpp"
 
 namespace gpuclean::clean {
 namespace {
@@ -152,6 +155,12 @@ CleanResult MajorCycleDriver::run() {
   }
   steps_.finish(result);
   return result;
+}
+
+const float* only_plane(const std::vector<const float*>& planes) {
+  if (planes.size() != 1)
+    throw InvalidInput("a residual for one plane came with " + std::to_string(planes.size()) + " planes.");
+  return planes[0];
 }
 
 CleanResult run_major_cycles(MajorCycleSteps& steps, const CleanProblem& problem, const CleanSettings& settings,

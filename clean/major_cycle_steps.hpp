@@ -96,6 +96,10 @@ class MajorCycleSteps {
   virtual void finish(CleanResult& result) = 0;
 };
 
+/// The one plane of set_residuals()'s argument for a run that cleans one plane; throws
+/// InvalidInput otherwise.
+const float* only_plane(const std::vector<const float*>& planes);
+
 /// Makes an algorithm's CPU steps for one run (the factory's table, deconvolver_factory.cpp).
 using CpuStepsMaker = std::unique_ptr<MajorCycleSteps> (*)(const CleanProblem&, const CleanSettings&);
 

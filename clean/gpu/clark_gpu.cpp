@@ -222,8 +222,7 @@ class ClarkStepsGpu final : public MajorCycleSteps {
 
   void set_residuals(const std::vector<const float*>& planes) override {
     if (joined_) return joined_->set_residuals(planes, st_);
-    if (planes.size() != 1) throw InvalidInput("a residual for one plane came with " + std::to_string(planes.size()) + ".");
-    st_.set_residual(planes[0]);
+    st_.set_residual(only_plane(planes));
   }
   std::vector<HostImage> model_images() override {
     return joined_ ? joined_->model_images() : std::vector{st_.model_image()};

@@ -112,8 +112,7 @@ class HogbomStepsGpu final : public MajorCycleSteps {
   }
   void subtract(std::size_t, std::size_t, CleanResult&) override {}  // done step by step
   void set_residuals(const std::vector<const float*>& planes) override {
-    if (planes.size() != 1) throw InvalidInput("a residual for one plane came with " + std::to_string(planes.size()) + ".");
-    st_.set_residual(planes[0]);
+    st_.set_residual(only_plane(planes));
   }
   std::vector<HostImage> model_images() override { return {st_.model_image()}; }
   std::vector<HostImage> residual_images() override { return {st_.residual_image()}; }

@@ -14,6 +14,7 @@
 #include "clean/scale_kernels.hpp"
 #include "select/cuda/device_info.hpp"
 #include "tests/support/synthetic.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace gc = gpuclean::clean;
 using gpuclean::test::PointSource;
@@ -131,13 +132,7 @@ void expect_mask_keeps_to_sources(const Field& f, const PlainAndMasked& r) {
 
 }  // namespace
 
-class AutoMaskField : public ::testing::TestWithParam<gc::Device> {
- protected:
-  void SetUp() override {
-    if (GetParam() == gc::Device::kGpu && !gpuclean::cuda::has_usable_device())
-      GTEST_SKIP() << "no usable CUDA device: " << gpuclean::cuda::describe_device();
-  }
-};
+class AutoMaskField : public gpuclean::test::DeviceTest {};
 
 TEST_P(AutoMaskField, CleaningToOneSigmaStaysOnTheSources) {
   const Field f = faint_field();

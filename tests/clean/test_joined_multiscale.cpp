@@ -16,6 +16,7 @@
 #include "clean/spectral_fit.hpp"
 #include "select/cuda/device_info.hpp"
 #include "tests/support/synthetic_cube.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace gc = gpuclean::clean;
 using gpuclean::test::SpectralSource;
@@ -63,13 +64,7 @@ std::vector<double> model_flux_near(const gc::CleanResult& r, std::size_t x, std
 const std::vector<SpectralSource> kExtendedSky = {
     {46, 50, 3.0, -0.8, 5.0}, {88, 84, 1.5, 0.6, 2.5}, {90, 36, 1.0, -0.3}};
 
-class JoinedMultiscale : public ::testing::TestWithParam<gc::Device> {
- protected:
-  void SetUp() override {
-    if (GetParam() == gc::Device::kGpu && !gpuclean::cuda::has_usable_device())
-      GTEST_SKIP() << "no usable CUDA device: " << gpuclean::cuda::describe_device();
-  }
-};
+class JoinedMultiscale : public gpuclean::test::DeviceTest {};
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include "clean/local_rms.hpp"
 #include "select/cuda/device_info.hpp"
 #include "tests/support/synthetic.hpp"
+#include "tests/support/gpu_test.hpp"
 #ifdef GPUCLEAN_HAVE_CUDA
 #include "clean/gpu/local_rms_gpu.hpp"
 #include "select/cuda/device_buffer.hpp"
@@ -186,13 +187,7 @@ std::size_t elsewhere(const gc::CleanResult& r, const Field& f) {
 
 }  // namespace
 
-class LocalRmsField : public ::testing::TestWithParam<gc::Device> {
- protected:
-  void SetUp() override {
-    if (GetParam() == gc::Device::kGpu && !gpuclean::cuda::has_usable_device())
-      GTEST_SKIP() << "no usable CUDA device: " << gpuclean::cuda::describe_device();
-  }
-};
+class LocalRmsField : public gpuclean::test::DeviceTest {};
 
 TEST_P(LocalRmsField, ThresholdsHoldAgainstTheLocalNoise) {
   const Field f = two_noise_field();

@@ -14,6 +14,7 @@
 #include "clean/major_cycle.hpp"
 #include "select/cuda/device_info.hpp"
 #include "tests/support/synthetic.hpp"
+#include "tests/support/gpu_test.hpp"
 
 #ifdef GPUCLEAN_HAVE_CUDA
 #include "clean/gpu/clark_gpu.hpp"
@@ -200,13 +201,7 @@ TEST(MajorCycleDriver, OneCycleAtATimeIsTheWholeRun) {
 // the steps a residual made outside (here dirty - model (x) PSF by direct convolution, an
 // independent reference) and cleans it down to half its peak; the loop ends at the threshold with
 // the plain run's result.
-class OutsideResidual : public ::testing::TestWithParam<gc::Device> {
- protected:
-  void SetUp() override {
-    if (GetParam() == gc::Device::kGpu && !gpuclean::cuda::has_usable_device())
-      GTEST_SKIP() << "no usable CUDA device: " << gpuclean::cuda::describe_device();
-  }
-};
+class OutsideResidual : public gpuclean::test::DeviceTest {};
 
 TEST_P(OutsideResidual, AnOuterLoopReachesThePlainRunsResult) {
   const std::size_t n = 128;

@@ -15,6 +15,7 @@
 #include "clean/scale_kernels.hpp"
 #include "select/cuda/device_info.hpp"
 #include "tests/support/synthetic.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace gc = gpuclean::clean;
 
@@ -111,13 +112,7 @@ TEST(ScaleKernels, AutomaticScalesAndBiasFollowWsclean) {
   EXPECT_DOUBLE_EQ(gc::scale_bias_factor(24.0, 3.0, 0.6, 1), 1.0);
 }
 
-class MultiscaleAnalytic : public ::testing::TestWithParam<gc::Device> {
- protected:
-  void SetUp() override {
-    if (GetParam() == gc::Device::kGpu && !gpuclean::cuda::has_usable_device())
-      GTEST_SKIP() << "no usable CUDA device: " << gpuclean::cuda::describe_device();
-  }
-};
+class MultiscaleAnalytic : public gpuclean::test::DeviceTest {};
 
 // One Gaussian per scale, from smaller than the beam to many beams: its flux comes back within
 // 2%, and the residual is at the noise.

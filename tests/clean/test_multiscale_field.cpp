@@ -12,6 +12,7 @@
 #include "clean/deconvolver.hpp"
 #include "data/simulate.hpp"
 #include "select/cuda/device_info.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace gc = gpuclean::clean;
 namespace gd = gpuclean::data;
@@ -76,13 +77,7 @@ std::vector<double> recovered(const gc::HostImage& model) {
 
 }  // namespace
 
-class MultiscaleField : public ::testing::TestWithParam<gc::Device> {
- protected:
-  void SetUp() override {
-    if (GetParam() == gc::Device::kGpu && !gpuclean::cuda::has_usable_device())
-      GTEST_SKIP() << "no usable CUDA device: " << gpuclean::cuda::describe_device();
-  }
-};
+class MultiscaleField : public gpuclean::test::DeviceTest {};
 
 TEST_P(MultiscaleField, RecoversEachGaussiansFluxWhereClarkDoesNot) {
   const GaussianField& f = field();

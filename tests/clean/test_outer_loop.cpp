@@ -15,18 +15,15 @@
 #include "clean/plane_set.hpp"
 #include "select/cuda/device_info.hpp"
 #include "tests/support/synthetic_cube.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace gc = gpuclean::clean;
 namespace gt = gpuclean::test;
 
 namespace {
 
-class OuterLoop : public ::testing::TestWithParam<gc::Device> {
+class OuterLoop : public gpuclean::test::DeviceTest {
  protected:
-  void SetUp() override {
-    if (GetParam() == gc::Device::kGpu && !gpuclean::cuda::has_usable_device())
-      GTEST_SKIP() << "no usable CUDA device: " << gpuclean::cuda::describe_device();
-  }
   gc::CleanSettings settings() const {
     gc::CleanSettings s;
     s.device = GetParam();
