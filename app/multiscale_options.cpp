@@ -23,6 +23,10 @@ void add_multiscale_options(CLI::App& app, clean::MultiscaleSettings& m) {
       ->capture_default_str()->needs(on)->group(g);
   app.add_option("--multiscale-max-scales", m.max_scales, "Most automatic scales, 0 included (0: no limit)")
       ->capture_default_str()->needs(on)->group(g);
+  app.add_option("--multiscale-beam", m.beam_pixels,
+                 "Beam size in pixels that the automatic scales and the bias are measured in (default 0: the "
+                 "restoring beam's FWHM; WSClean uses its theoretical beam, 1 / longest baseline)")
+      ->capture_default_str()->needs(on)->group(g);
 }
 
 }  // namespace gpuclean::app

@@ -33,7 +33,7 @@ class ClarkStepsCpu final : public MajorCycleSteps {
         residual_(problem.dirty),
         model_(problem.dirty.width, problem.dirty.height),
         scales_(prepare_scales(problem.psf, settings,
-                               settings.multiscale.enabled ? beam_fwhm_pixels(problem) : 0.0, problem.dirty.width,
+                               scale_beam_pixels(problem, settings), problem.dirty.width,
                                problem.dirty.height, settings.threads)),
         masked_(n_),
         delta_(n_, 0.0f) {

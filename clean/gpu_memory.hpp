@@ -41,6 +41,12 @@ std::size_t gpu_bytes_per_worker(const RunShape& shape, const CleanSettings& set
 /// the free memory of the current device.
 void check_gpu_memory(const RunShape& shape, const CleanSettings& settings);
 
+/// Readies the GPU on a thread of its own while the caller goes on (an imager grids meanwhile):
+/// the CUDA context, cuFFT's first plan and the selection's first queries. Later calls do
+/// nothing; wait_for_gpu_warm_up() joins it. Nothing in a CPU-only build or without a device.
+void start_gpu_warm_up();
+void wait_for_gpu_warm_up();
+
 /// A dirty image in device memory, as the host needs to know it before a run: its NaN pixels.
 /// Only a count and, when there are NaNs, a byte per pixel come back.
 struct DeviceImageFacts {

@@ -19,6 +19,8 @@ void validate(const MultiscaleSettings& s) {
   }
   if (!(s.scale_bias > 0.0 && s.scale_bias <= 1.0))
     fail("--multiscale-scale-bias must be in (0, 1]; 0.6 is WSClean's default.");
+  if (!(s.beam_pixels >= 0.0) || !std::isfinite(s.beam_pixels))
+    fail("--multiscale-beam takes the beam's size in pixels (> 0), or 0 for the restoring beam's FWHM.");
   if (!(s.gain > 0.0 && s.gain <= 1.0)) fail("--multiscale-gain must be in (0, 1]; 0.2 is WSClean's default.");
 }
 

@@ -34,6 +34,10 @@ struct MultiscaleSettings {
   /// A scale's minor cycle stops once its peak fell by this fraction (WSClean's sub-minor gain).
   double gain = 0.2;
   std::size_t max_scales = 0;  ///< most automatic scales (0 = no limit)
+  /// The beam, in pixels, that automatic scales and the bias are measured in; 0: the restoring
+  /// beam's FWHM. WSClean measures them in its theoretical beam, 1 / the longest baseline, which is
+  /// narrower than a weighted PSF's main lobe (the WSClean hook gives it).
+  double beam_pixels = 0.0;
 };
 
 /// Throws InvalidSettings, with a sentence that says what to change.

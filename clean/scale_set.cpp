@@ -41,6 +41,11 @@ double beam_fwhm_pixels(const CleanProblem& problem) {
   return fit_psf_beam(problem.psf).fwhm_major_pixels();
 }
 
+double scale_beam_pixels(const CleanProblem& problem, const CleanSettings& settings) {
+  if (!settings.multiscale.enabled) return 0.0;
+  return settings.multiscale.beam_pixels > 0.0 ? settings.multiscale.beam_pixels : beam_fwhm_pixels(problem);
+}
+
 std::vector<ScaleSummary> summarise_scales(const std::vector<CleanScale>& scales,
                                            const std::vector<Component>& components) {
   std::vector<ScaleSummary> out;

@@ -80,6 +80,10 @@ std::vector<CleanScale> prepare_scales(const PreparedPsf& psf, const CleanSettin
 /// restoring beam when it has one, else the beam fitted to its PSF (WSClean's fit).
 double beam_fwhm_pixels(const CleanProblem& problem);
 
+/// The beam that automatic scales and their bias are measured in: --multiscale-beam if given,
+/// else beam_fwhm_pixels(); 0 without --multiscale.
+double scale_beam_pixels(const CleanProblem& problem, const CleanSettings& settings);
+
 /// Per scale: its size, bias, and the number and flux of the components made with it.
 std::vector<ScaleSummary> summarise_scales(const std::vector<CleanScale>& scales,
                                            const std::vector<Component>& components);

@@ -88,6 +88,8 @@ def parse_args(argv):
     p.add_argument("--sky", default="mixed", choices=sky.PRESETS,
                    help="single: 1 Jy at the phase centre; points: 10 point sources;\n"
                         "mixed: 8 points + 3 Gaussians (default)")
+    p.add_argument("--radius", type=float, default=360.0,
+                   help="sources lie within this distance of the phase centre [arcsec] (360)")
     p.add_argument("--antennas", type=int, default=64, help="MeerKAT pads, 2..64, spread over the pad list (64)")
     p.add_argument("--hours", type=float, default=1.0, help="track length, centred on transit (1.0)")
     p.add_argument("--integration", type=float, default=300.0, help="integration time [s] (300)")
@@ -101,7 +103,7 @@ def parse_args(argv):
                    help="noise of each real and imaginary part of a visibility [Jy] (0.01)")
     p.add_argument("--seed", type=int, default=1, help="seed of the sky and the noise (1)")
     args = p.parse_args(argv)
-    for name in ("hours", "integration", "channels", "freq", "bandwidth"):
+    for name in ("radius", "hours", "integration", "channels", "freq", "bandwidth"):
         if getattr(args, name) <= 0:
             p.error(f"--{name} must be positive")
     if args.noise < 0:
@@ -119,7 +121,7 @@ def main(argv=None):
     if out.exists():
         shutil.rmtree(out)
     start = time.perf_counter()
-    sources = sky.preset_sky(args.sky, np.random.default_rng([args.seed, 0]))
+    sources = sky.preset_sky(args.sky, np.random.default_rng([args.seed, 0]), args.radius)
     info = simulate(out, sources, args.antennas, args.hours, args.integration, args.channels, args.freq,
                     args.bandwidth, args.ra, args.dec, args.noise, args.seed, args.correlations)
     sky.write_truth_csv(truth, sources, args.freq, args.ra, args.dec)

@@ -85,7 +85,7 @@ class ClarkStepsGpu final : public MajorCycleSteps {
         n_(st_.size()),
         // The scales (one delta function without --multiscale: plain Clark) and their beam patches.
         scales_(gpu::prepare_scales_gpu(resources, problem.psf, settings,
-                                        settings.multiscale.enabled ? beam_fwhm_pixels(problem) : 0.0, st_.width(),
+                                        scale_beam_pixels(problem, settings), st_.width(),
                                         st_.height(), st_.exterior_sidelobe())),
         k_max_(std::min(settings.select_k, n_)),
         active_values_(k_max_, s_),
@@ -110,8 +110,9 @@ class ClarkStepsGpu final : public MajorCycleSteps {
     if (!joined_) conv_.emplace(resources.plans(), s_, st_.psf_spectrum());
     st_.sample_memory();
     // Scales are smallest first, so the first patch is the narrowest (set_patch's rule).
+    cycle_cap_ = std::min(settings.niter, kMaxCycleComponents);
     minor_.emplace(s_, st_.width(), st_.height(), patches_[0].data(), static_cast<int>(scales_[0].patch), k_max_,
-                   std::min(settings.niter, kMaxCycleComponents));
+                   cycle_cap_);
     if (settings.compare_select) compare_.emplace(s_, settings, k_max_);
     setup_seconds_ = since(t_start_);
   }
@@ -178,7 +179,8 @@ class ClarkStepsGpu final : public MajorCycleSteps {
   // Every independent cluster of the active set on its own SM or warp.
   std::size_t minor_cycle(std::size_t b, double limit, std::size_t budget_left, CleanResult& result) override {
     const CleanScale& scale = scales_[b];
-    const std::size_t budget = std::min(budget_left, kMaxCycleComponents);
+    // An outer loop (WSClean's) may raise niter past the engine's size: the rest takes more cycles.
+    const std::size_t budget = std::min(budget_left, cycle_cap_);
     st_.reserve_components(result.iterations, budget);
     GPUCLEAN_CUDA_TRY(cudaMemsetAsync(st_.scratch(), 0, n_ * sizeof(float), s_));
     minor_->set_patch(patches_[b].data(), static_cast<int>(scale.patch));
@@ -271,6 +273,7 @@ class ClarkStepsGpu final : public MajorCycleSteps {
   std::optional<gpu::ScaleImagesGpu> scale_images_;
   std::optional<gpu::FftConvolverGpu> conv_;
   std::optional<gpu::MinorCycleEngine> minor_;
+  std::size_t cycle_cap_ = 1;  // the most components one minor cycle makes: what minor_ was sized for
   std::optional<gpu::SelectComparison> compare_;
   gpu::ScaleImagesGpu::Choice choice_;
   std::size_t count_selected_ = 0;

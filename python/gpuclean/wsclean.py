@@ -103,6 +103,57 @@ def polarization_factor(pols):
     return 0.5 if set(pols) in correlations and len(set(pols)) == len(pols) else 1.0
 
 
+_ANGLE_UNITS = {"": np.pi / 180, "deg": np.pi / 180, "amin": np.pi / 10800, "arcmin": np.pi / 10800,
+                "asec": np.pi / 648000, "arcsec": np.pi / 648000, "mas": np.pi / 648e6}
+
+
+def _wsclean_arguments(cmdline="/proc/self/cmdline"):
+    try:
+        with open(cmdline, "rb") as f:
+            return [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+    except OSError:
+        return []
+
+
+def theoretical_beam_pixels(args):
+    """WSClean's theoretical beam (1 / its longest baseline in wavelengths; its log's "Theoretic
+    beam") in pixels of its -scale, from the MeasurementSets ending WSClean's command line `args`:
+    the longest |uvw| of a row not wholly flagged, at the highest frequency. WSClean measures
+    multiscale's automatic scales in this beam. Returns (pixels, None), or (None, why not)."""
+    try:
+        scale = args[args.index("-scale") + 1]
+    except (ValueError, IndexError):
+        return None, "WSClean's -scale is not on its command line"
+    number = scale.rstrip("abcdefghijklmnopqrstuvwxyz")
+    unit = scale[len(number):]
+    if unit not in _ANGLE_UNITS:
+        return None, f"WSClean's -scale {scale} has a unit gpuclean does not know"
+    pixel_rad = float(number) * _ANGLE_UNITS[unit]
+    sets = []
+    for a in reversed(args[1:]):
+        if not os.path.isfile(os.path.join(a, "table.dat")):
+            break
+        sets.append(a)
+    if not sets:
+        return None, "no MeasurementSet found at the end of WSClean's command line"
+    try:
+        from casacore.tables import table
+    except ImportError:
+        return None, "python-casacore is not installed"
+    longest = 0.0
+    for ms in sets:
+        with table(ms, ack=False) as t:
+            uvw = t.getcol("UVW")
+            used = ~t.getcol("FLAG").all(axis=(1, 2))
+        with table(os.path.join(ms, "SPECTRAL_WINDOW"), ack=False) as spw:
+            top = float(np.max(spw.getcol("CHAN_FREQ")))
+        if used.any():
+            longest = max(longest, float(np.linalg.norm(uvw[used], axis=1).max()) * top / 299792458.0)
+    if longest <= 0:
+        return None, "every row of the MeasurementSets is flagged"
+    return 1.0 / longest / pixel_rad, None
+
+
 class _Session:
     def __init__(self, residual, psf, meta):
         tokens = shlex.split(os.environ.get("GPUCLEAN_OPTIONS", ""))
@@ -117,6 +168,16 @@ class _Session:
         for join, count in (("--join-channels", nchan), ("--join-polarizations", npol)):
             if count > 1 and not _given(tokens, join):
                 args.append(join)
+        self.scale_note = ""
+        multiscale = _given(tokens, "--multiscale")
+        if multiscale and not _given(tokens, "--multiscale-beam"):
+            beam, why_not = theoretical_beam_pixels(_wsclean_arguments())
+            if beam:
+                args += ["--multiscale-beam", repr(beam)]
+                self.scale_note = f", scales in WSClean's theoretical beam of {beam:.3f} pixels"
+            else:
+                self.scale_note = (f", scales in the PSF's fitted beam, not WSClean's theoretical beam ({why_not}; "
+                                   "give --multiscale-beam)")
         self.fit_note = ""
         if nchan > 1 and not (_given(tokens, "--fit-spectral-pol") or _given(tokens, "--fit-spectral-log-pol")):
             terms, logarithmic = _wsclean_fit(meta, nchan)
@@ -138,7 +199,6 @@ class _Session:
             raise UsageError(f"WSClean passed {npol} polarizations but its -pol names {len(pols)} ({','.join(pols)}).")
         self.core.start(residual, psf, freqs, weights, polarization_factor(pols) if npol > 1 else 1.0)
         self.shape = residual.shape
-        self.models = np.zeros(residual.shape, dtype=np.float32)
         self.calls = 0
 
 
@@ -172,17 +232,18 @@ def deconvolve(residual, model, psf, meta):
     r = core.clean(floor, meta.mgain, budget)
     meta.iteration_number += r["components"]
 
-    models = core.models()
-    model += models - s.models  # the model change, added in float64
-    s.models = models
-    out = core.residuals().astype(np.float64)
-    unknown = np.isnan(out)
-    out[unknown] = residual[unknown]  # flagged planes: WSClean's own residual
+    core.add_model_change(model)  # in place, in float64
+    if meta.mgain < 1.0:
+        out = residual  # WSClean images the next residual from the visibilities and never reads this one
+    else:  # -mgain 1: one call, and WSClean writes the residual returned
+        out = core.residuals().astype(np.float64)
+        unknown = np.isnan(out)
+        out[unknown] = residual[unknown]  # flagged planes: WSClean's own residual
     more = (r["stop_reason"] == "threshold" and r["round_floor"] and r["components"] > 0
             and meta.iteration_number < meta.max_iterations
             and (s.niter is None or core.iterations() < s.niter))
     seconds = time.perf_counter() - start
-    setup = f"{core.algorithm} on the {core.device}{s.fit_note}; " if first else ""
+    setup = f"{core.algorithm} on the {core.device}{s.scale_note}{s.fit_note}; " if first else ""
     print(f"gpuclean: major cycle {s.calls}: {setup}{r['components']} components in {r['major_cycles']} cycles, "
           f"peak {peak:.4g} -> {r['peak_left']:.4g} Jy, threshold {r['threshold']:.4g} Jy, {seconds:.3f} s"
           f"{'' if more else '; done (' + r['stop_reason'] + ')'}", flush=True)

@@ -9,14 +9,35 @@ stops with exit code 255 (an exception would crash it without a message).
 """
 
 import os
+import re
 import sys
+
+
+def _package_on_path():
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if package_parent not in sys.path:
+        sys.path.insert(0, package_parent)
+
+
+def _start_gpu_warm_up():
+    """WSClean loads this file while it grids the first image: the GPU gets ready meanwhile (the
+    CUDA context and cuFFT's first plan). Any failure waits for deconvolve(), which reports it."""
+    try:
+        if re.search(r"--device(=|\s+)cpu\b", os.environ.get("GPUCLEAN_OPTIONS", "")):
+            return
+        _package_on_path()
+        from gpuclean import _gpuclean
+        _gpuclean.start_gpu_warm_up()
+    except BaseException:  # noqa: BLE001 -- nothing may fail at load
+        pass
+
+
+_start_gpu_warm_up()
 
 
 def deconvolve(residual, model, psf, meta):
     try:
-        package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        if package_parent not in sys.path:
-            sys.path.insert(0, package_parent)
+        _package_on_path()
         from gpuclean import wsclean
         return wsclean.deconvolve(residual, model, psf, meta)
     except BaseException as e:  # noqa: BLE001 -- WSClean must see a message, never an exception

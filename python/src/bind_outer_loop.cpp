@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 
 #include "app/outer/outer_loop_run.hpp"
+#include "clean/gpu_memory.hpp"
 #include "clean/spectral_fit.hpp"
 #include "python/src/bindings.hpp"
 
@@ -50,6 +51,7 @@ class Session {
     shape_ = {residual.shape(0), residual.shape(1), residual.shape(2), residual.shape(3)};
     const std::vector<const float*> first = planes_of(residual);
     py::gil_scoped_release release;
+    clean::wait_for_gpu_warm_up();
     session_ = app::start_outer_loop(options_, std::move(in), first, log_);
   }
 
@@ -87,6 +89,29 @@ class Session {
   }
 
   py::array_t<float> models() { return stack(session().models()); }
+
+  /// Adds what the model gained since the last call to `model` (WSClean's float64 model, in
+  /// place): one pass, without handing the float32 model to Python.
+  void add_model_change(py::array_t<double, 0> model) {  // no forcecast: a copy would lose the update
+    check_shape(model);
+    if (!(model.flags() & py::array::c_style) || !model.writeable())
+      throw py::value_error("the model must be a writeable C-ordered float64 array");
+    double* out = model.mutable_data();
+    py::gil_scoped_release release;
+    const std::vector<clean::HostImage> now = session().models();
+    if (last_models_.empty())
+      for (const clean::HostImage& p : now) last_models_.emplace_back(p.size(), 0.0f);
+    std::size_t at = 0;
+    for (std::size_t p = 0; p < now.size(); ++p) {
+      const std::vector<float>& v = now[p].pixels;
+      std::vector<float>& last = last_models_[p];
+      for (std::size_t i = 0; i < v.size(); ++i, ++at) {
+        if (v[i] == last[i]) continue;
+        out[at] += static_cast<double>(v[i]) - static_cast<double>(last[i]);
+        last[i] = v[i];
+      }
+    }
+  }
   py::array_t<float> residuals() { return stack(session().residuals()); }
   std::size_t iterations() { return session().result().iterations; }
   std::string device() const {
@@ -99,7 +124,8 @@ class Session {
     if (!session_) throw py::value_error("start the session first");
     return *session_;
   }
-  void check_shape(const FloatArray& a) const {
+  template <typename Array>
+  void check_shape(const Array& a) const {
     if (a.ndim() != 4 || a.shape(0) != shape_[0] || a.shape(1) != shape_[1] || a.shape(2) != shape_[2] ||
         a.shape(3) != shape_[3])
       throw py::value_error("the residual's shape changed between major cycles");
@@ -115,6 +141,7 @@ class Session {
   app::Log log_;
   std::vector<py::ssize_t> shape_;
   std::unique_ptr<clean::OuterLoopSession> session_;
+  std::vector<std::vector<float>> last_models_;  ///< the models as add_model_change last saw them
 };
 
 }  // namespace
@@ -130,6 +157,7 @@ void bind_outer_loop(py::module_& m) {
     fit.fit(values.data(), fitted.data());
     return adopt(std::move(fitted), {static_cast<py::ssize_t>(fit.channels())});
   }, py::arg("values"), py::arg("frequencies"), py::arg("weights"), py::arg("terms"), py::arg("logarithmic"));
+  m.def("start_gpu_warm_up", [] { clean::start_gpu_warm_up(); });
   py::class_<Session>(m, "OuterLoopSession")
       .def(py::init<const std::vector<std::string>&>(), py::arg("args"))
       .def("start", &Session::start, py::arg("residual"), py::arg("psf"), py::arg("frequencies"), py::arg("weights"),
@@ -138,6 +166,7 @@ void bind_outer_loop(py::module_& m) {
       .def("peak", &Session::peak)
       .def("clean", &Session::clean, py::arg("floor"), py::arg("round_gain"), py::arg("budget"))
       .def("models", &Session::models)
+      .def("add_model_change", &Session::add_model_change, py::arg("model"))
       .def("residuals", &Session::residuals)
       .def("iterations", &Session::iterations)
       .def_property_readonly("device", &Session::device)

@@ -137,10 +137,15 @@ def test_joined_channels_with_wscleans_spectral_fit(ms):
 
 
 def test_multiscale_matches_wscleans_multiscale(ms):
-    assert wsclean(ms, "own-ms", COMMON + ["-multiscale"]).returncode == 0
+    own = wsclean(ms, "own-ms", COMMON + ["-multiscale"])
+    assert own.returncode == 0
     run = wsclean(ms, "hook-ms", COMMON, hook=True, gpuclean_options="--multiscale")
     compare(ms, "own-ms", "hook-ms", run)
-    assert "multiscale on the" in run.stdout
+    # The scales are measured in WSClean's theoretical beam, read here from WSClean's own log.
+    theirs = float(re.search(r"Theoretic beam = ([0-9.]+)''", own.stdout).group(1)) / SCALE_ARCSEC
+    ours = float(re.search(r"multiscale on the \w+, scales in WSClean's theoretical beam of ([0-9.]+) pixels",
+                           run.stdout).group(1))
+    assert ours == pytest.approx(theirs, abs=0.01)
 
 
 def test_joined_polarizations(ms):
@@ -149,6 +154,31 @@ def test_joined_polarizations(ms):
     run = wsclean(ms, "hook-pol", options, hook=True)
     for pol in ("XX", "YY"):
         compare(ms, f"own-pol-{pol}", f"hook-pol-{pol}", run, truth_check=False)
+
+
+def convolve_same(image, psf):
+    """image (x) psf, linear (zero-padded), psf centred at (height // 2, width // 2), in float64."""
+    h, w = image.shape
+    spectrum = np.fft.rfft2(image, (2 * h, 2 * w)) * np.fft.rfft2(psf, (2 * h, 2 * w))
+    return np.fft.irfft2(spectrum, (2 * h, 2 * w))[h // 2:h // 2 + h, w // 2:w // 2 + w]
+
+
+def test_without_major_cycles_wsclean_writes_gpucleans_residual(ms):
+    """-mgain 1 (WSClean's default): one call, and WSClean writes the residual the hook returns
+    (with -mgain < 1 it images the next residual itself, and the hook hands back WSClean's own).
+    That residual is the dirty image less the model through the PSF, computed here in float64."""
+    options = ["-size", "256", "256", "-scale", "4asec", "-niter", "2000", "-auto-threshold", "3"]
+    run = wsclean(ms, "hook-once", options, hook=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert len(CYCLE.findall(run.stdout)) == 1, run.stdout[-3000:]
+    res, model = images(ms, "hook-once")
+    read = lambda kind: np.asarray(gpuclean.fits.read(ms.parent / f"hook-once-{kind}.fits").data, dtype=np.float64)
+    dirty, psf = read("dirty"), read("psf")
+    expected = dirty - convolve_same(model, psf)
+    print(f"once: residual rms {rms(res):.4e} (dirty {rms(dirty):.4e}), differs from dirty - model (x) psf by "
+          f"{np.max(np.abs(res - expected)):.2e} Jy/beam at most")
+    assert rms(res) < 0.5 * rms(dirty), "the residual written is the cleaned one"
+    assert np.max(np.abs(res - expected)) < 1e-3 * np.max(np.abs(dirty))
 
 
 @pytest.mark.parametrize("options, message", [
