@@ -92,6 +92,14 @@ std::vector<float> multiselect_cpu(std::span<const float> values,
   for (float x : values) {
     if (!std::isnan(x)) sorted_vals.push_back(x + 0.0f);
   }
+  // Many ranks: one sort (nth_element per rank would cost ranks x n).
+  if (ranks.size() > 64) {
+    std::sort(sorted_vals.begin(), sorted_vals.end());
+    std::vector<float> result(ranks.size(), kNaN);
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      if (ranks[i] < sorted_vals.size()) result[i] = sorted_vals[ranks[i]];
+    return result;
+  }
   // Select ranks in increasing order so each nth_element works on the remaining suffix only.
   std::vector<std::size_t> order(ranks.size());
   std::iota(order.begin(), order.end(), std::size_t{0});

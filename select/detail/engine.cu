@@ -464,10 +464,12 @@ __global__ void write_top_k_kernel(const float* in, const std::uint64_t* a, std:
 
 __global__ void gather_keys_kernel(const void* sorted, bool composites, const unsigned long long* pos,
                                    std::size_t count, std::uint32_t* out) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  out[i] = composites ? composite_key(static_cast<const std::uint64_t*>(sorted)[pos[i]])
-                      : static_cast<const std::uint32_t*>(sorted)[pos[i]];
+  // Grid-stride: small_grid() caps the grid at 4096 blocks, fewer threads than ranks above 2^20.
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    out[i] = composites ? composite_key(static_cast<const std::uint64_t*>(sorted)[pos[i]])
+                        : static_cast<const std::uint32_t*>(sorted)[pos[i]];
+  }
 }
 
 int small_grid(std::size_t count) {

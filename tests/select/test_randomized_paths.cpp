@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <numeric>
 #include <random>
 #include <string>
 #include <utility>
@@ -375,6 +377,31 @@ TEST_F(RandomizedPaths, SingleRanksMatchTheReference) {
     }
   }
   EXPECT_LE(static_cast<int>(fell_back.size()), calls / 10) << fallbacks_message(fell_back);
+}
+
+// More ranks than the gather of sorted keys has threads (4096 blocks x 256 = 2^20): every rank
+// must still be read. Before its grid-stride loop the host path got ranks from 2^20 on wrong. The
+// other backends share the gather; with 1.3 million ranks they take about 100 s together on the
+// H100 (a per-rank cost, left for the order-statistics work), so only the host path runs here.
+TEST_F(RandomizedPaths, RanksBeyondOneGridOfThreadsAreExact) {
+  const std::size_t n = 2 * kMi + 5;
+  const auto h = distribution("normal", n, 91);
+  auto d = upload(h);
+  std::vector<std::size_t> ranks(kMi + kMi / 4);  // 1.25 x 2^20 ranks, and the last
+  std::iota(ranks.begin(), ranks.end(), std::size_t{0});
+  ranks.push_back(n - 1);
+  const std::vector<float> want = gs::multiselect_cpu(h, ranks);
+  gs::RandomizedTuning host;
+  host.device_chain = false;
+  const auto sel = gs::make_randomized_selector(host);
+  gs::Workspace ws;
+  std::vector<float> got(ranks.size(), std::nanf(""));
+  sel->order_statistics(nullptr, d.data(), n, ranks, ws, got.data());
+  std::size_t wrong = 0, first = ranks.size();
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    if (!same_float(got[i], want[i]) && wrong++ == 0) first = i;
+  EXPECT_EQ(wrong, 0u) << "randomized host path: " << wrong << " of " << ranks.size()
+                       << " ranks wrong, the first at index " << first;
 }
 
 // Median and MAD of the finite values, bit for bit as the CPU computes them, on every
