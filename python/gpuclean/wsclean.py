@@ -75,15 +75,19 @@ def fit_mismatch(meta, terms, logarithmic, trials=8):
     return worst
 
 
-def wsclean_polarizations(cmdline="/proc/self/cmdline"):
-    """The polarizations WSClean was asked for (its -pol, upper case), read from the command line of
-    the WSClean process the hook runs in; ["I"] (WSClean's default) when it has none or it cannot be
-    read. meta does not say which polarizations the planes are."""
+def _wsclean_arguments(cmdline="/proc/self/cmdline"):
+    """The command line of the WSClean process the hook runs in (empty when it cannot be read)."""
     try:
         with open(cmdline, "rb") as f:
-            args = f.read().decode(errors="replace").split("\0")
+            return [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
     except OSError:
-        return ["I"]
+        return []
+
+
+def wsclean_polarizations(args):
+    """The polarizations WSClean was asked for (its -pol, upper case), from the command line `args`
+    of the WSClean process the hook runs in; ["I"] (WSClean's default) when it has none. meta does
+    not say which polarizations the planes are."""
     for i, a in enumerate(args[:-1]):
         if a == "-pol":
             names = []
@@ -105,14 +109,6 @@ def polarization_factor(pols):
 
 _ANGLE_UNITS = {"": np.pi / 180, "deg": np.pi / 180, "amin": np.pi / 10800, "arcmin": np.pi / 10800,
                 "asec": np.pi / 648000, "arcsec": np.pi / 648000, "mas": np.pi / 648e6}
-
-
-def _wsclean_arguments(cmdline="/proc/self/cmdline"):
-    try:
-        with open(cmdline, "rb") as f:
-            return [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
-    except OSError:
-        return []
 
 
 def theoretical_beam_pixels(args):
@@ -194,7 +190,7 @@ class _Session:
         self.niter = self.core.niter if _given(tokens, "--niter") else None
         freqs = [c.frequency for c in meta.channels]
         weights = [c.weight for c in meta.channels]
-        pols = wsclean_polarizations() if npol > 1 else ["I"]
+        pols = wsclean_polarizations(_wsclean_arguments()) if npol > 1 else ["I"]
         if npol > 1 and len(pols) != npol:
             raise UsageError(f"WSClean passed {npol} polarizations but its -pol names {len(pols)} ({','.join(pols)}).")
         self.core.start(residual, psf, freqs, weights, polarization_factor(pols) if npol > 1 else 1.0)

@@ -47,6 +47,20 @@ std::vector<const float*> pointers(const std::vector<gc::HostImage>& images) {
   return out;
 }
 
+// One channel of two sources (2 Jy and -1 Jy) on n x n pixels, and the session's input for it.
+void make_two_sources(gt::SyntheticCube& cube, std::size_t n) {  // in place: its planes point into it
+  gt::make_cube(cube, n, 1, 0.1e9, {{30, 40, 2.0, 0.0}, {66, 60, -1.0, 0.0}});
+}
+
+gc::OuterLoopInput one_plane(const gt::SyntheticCube& cube, std::size_t n) {
+  gc::OuterLoopInput in;
+  in.width = in.height = n;
+  in.psfs = {cube.psf[0].image};
+  in.frequencies_hz = {cube.freqs[0]};
+  in.weights = {1.0};
+  return in;
+}
+
 // Four channels of two sources with opposite spectral indices, and a fifth channel flagged as
 // WSClean flags one (weight 0, every pixel NaN). Rounds clean to half the peak, the imager
 // re-images, until the session says the thresholds are reached.
@@ -118,16 +132,11 @@ TEST_P(OuterLoop, JoinedChannelsReachTheTruthOverRounds) {
 TEST_P(OuterLoop, ARoundStopsAtItsFloor) {
   const std::size_t n = 96;
   gt::SyntheticCube cube;
-  gt::make_cube(cube, n, 1, 0.1e9, {{30, 40, 2.0, 0.0}, {66, 60, -1.0, 0.0}});
+  make_two_sources(cube, n);
   for (gc::Algorithm algorithm : {gc::Algorithm::kClark, gc::Algorithm::kHogbom}) {
     gc::CleanSettings s = settings();
     s.algorithm = algorithm;
-    gc::OuterLoopInput in;
-    in.width = in.height = n;
-    in.psfs = {cube.psf[0].image};
-    in.frequencies_hz = {cube.freqs[0]};
-    in.weights = {1.0};
-    gc::OuterLoopSession session(s, in, {cube.dirty[0].pixels.data()});
+    gc::OuterLoopSession session(s, one_plane(cube, n), {cube.dirty[0].pixels.data()});
     const gc::OuterLoopRound first = session.clean(0.0, 0.6, 100000, nullptr);
     EXPECT_TRUE(first.round_floor);
     EXPECT_GT(first.components, 0u);
@@ -150,15 +159,10 @@ TEST_P(OuterLoop, ARoundStopsAtItsFloor) {
 TEST_P(OuterLoop, ARoundsBudgetMayExceedTheSessionsNiter) {
   const std::size_t n = 96;
   gt::SyntheticCube cube;
-  gt::make_cube(cube, n, 1, 0.1e9, {{30, 40, 2.0, 0.0}, {66, 60, -1.0, 0.0}});
+  make_two_sources(cube, n);
   gc::CleanSettings s = settings();
   s.niter = 20;
-  gc::OuterLoopInput in;
-  in.width = in.height = n;
-  in.psfs = {cube.psf[0].image};
-  in.frequencies_hz = {cube.freqs[0]};
-  in.weights = {1.0};
-  gc::OuterLoopSession session(s, in, {cube.dirty[0].pixels.data()});
+  gc::OuterLoopSession session(s, one_plane(cube, n), {cube.dirty[0].pixels.data()});
   const gc::OuterLoopRound r = session.clean(0.0, 1.0, 150, nullptr);
   EXPECT_GT(r.components, 20u);
   EXPECT_GT(r.major_cycles, 1u);
