@@ -9,6 +9,7 @@
 #include "select/cuda/cuda_check.hpp"
 #include "select/detail/arena.hpp"
 #include "select/detail/engine.hpp"
+#include "select/detail/robust_fused.hpp"
 #include "select/detail/window_select.hpp"
 
 namespace gpuclean::select::detail {
@@ -139,12 +140,6 @@ std::size_t RandomizedSelector::chain_rank_bytes(std::size_t n, std::size_t rank
   return a.used();
 }
 
-std::size_t RandomizedSelector::chain_robust_bytes(std::size_t n) const {
-  Arena a;
-  take_chain(a, n, 0, robust_cap(n, t_), false, false);
-  return a.used();
-}
-
 std::size_t RandomizedSelector::order_samples() const { return detail::order_samples(t_); }
 
 std::optional<SelectStats> RandomizedSelector::chain_top_k(cudaStream_t stream, const float* d_in, std::size_t n,
@@ -215,51 +210,21 @@ std::optional<SelectStats> RandomizedSelector::chain_rank(cudaStream_t stream, c
   return st;
 }
 
-// The median of the finite values, then the same rank of |x - median| with the median read on
-// the device: two chains, one synchronization. Falls back to the default (two order-statistics
-// calls over a finite copy) when a window misses.
+// The fused estimate (detail/robust_fused.hpp): one read of the input, both brackets from one
+// sample. Falls back to the default (two order-statistics calls over a finite copy) when a
+// bracket misses.
 RobustStats RandomizedSelector::robust_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
                                                   Workspace& ws, SelectStats* stats) const {
   if (stats) *stats = SelectStats{};
   if (!chain_applies(n, 1)) return Selector::robust_statistics(stream, d_in, n, ws, stats);
-  const std::size_t cap = robust_cap(n, t_);
-  Arena sizing;
-  take_chain(sizing, n, 0, cap, false, false);
-  const std::size_t bytes = sizing.used();
-  Arena arena = arena_for(ws, bytes);
-  ChainCall call = start_chain(arena, d_in, n, 0, cap, false, false);
-  const MappedResults& mr = call.mr;
-  WindowChain& c = call.c;
-  c.job = WindowJob::kMedianValid;
-  c.samples = static_cast<int>(order_samples());
-  c.z = normal_quantile_two_sided(t_.p_k);
-  c.key = WindowKey::kFinite;
-  c.seed = t_.seed;
-  c.answer_value = call.b.value;
-  run_window_chain(stream, c);
-  c.key = WindowKey::kDeviation;
-  c.seed = t_.seed ^ 0xD1B54A32D192ED03ull;
-  c.centre_value = call.b.value;
-  c.result = mr.device + 1;
-  c.answer_value = nullptr;
-  run_window_chain(stream, c);
-  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
-  const WindowResult median = read_result(mr.host), mad = read_result(mr.host + 1);
-  RobustStats r;
-  if (median.status == kWindowEmpty) {
-    if (stats) stats->passes = 1, stats->scratch_bytes = bytes;
-    return r;
-  }
-  if (median.status == kWindowOk && mad.status == kWindowOk && median.key != kInvalidKey && mad.key != kInvalidKey) {
-    r.n_finite = static_cast<std::size_t>(median.n_valid);
-    r.median = from_ascending_bits(median.key);
-    r.mad = from_ascending_bits(mad.key);
-    if (stats) stats->passes = 2, stats->scratch_bytes = bytes;
-    return r;
+  SelectStats fused;
+  if (const auto r = fused_robust_statistics(stream, d_in, n, ws, robust_z(), t_.seed, &fused)) {
+    if (stats) *stats = fused;
+    return *r;
   }
   SelectStats inner;
-  r = Selector::robust_statistics(stream, d_in, n, ws, &inner);
-  if (stats) *stats = after_fallback(inner, 2, bytes);
+  const RobustStats r = Selector::robust_statistics(stream, d_in, n, ws, &inner);
+  if (stats) *stats = after_fallback(inner, fused.passes, fused.scratch_bytes);
   return r;
 }
 

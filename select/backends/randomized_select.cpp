@@ -8,6 +8,7 @@
 
 #include "select/backends/backends.hpp"
 #include "select/backends/randomized_selector.hpp"
+#include "select/detail/robust_fused.hpp"
 
 namespace gpuclean::select {
 namespace detail {
@@ -40,7 +41,7 @@ std::size_t RandomizedSelector::order_statistics_workspace_bytes(std::size_t n, 
 
 std::size_t RandomizedSelector::robust_statistics_workspace_bytes(std::size_t n) const {
   std::size_t bytes = Selector::robust_statistics_workspace_bytes(n);
-  if (chain_applies(n, 1)) bytes = std::max(bytes, chain_robust_bytes(n));
+  if (chain_applies(n, 1)) bytes = std::max(bytes, fused_robust_bytes(n, robust_z()));
   return bytes;
 }
 

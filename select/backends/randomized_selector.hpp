@@ -23,8 +23,9 @@ std::size_t splitter_count(std::size_t n, double per_sqrt_n);
 double normal_quantile_two_sided(double p);
 /// S of the order-statistics chains: 4096, 8192 or 16384.
 std::size_t order_samples(const RandomizedTuning& t);
-/// The robust statistics' window buffer: z sd of Binomial(S, 1/2) and the margins.
-std::size_t robust_cap(std::size_t n, const RandomizedTuning& t);
+/// The fused robust statistics' bracket half-width in standard deviations: each of its two
+/// brackets misses with probability (1 - p_k)^2 / 2 (the fallback is slow, so rarer than p_k).
+double robust_z(const RandomizedTuning& t);
 
 // ---- randomized_select.cpp ----
 
@@ -50,11 +51,11 @@ class RandomizedSelector final : public Selector {
 
  private:
   bool chain_applies(std::size_t n, std::size_t k) const;
+  double robust_z() const { return detail::robust_z(t_); }
 
   // The device chain (randomized_chain.cpp): an empty result when a device check failed.
   std::size_t chain_top_k_bytes(std::size_t n, std::size_t k, bool sorted) const;
   std::size_t chain_rank_bytes(std::size_t n, std::size_t rank) const;
-  std::size_t chain_robust_bytes(std::size_t n) const;
   std::size_t median_cap(std::size_t n) const;
   std::size_t rank_cap(std::size_t n, std::size_t rank) const;
   std::size_t order_samples() const;

@@ -46,10 +46,9 @@ std::size_t order_samples(const RandomizedTuning& t) {
   return t.chain_order_samples <= 4096 ? 4096 : t.chain_order_samples <= 8192 ? 8192 : 16384;
 }
 
-std::size_t robust_cap(std::size_t n, const RandomizedTuning& t) {
-  const std::size_t s = order_samples(t);
-  const double w = normal_quantile_two_sided(t.p_k) * std::sqrt(static_cast<double>(s)) + 6.0;
-  return window_cap(n, s, w, t.chain_order_capacity_factor, 4096);
+double robust_z(const RandomizedTuning& t) {
+  const double miss = 1.0 - t.p_k;
+  return normal_quantile_two_sided(1.0 - miss * miss);
 }
 
 }  // namespace detail
