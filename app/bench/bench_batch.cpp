@@ -75,6 +75,12 @@ int run_bench_batch(const BenchBatchOptions& o) {
   fs::create_directories(dir);
   std::printf("bench batch on %s, %zux%zu observations (%zu simulated fields, %zu sources each, reused round-robin)\n",
               cuda::describe_device().c_str(), o.size, o.size, o.distinct, o.sources);
+  {
+    const data::SimulationSettings sim;
+    std::printf("fields: %s weighting, %zu point sources and %zu Gaussians of %g to %g beams (extended sources) each\n",
+                data::to_string(sim.weighting).c_str(), o.sources, o.sources / 50,
+                sim.gaussian_min_beams, sim.gaussian_max_beams);
+  }
 
   // The fields, on disk for the batch and in memory for the stage-alone run.
   std::vector<std::pair<std::string, std::string>> fields;

@@ -149,6 +149,12 @@ int run_bench_clean(const BenchCleanOptions& o) {
               "us/comp: minor-cycle time per component; SMs busy: SMs the minor cycles' launch gave work to, "
               "weighted by time; clusters: independent clusters over all cycles; chain: most components one "
               "cluster made in one cycle\n");
+  {
+    data::SimulationSettings sim;
+    std::printf("field: simulated, %s weighting, %zu point sources and %zu Gaussians of %g to %g beams (extended "
+                "sources), seed 2026\n", data::to_string(sim.weighting).c_str(), o.sources,
+                o.gaussians ? o.gaussians : o.sources / 100, sim.gaussian_min_beams, sim.gaussian_max_beams);
+  }
   const bool gpu = cuda::built_with_cuda() && cuda::has_usable_device();
   std::vector<Row> rows;
   int status = 0;

@@ -49,25 +49,21 @@ inline constexpr AutoRule kAutoRules[] = {
     // Top-k: the randomized chain is the fastest at every size on both classes (2^24, k = 20050:
     // 0.08 - 0.14 ms against sample's 0.29 - 0.40; 2^28, k = 65536: 0.44 - 0.99 ms against 1.8 - 2.5).
     {AutoOperation::kTopK, kAnyN, kAnyK, "randomized", "randomized"},
-    // One order statistic (the median): CUB's sort up to 2^22 (2^20: 0.12 - 0.16 ms against
-    // randomized's 0.29 - 0.33), SampleSelect up to 2^25 (2^24: 0.30 - 0.37 ms, and 0.16 - 0.31 on
-    // repeated keys), randomized on continuous data beyond (2^28: 14.8 ms summed over 9
-    // distributions against sample's 19.5) with sample's equality buckets on repeated keys (5.5
-    // against 6.8), where a look is cheap next to the call.
-    {AutoOperation::kOrderStatistic, 22, kAnyK, "sort", "sort"},
-    {AutoOperation::kOrderStatistic, 25, kAnyK, "sample", "sample"},
-    {AutoOperation::kOrderStatistic, kAnyN, kAnyK, "randomized", "sample"},
+    // One order statistic (the median): CUB's sort up to 2^20 (1.20 ms summed over the nine
+    // continuous distributions against randomized's 1.76), then randomized's one-read pass
+    // (detail/robust_fused.hpp) on both classes (2^24: 2.09 against sample's 3.15, repeated 0.73
+    // against 0.93; 2^28: 5.74 against 18.5, repeated 2.28 against 5.22).
+    {AutoOperation::kOrderStatistic, 20, kAnyK, "sort", "sort"},
+    {AutoOperation::kOrderStatistic, kAnyN, kAnyK, "randomized", "randomized"},
     // Many order statistics (the 101 percentiles): CUB's sort on continuous data up to 2^26
     // (15.2 against sample's 18.5), SampleSelect with its second level at 2^28 (49.1 against 57.1);
     // sample on repeated keys everywhere.
     {AutoOperation::kOrderStatistics, 26, kAnyK, "sort", "sample"},
     {AutoOperation::kOrderStatistics, kAnyN, kAnyK, "sample", "sample"},
-    // robust_statistics: randomized's chained pair up to 2^26 (2^26: 6.5 against 16.5). At 2^28
-    // its MAD window misses on 5 of the 9 continuous distributions, noise + point sources among
-    // them (9.0 ms against sample's 5.9), so sample there; randomized on repeated keys (16.5
-    // against 18.2).
-    {AutoOperation::kRobustStatistics, 26, kAnyK, "randomized", "randomized"},
-    {AutoOperation::kRobustStatistics, kAnyN, kAnyK, "sample", "randomized"},
+    // robust_statistics: randomized's one-read pass at every size and on both classes (2^20:
+    // 2.46 against sort's 2.65; 2^24: 3.08 against sample's 7.30; 2^28: 9.62 against 52.8,
+    // repeated 3.46 against 17.8).
+    {AutoOperation::kRobustStatistics, kAnyN, kAnyK, "randomized", "randomized"},
 };
 
 /// The look at the data costs a launch, a 2 KiB copy and a host synchronization (about 20 us):

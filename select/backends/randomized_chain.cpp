@@ -1,8 +1,6 @@
 // The randomized backend's device chain, host side: lays out a chain's buffers, launches it
 // (detail/window_select.hpp) and reads its result back after the one synchronization.
 
-#include <algorithm>
-#include <limits>
 #include <optional>
 
 #include "select/backends/randomized_selector.hpp"
@@ -18,7 +16,6 @@ namespace {
 struct ChainBuffers {
   WindowPlan* plan = nullptr;
   WindowCounters* counters = nullptr;
-  float* value = nullptr;  // an order statistic's value, for the next chain
   unsigned long long* chunk_ties = nullptr;
   std::uint64_t *cand = nullptr, *buf_a = nullptr, *buf_b = nullptr, *sorted = nullptr;
   std::uint32_t* tiles = nullptr;
@@ -30,7 +27,6 @@ ChainBuffers take_chain(Arena& a, std::size_t n, std::size_t k, std::size_t cap_
   ChainBuffers b;
   b.plan = a.take<WindowPlan>(1);
   b.counters = a.take<WindowCounters>(1);
-  b.value = a.take<float>(1);
   b.cand = a.take<std::uint64_t>(kWindowMaxCandidates);
   b.buf_a = a.take<std::uint64_t>(k);
   b.buf_b = a.take<std::uint64_t>(cap_b);
@@ -46,8 +42,8 @@ ChainBuffers take_chain(Arena& a, std::size_t n, std::size_t k, std::size_t cap_
   return b;
 }
 
-// Mapped pinned memory for the chains' results, two per host thread: a call writes and reads
-// its own after its one synchronization, and a thread makes one call at a time.
+// Mapped pinned memory for a chain's result, one per host thread: a call writes and reads it
+// after its one synchronization, and a thread makes one call at a time.
 struct MappedResults {
   WindowResult* host = nullptr;
   WindowResult* device = nullptr;
@@ -63,7 +59,7 @@ MappedResults mapped_results() {
   thread_local Holder h;
   if (!h.r.host) {
     void* p = nullptr;
-    GPUCLEAN_CUDA_TRY(cudaHostAlloc(&p, 2 * sizeof(WindowResult), cudaHostAllocMapped | cudaHostAllocPortable));
+    GPUCLEAN_CUDA_TRY(cudaHostAlloc(&p, sizeof(WindowResult), cudaHostAllocMapped | cudaHostAllocPortable));
     void* d = nullptr;
     const cudaError_t err = cudaHostGetDevicePointer(&d, p, 0);
     if (err != cudaSuccess) GPUCLEAN_CUDA_TRY_NO_THROW(cudaFreeHost(p));
@@ -71,7 +67,7 @@ MappedResults mapped_results() {
     h.r.host = static_cast<WindowResult*>(p);
     h.r.device = static_cast<WindowResult*>(d);
   }
-  for (int i = 0; i < 2; ++i) h.r.host[i].status = kWindowNotRun;
+  h.r.host->status = kWindowNotRun;
   return h.r;
 }
 
@@ -79,14 +75,12 @@ WindowResult read_result(const WindowResult* r) {
   const volatile WindowResult* v = r;
   WindowResult out;
   out.status = v->status;
-  out.key = v->key;
   out.count = v->count;
-  out.n_valid = v->n_valid;
   return out;
 }
 
 // A chain over in[0, n): its buffers taken from `arena`, its result in this thread's mapped
-// memory; the caller sets the key, the job and the window.
+// memory; the caller sets the key, k and the window.
 struct ChainCall {
   ChainBuffers b;
   MappedResults mr;
@@ -117,36 +111,17 @@ ChainCall start_chain(Arena& arena, const float* in, std::size_t n, std::size_t 
 
 std::size_t RandomizedSelector::chain_top_k_bytes(std::size_t n, std::size_t k, bool sorted) const {
   const std::size_t s = chain_samples(n, t_);
-  const ChainWindow w = chain_window(n, k, s, t_.p_k, t_.capacity_factor, 1024);
+  const ChainWindow w = chain_window(n, k, s, t_.p_k, t_.capacity_factor);
   Arena a;
   take_chain(a, n, k, w.cap_b, true, sorted);
   return a.used();
 }
 
-// The window is widest at the median: every rank gets at least the median's buffer, so that a
-// steady loop over ranks does not grow the workspace.
-std::size_t RandomizedSelector::median_cap(std::size_t n) const {
-  return chain_window(n, n / 2 + 1, order_samples(), t_.p_k, t_.chain_order_capacity_factor, 4096).cap_b;
-}
-
-std::size_t RandomizedSelector::rank_cap(std::size_t n, std::size_t rank) const {
-  return std::max(median_cap(n),
-                  chain_window(n, rank + 1, order_samples(), t_.p_k, t_.chain_order_capacity_factor, 4096).cap_b);
-}
-
-std::size_t RandomizedSelector::chain_rank_bytes(std::size_t n, std::size_t rank) const {
-  Arena a;
-  take_chain(a, n, 0, rank_cap(n, rank), false, false);
-  return a.used();
-}
-
-std::size_t RandomizedSelector::order_samples() const { return detail::order_samples(t_); }
-
 std::optional<SelectStats> RandomizedSelector::chain_top_k(cudaStream_t stream, const float* d_in, std::size_t n,
                                                            std::size_t k, const SelectRequest& req, Workspace& ws,
                                                            float* d_out_values, std::uint32_t* d_out_indices) const {
   const std::size_t s = chain_samples(n, t_);
-  const ChainWindow w = chain_window(n, k, s, t_.p_k, t_.capacity_factor, 1024);
+  const ChainWindow w = chain_window(n, k, s, t_.p_k, t_.capacity_factor);
   Arena sizing;
   take_chain(sizing, n, k, w.cap_b, true, req.sorted_output);
   // Room for the chain and its fallbacks at once, so that a loop grows the workspace once; the
@@ -158,7 +133,6 @@ std::optional<SelectStats> RandomizedSelector::chain_top_k(cudaStream_t stream, 
   const ChainBuffers& b = call.b;
   WindowChain& c = call.c;
   c.key = window_key_of(key_mode(req.order));
-  c.job = WindowJob::kTopK;
   c.k = k;
   c.samples = static_cast<int>(s);
   c.seed = t_.seed;
@@ -178,33 +152,6 @@ std::optional<SelectStats> RandomizedSelector::chain_top_k(cudaStream_t stream, 
   if (r.status != kWindowOk) return std::nullopt;
   SelectStats st;
   st.count = static_cast<std::size_t>(r.count);
-  st.passes = 1;
-  st.scratch_bytes = bytes;
-  return st;
-}
-
-std::optional<SelectStats> RandomizedSelector::chain_rank(cudaStream_t stream, const float* d_in, std::size_t n,
-                                                          std::size_t rank, Workspace& ws, float* h_out) const {
-  const std::size_t s = order_samples();
-  const ChainWindow w = chain_window(n, rank + 1, s, t_.p_k, t_.chain_order_capacity_factor, 4096);
-  const std::size_t bytes = chain_rank_bytes(n, rank);
-  Arena arena = arena_for(ws, bytes);
-  ChainCall call = start_chain(arena, d_in, n, 0, rank_cap(n, rank), false, false);
-  WindowChain& c = call.c;
-  c.key = WindowKey::kSmallest;
-  c.job = WindowJob::kRank;
-  c.k = rank + 1;
-  c.samples = static_cast<int>(s);
-  c.seed = t_.seed;
-  c.first = w.first;
-  c.centre = w.centre;
-  c.last = w.last;
-  run_window_chain(stream, c);
-  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
-  const WindowResult r = read_result(call.mr.host);
-  if (r.status != kWindowOk) return std::nullopt;
-  h_out[0] = r.key == kInvalidKey ? std::numeric_limits<float>::quiet_NaN() : from_ascending_bits(r.key);
-  SelectStats st;
   st.passes = 1;
   st.scratch_bytes = bytes;
   return st;

@@ -35,7 +35,7 @@ std::size_t RandomizedSelector::top_k_workspace_bytes(std::size_t n, std::size_t
 
 std::size_t RandomizedSelector::order_statistics_workspace_bytes(std::size_t n, std::size_t n_ranks) const {
   std::size_t bytes = host_order_statistics_bytes(n, n_ranks);
-  if (n_ranks == 1 && chain_applies(n, 1)) bytes = std::max(bytes, chain_rank_bytes(n, n / 2));
+  if (n_ranks == 1 && chain_applies(n, 1)) bytes = std::max(bytes, fused_rank_bytes(n, robust_z()));
   return bytes;
 }
 
@@ -60,11 +60,17 @@ SelectStats RandomizedSelector::run_top_k(cudaStream_t stream, const float* d_in
 SelectStats RandomizedSelector::order_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
                                                  const std::vector<std::size_t>& ranks, Workspace& ws,
                                                  float* h_out) const {
+  // One rank (the median): one read of the input (detail/robust_fused.hpp), the host-driven path
+  // when its bracket missed.
   if (ranks.size() == 1 && chain_applies(n, 1) && ranks[0] < n) {
-    if (ws.capacity() < chain_rank_bytes(n, ranks[0])) ws.reserve(order_statistics_workspace_bytes(n, 1));
-    if (auto st = chain_rank(stream, d_in, n, ranks[0], ws, h_out)) return *st;
+    if (ws.capacity() < fused_rank_bytes(n, robust_z())) ws.reserve(order_statistics_workspace_bytes(n, 1));
+    SelectStats fused;
+    if (const auto v = fused_order_statistic(stream, d_in, n, ranks[0], ws, robust_z(), t_.seed, &fused)) {
+      h_out[0] = *v;
+      return fused;
+    }
     const SelectStats st = host_order_statistics(stream, d_in, n, ranks, ws, h_out);
-    return after_fallback(st, 1, chain_rank_bytes(n, ranks[0]));
+    return after_fallback(st, fused.passes, fused.scratch_bytes);
   }
   return host_order_statistics(stream, d_in, n, ranks, ws, h_out);
 }

@@ -20,8 +20,9 @@
 // shift the window and count again (a retry), and give middle bins of massive duplicates to
 // SampleSelect's equality buckets.
 //
-// Order statistics of one rank, and the median and MAD of robust_statistics (two chains, the
-// second keyed by |x - median| with the median read on the device), take the same chain.
+// Order statistics of one rank and robust_statistics (the median and MAD) read the input once
+// too, in their own pass (detail/robust_fused.hpp): a sorted sample brackets the answers, the
+// pass counts exactly and keeps the few candidates, small sorts finish.
 
 #include <cstdint>
 #include <memory>
@@ -41,8 +42,6 @@ struct RandomizedTuning {
   bool device_chain = true;               ///< false: only the host-driven path
   std::size_t chain_min_samples = 4096;   ///< top-k: S = sqrt(n) rounded up to 4096, 8192 or 16384,
   std::size_t chain_max_samples = 16384;  ///< within these
-  std::size_t chain_order_samples = 16384;  ///< order statistics and robust statistics
-  double chain_order_capacity_factor = 1.3;  ///< their window buffer / expected window size
 };
 
 std::unique_ptr<Selector> make_randomized_selector(const RandomizedTuning& tuning);
@@ -55,17 +54,16 @@ struct PivotWindow {
 };
 PivotWindow binomial_pivot_window(std::size_t n, std::size_t k, std::size_t splitters, double p_k);
 
-/// The device chain's window for the 1-based rank k among n keys with S samples: the sample
-/// ranks of its ends and centre (the most likely bucket's upper splitter), and its buffer. The
-/// count of keys inside a window of w sample buckets has mean n w / (S + 1) and, near an extreme
-/// of the sample, a long Gamma tail, so the buffer holds factor / 2 x (2 w + 4 sqrt(w) + 8)
-/// buckets plus `extra`. Exposed for tests.
+/// The device chain's window for the k-th of n keys with S samples: the sample ranks of its ends
+/// and centre (the most likely bucket's upper splitter), and its buffer. The count of keys
+/// inside a window of w sample buckets has mean n w / (S + 1) and, near an extreme of the
+/// sample, a long Gamma tail, so the buffer holds factor / 2 x (2 w + 4 sqrt(w) + 8) buckets
+/// plus 1024 keys. Exposed for tests.
 struct ChainWindow {
   long long first = -1, centre = 0, last = 0;
   std::size_t cap_b = 0;
 };
-ChainWindow chain_window(std::size_t n, std::size_t k, std::size_t samples, double p_k, double factor,
-                         std::size_t extra);
+ChainWindow chain_window(std::size_t n, std::size_t k, std::size_t samples, double p_k, double factor);
 /// S of a top-k chain: sqrt(n) rounded up to 4096, 8192 or 16384, within the tuning's limits.
 std::size_t chain_samples(std::size_t n, const RandomizedTuning& t);
 

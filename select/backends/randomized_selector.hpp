@@ -21,8 +21,6 @@ namespace gpuclean::select::detail {
 std::size_t splitter_count(std::size_t n, double per_sqrt_n);
 /// The two-sided normal quantile: P(|N(0,1)| <= z) = p.
 double normal_quantile_two_sided(double p);
-/// S of the order-statistics chains: 4096, 8192 or 16384.
-std::size_t order_samples(const RandomizedTuning& t);
 /// The fused robust statistics' bracket half-width in standard deviations: each of its two
 /// brackets misses with probability (1 - p_k)^2 / 2 (the fallback is slow, so rarer than p_k).
 double robust_z(const RandomizedTuning& t);
@@ -55,15 +53,9 @@ class RandomizedSelector final : public Selector {
 
   // The device chain (randomized_chain.cpp): an empty result when a device check failed.
   std::size_t chain_top_k_bytes(std::size_t n, std::size_t k, bool sorted) const;
-  std::size_t chain_rank_bytes(std::size_t n, std::size_t rank) const;
-  std::size_t median_cap(std::size_t n) const;
-  std::size_t rank_cap(std::size_t n, std::size_t rank) const;
-  std::size_t order_samples() const;
   std::optional<SelectStats> chain_top_k(cudaStream_t stream, const float* d_in, std::size_t n, std::size_t k,
                                          const SelectRequest& req, Workspace& ws, float* d_out_values,
                                          std::uint32_t* d_out_indices) const;
-  std::optional<SelectStats> chain_rank(cudaStream_t stream, const float* d_in, std::size_t n, std::size_t rank,
-                                        Workspace& ws, float* h_out) const;
 
   // The host-driven path (randomized_host_path.cu).
   std::size_t host_top_k_bytes(std::size_t n, std::size_t k) const;

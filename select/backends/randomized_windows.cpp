@@ -19,9 +19,9 @@ double log_binomial_pmf(std::size_t s, std::size_t i, double p) {
 }
 
 // The buffer of a window of w sample buckets (see ChainWindow).
-std::size_t window_cap(std::size_t n, std::size_t s, double w, double factor, std::size_t extra) {
+std::size_t window_cap(std::size_t n, std::size_t s, double w, double factor) {
   const double buckets = 0.5 * factor * (2.0 * w + 4.0 * std::sqrt(w) + 8.0);
-  return std::min<std::size_t>(n, static_cast<std::size_t>(buckets * static_cast<double>(n) / static_cast<double>(s + 1)) + extra);
+  return std::min<std::size_t>(n, static_cast<std::size_t>(buckets * static_cast<double>(n) / static_cast<double>(s + 1)) + 1024);
 }
 
 }  // namespace
@@ -42,10 +42,6 @@ double normal_quantile_two_sided(double p) {
   return hi;
 }
 
-std::size_t order_samples(const RandomizedTuning& t) {
-  return t.chain_order_samples <= 4096 ? 4096 : t.chain_order_samples <= 8192 ? 8192 : 16384;
-}
-
 double robust_z(const RandomizedTuning& t) {
   const double miss = 1.0 - t.p_k;
   return normal_quantile_two_sided(1.0 - miss * miss);
@@ -60,8 +56,7 @@ std::size_t chain_samples(std::size_t n, const RandomizedTuning& t) {
   return s;
 }
 
-ChainWindow chain_window(std::size_t n, std::size_t k, std::size_t samples, double p_k, double factor,
-                         std::size_t extra) {
+ChainWindow chain_window(std::size_t n, std::size_t k, std::size_t samples, double p_k, double factor) {
   const PivotWindow w = binomial_pivot_window(n, k, samples, p_k);
   const auto ls = static_cast<long long>(samples);
   const long long m = std::clamp<long long>(
@@ -71,7 +66,7 @@ ChainWindow chain_window(std::size_t n, std::size_t k, std::size_t samples, doub
   c.first = w.first;
   c.last = w.last;
   c.centre = std::clamp<long long>(m, std::max<long long>(w.first, 0), std::min<long long>(w.last, ls - 1));
-  c.cap_b = window_cap(n, samples, static_cast<double>(w.last - w.first + 1), factor, extra);
+  c.cap_b = window_cap(n, samples, static_cast<double>(w.last - w.first + 1), factor);
   return c;
 }
 

@@ -56,7 +56,39 @@ __global__ void brackets_kernel(const std::uint32_t* sorted, std::size_t samples
   *br = b;
 }
 
+// The sample rank of the value at `rank` is about rank x (valid samples / valid values), with
+// binomial spread; the count of valid values is estimated from the sample too (the pass counts it
+// exactly, and the host checks the bracket against that count).
+__global__ void rank_bracket_kernel(const std::uint32_t* sorted, std::size_t samples, double z, std::size_t rank,
+                                    std::size_t n, RobustBracket* br) {
+  const std::size_t valid = warp_lower_bound(sorted, samples, kInvalidKey);
+  if (threadIdx.x != 0) return;
+  RobustBracket b;
+  b.rank_only = 1;
+  b.sample_finite = static_cast<int>(valid);
+  b.lo_key = 0;
+  b.hi_key = kInvalidKey - 1;
+  if (valid > 0) {
+    const double s = static_cast<double>(valid);
+    const double p = fmin(1.0, static_cast<double>(rank) / (static_cast<double>(n) * s / static_cast<double>(samples)));
+    const auto c = static_cast<long long>(p * (s - 1.0) + 0.5);
+    const auto w = static_cast<long long>(ceil(z * sqrt(s * p * (1.0 - p) + 1.0))) + 1;
+    if (c - w >= 0) b.lo_key = sorted[c - w];
+    if (c + w < static_cast<long long>(valid)) b.hi_key = sorted[c + w];
+  }
+  b.lo = from_ascending_bits(b.lo_key);
+  b.hi = from_ascending_bits(b.hi_key);
+  b.fixed = b.lo_key == b.hi_key;
+  *br = b;
+}
+
 }  // namespace
+
+void rank_bracket(cudaStream_t stream, const std::uint32_t* sorted_sample, std::size_t samples, double z,
+                  std::size_t rank, std::size_t n, RobustBracket* bracket) {
+  rank_bracket_kernel<<<1, 32, 0, stream>>>(sorted_sample, samples, z, rank, n, bracket);
+  GPUCLEAN_CHECK_LAUNCH();
+}
 
 void robust_brackets(cudaStream_t stream, const std::uint32_t* sorted_sample, std::size_t samples, double z,
                      RobustBracket* bracket) {

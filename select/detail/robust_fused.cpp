@@ -81,7 +81,7 @@ int class_of(unsigned long long r, std::initializer_list<unsigned long long> siz
 
 }  // namespace
 
-RobustPlan robust_plan(std::size_t n, double z) {
+RobustPlan robust_plan(std::size_t n, double z, bool deviations) {
   RobustPlan p;
   const double want = 32.0 * std::sqrt(static_cast<double>(n));
   p.samples = 4096;
@@ -92,7 +92,7 @@ RobustPlan robust_plan(std::size_t n, double z) {
   const double expected = static_cast<double>(n) * (2.0 * w + 2.0) / s;  // inside [lo, hi]
   p.median_cap = std::min<std::size_t>(n, static_cast<std::size_t>(2.0 * expected) + 4096);
   // The band holds both sides of the MAD's bracket, each about twice as wide as [lo, hi].
-  p.band_cap = std::min<std::size_t>(n, static_cast<std::size_t>(8.0 * expected) + 4096);
+  if (deviations) p.band_cap = std::min<std::size_t>(n, static_cast<std::size_t>(8.0 * expected) + 4096);
   return p;
 }
 
@@ -102,26 +102,82 @@ std::size_t fused_robust_bytes(std::size_t n, double z) {
   return a.used();
 }
 
-std::optional<RobustStats> fused_robust_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
-                                                   Workspace& ws, double z, std::uint64_t seed,
-                                                   SelectStats* stats) {
-  const RobustPlan plan = robust_plan(n, z);
+std::size_t fused_rank_bytes(std::size_t n, double z) {
+  Arena a;
+  take(a, robust_plan(n, z, false));
+  return a.used();
+}
+
+namespace {
+
+// The sample, its sort and the pass, up to the first synchronization; returns the buffers.
+Buffers sample_and_pass(cudaStream_t stream, const float* d_in, std::size_t n, const RobustPlan& plan,
+                        Workspace& ws, std::uint64_t seed, const std::size_t* rank, RobustState* host,
+                        SelectStats* stats) {
   Arena sizing;
   take(sizing, plan);
   const std::size_t bytes = sizing.used();
   Arena arena = arena_for(ws, bytes);
   const Buffers b = take(arena, plan);
-  RobustState* const host = pinned_state();
   if (stats) *stats = SelectStats{}, stats->passes = 1, stats->scratch_bytes = bytes;
-
   sample_keys(stream, d_in, n, KeyMode::kSmallest, seed, b.sample, plan.samples);
   sort_u32(stream, b.sort_temp, b.sort_temp_bytes, b.sample, b.sample_sorted, plan.samples);
-  robust_brackets(stream, b.sample_sorted, plan.samples, z, &b.state->bracket);
+  if (rank)
+    rank_bracket(stream, b.sample_sorted, plan.samples, plan.z, *rank, n, &b.state->bracket);
+  else
+    robust_brackets(stream, b.sample_sorted, plan.samples, plan.z, &b.state->bracket);
   GPUCLEAN_CUDA_TRY(cudaMemsetAsync(&b.state->counts, 0, sizeof(RobustCounts), stream));
   robust_pass(stream, RobustPassArgs{d_in, n, &b.state->bracket, &b.state->counts, b.median, plan.median_cap,
                                      b.band, plan.band_cap});
   GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(host, b.state, sizeof(RobustState), cudaMemcpyDeviceToHost, stream));
   GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+  return b;
+}
+
+// Where rank `r` lies against the median bracket: a key, or an index into the sorted candidates
+// (sorted here). False when the bracket missed.
+bool locate(cudaStream_t stream, const Buffers& b, const RobustState& h, unsigned long long r, RobustFinishArgs& f) {
+  const RobustCounts& c = h.counts;
+  unsigned long long at = 0;
+  switch (class_of(r, {c.below, c.eq_lo, c.median_fill, c.eq_hi}, &at)) {
+    case 1: f.median_key = h.bracket.lo_key; return true;
+    case 2:
+      sort_u32(stream, b.sort_temp, b.sort_temp_bytes, b.median, b.median_sorted, c.median_fill);
+      f.median_sorted = b.median_sorted;
+      f.median_index = static_cast<long long>(at);
+      return true;
+    case 3: f.median_key = h.bracket.hi_key; return true;
+    default: return false;  // below lo or above hi
+  }
+}
+
+}  // namespace
+
+std::optional<float> fused_order_statistic(cudaStream_t stream, const float* d_in, std::size_t n, std::size_t rank,
+                                           Workspace& ws, double z, std::uint64_t seed, SelectStats* stats) {
+  const RobustPlan plan = robust_plan(n, z, false);
+  RobustState* const host = pinned_state();
+  const Buffers b = sample_and_pass(stream, d_in, n, plan, ws, seed, &rank, host, stats);
+  const RobustCounts c = host->counts;
+  if (rank >= c.finite) return std::numeric_limits<float>::quiet_NaN();
+  if (c.median_fill > plan.median_cap) return std::nullopt;
+  RobustFinishArgs f;
+  f.bracket = &b.state->bracket;
+  if (!locate(stream, b, *host, rank, f)) return std::nullopt;
+  if (f.median_index < 0) return from_ascending_bits(f.median_key);
+  robust_finish(stream, f, &b.state->answer);
+  GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(&host->answer, &b.state->answer, sizeof(RobustAnswer), cudaMemcpyDeviceToHost,
+                                    stream));
+  GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+  return from_ascending_bits(host->answer.median_key);
+}
+
+std::optional<RobustStats> fused_robust_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
+                                                   Workspace& ws, double z, std::uint64_t seed,
+                                                   SelectStats* stats) {
+  const RobustPlan plan = robust_plan(n, z);
+  RobustState* const host = pinned_state();
+  const Buffers b = sample_and_pass(stream, d_in, n, plan, ws, seed, nullptr, host, stats);
 
   const RobustBracket br = host->bracket;
   const RobustCounts c = host->counts;
@@ -133,18 +189,9 @@ std::optional<RobustStats> fused_robust_statistics(cudaStream_t stream, const fl
 
   RobustFinishArgs f;
   f.bracket = &b.state->bracket;
-  unsigned long long at = 0;
-  switch (class_of(mid, {c.below, c.eq_lo, c.median_fill, c.eq_hi}, &at)) {
-    case 1: f.median_key = br.lo_key; break;
-    case 2:
-      sort_u32(stream, b.sort_temp, b.sort_temp_bytes, b.median, b.median_sorted, c.median_fill);
-      f.median_sorted = b.median_sorted;
-      f.median_index = static_cast<long long>(at);
-      break;
-    case 3: f.median_key = br.hi_key; break;
-    default: return std::nullopt;  // below lo or above hi: the bracket missed
-  }
+  if (!locate(stream, b, *host, mid, f)) return std::nullopt;
 
+  unsigned long long at = 0;
   if (br.fixed) {
     // The pass measured every deviation from lo, the median found above.
     switch (class_of(mid, {c.dev_low, c.dev_eq_lo, c.band_fill, c.dev_eq_hi}, &at)) {

@@ -29,13 +29,20 @@ struct RobustPlan {
 
 /// The plan for n elements: S about 32 sqrt(n) within [2^12, 2^20], brackets of z standard
 /// deviations, buffers for twice the expected counts.
-RobustPlan robust_plan(std::size_t n, double z);
+/// Without `deviations` (one order statistic), no band.
+RobustPlan robust_plan(std::size_t n, double z, bool deviations = true);
 std::size_t fused_robust_bytes(std::size_t n, double z);
+std::size_t fused_rank_bytes(std::size_t n, double z);
 
 /// The estimate, or nullopt when a bracket missed or a buffer overflowed (nothing is returned
 /// that was not verified). Synchronizes `stream` twice. `stats` gets passes, scratch.
 std::optional<RobustStats> fused_robust_statistics(cudaStream_t stream, const float* d_in, std::size_t n,
                                                    Workspace& ws, double z, std::uint64_t seed,
                                                    SelectStats* stats);
+
+/// The same method for one order statistic: the value at 0-based `rank` among the non-NaN values
+/// (+-Inf included), NaN when there are not that many; nullopt when the bracket missed.
+std::optional<float> fused_order_statistic(cudaStream_t stream, const float* d_in, std::size_t n, std::size_t rank,
+                                           Workspace& ws, double z, std::uint64_t seed, SelectStats* stats);
 
 }  // namespace gpuclean::select::detail

@@ -57,22 +57,24 @@ struct PassCounters {
 };
 
 // Most elements only add to counters, without branches; the few candidates are appended.
-template <bool kFixed>
+enum class PassMode { kRank, kFixed, kGeneral };
+
+template <PassMode kMode>
 __device__ void classify(float x, const RobustBracket& b, PassCounters& c, WarpStage& median, WarpStage& band) {
-  const bool f = isfinite(x);
+  const bool f = kMode == PassMode::kRank ? !isnan(x) : isfinite(x);
   const std::uint32_t k = ascending_bits(x);
   c.finite += f;
   c.below += f & (k < b.lo_key);
   c.eq_lo += f & (k == b.lo_key);
   c.eq_hi += f & (k == b.hi_key) & (k != b.lo_key);
   median.append(f & (k > b.lo_key) & (k < b.hi_key), k);
-  if constexpr (kFixed) {
+  if constexpr (kMode == PassMode::kFixed) {
     const float d = fabsf(x - b.lo);
     c.dev_low += f & (d < b.dlo);
     c.dev_eq_lo += f & (d == b.dlo);
     c.dev_eq_hi += f & (d == b.dhi) & (d != b.dlo);
     band.append(f & (d > b.dlo) & (d < b.dhi), ascending_bits(d));
-  } else {
+  } else if constexpr (kMode == PassMode::kGeneral) {
     const bool inner = (x >= b.inner_lo) & (x <= b.inner_hi);
     c.dev_low += f & inner;
     band.append(f & !inner & (x > b.far_lo) & (x < b.far_hi), __float_as_uint(x));
@@ -84,7 +86,7 @@ __device__ void add_block(unsigned v, unsigned* s_sum) {
   if ((threadIdx.x & 31) == 0 && v) atomicAdd(s_sum, v);
 }
 
-template <bool kFixed>
+template <PassMode kMode>
 __device__ void pass_body(const RobustPassArgs& a, const RobustBracket& b, std::uint32_t (*s_median)[kWarpStage],
                           std::uint32_t (*s_band)[kWarpStage], unsigned* s_sums) {
   if (threadIdx.x < 7) s_sums[threadIdx.x] = 0;
@@ -102,7 +104,7 @@ __device__ void pass_body(const RobustPassArgs& a, const RobustBracket& b, std::
       x[j] = i < a.n ? __ldg(a.in + i) : CUDART_NAN_F;
     }
 #pragma unroll
-    for (int j = 0; j < kPerThread; ++j) classify<kFixed>(x[j], b, c, median, band);
+    for (int j = 0; j < kPerThread; ++j) classify<kMode>(x[j], b, c, median, band);
   }
   median.flush();
   band.flush();
@@ -123,7 +125,9 @@ __global__ void __launch_bounds__(kPassThreads) pass_kernel(RobustPassArgs a) {
   __shared__ std::uint32_t s_median[kWarps][kWarpStage], s_band[kWarps][kWarpStage];
   __shared__ unsigned s_sums[7];
   const RobustBracket b = *a.bracket;
-  if (b.fixed) pass_body<true>(a, b, s_median, s_band, s_sums); else pass_body<false>(a, b, s_median, s_band, s_sums);
+  if (b.rank_only) pass_body<PassMode::kRank>(a, b, s_median, s_band, s_sums);
+  else if (b.fixed) pass_body<PassMode::kFixed>(a, b, s_median, s_band, s_sums);
+  else pass_body<PassMode::kGeneral>(a, b, s_median, s_band, s_sums);
 }
 
 __device__ std::uint32_t median_key_of(const RobustFinishArgs& a) {

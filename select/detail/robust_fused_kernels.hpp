@@ -20,9 +20,10 @@ struct RobustBracket {
   float inner_lo = 0, inner_hi = 0, far_lo = 0, far_hi = 0;
   int fixed = 0;  ///< lo == hi: a median inside the bracket is lo, and the pass knows each deviation
   int sample_finite = 0;
+  int rank_only = 0;  ///< one order statistic of the non-NaN values (+-Inf included), no deviations
 };
 
-/// The pass's exact counts over the finite values. Median classes by key: below lo, equal to
+/// The pass's exact counts over the finite values (rank_only: the non-NaN values). Median classes by key: below lo, equal to
 /// lo, strictly inside (kept), equal to hi. Deviation classes: when fixed, d < dlo, d == dlo,
 /// inside (kept, as keys of d), d == dhi; otherwise inner (counted in dev_low) and the band
 /// (kept, as the values x, whose deviation needs the exact median).
@@ -65,6 +66,9 @@ struct RobustAnswer {
 /// Both brackets from the sorted sample keys (one warp).
 void robust_brackets(cudaStream_t stream, const std::uint32_t* sorted_sample, std::size_t samples, double z,
                      RobustBracket* bracket);
+/// rank_only: the bracket around 0-based `rank` of the n values' non-NaN ones (one warp).
+void rank_bracket(cudaStream_t stream, const std::uint32_t* sorted_sample, std::size_t samples, double z,
+                  std::size_t rank, std::size_t n, RobustBracket* bracket);
 /// The one read of the input. `counts` must be zeroed first.
 void robust_pass(cudaStream_t stream, const RobustPassArgs& a);
 /// Keys of fabsf(x - median) for the band's values (the median as the finish args give it).

@@ -35,7 +35,7 @@ __device__ void extract_tile(const ChainParams& a, std::size_t e0, std::size_t e
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       const std::size_t i = base + static_cast<std::size_t>(r * 32 + ln);
-      key[r] = i < e1 ? window_key<K>(__float_as_uint(__ldg(a.in + i)), 0.0f) : kInvalidKey;  // v is valid
+      key[r] = i < e1 ? window_key<K>(__float_as_uint(__ldg(a.in + i))) : kInvalidKey;  // v is valid
     }
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
@@ -95,16 +95,14 @@ __global__ void __launch_bounds__(kChainThreads) finish_kernel(const ChainParams
   __shared__ std::uint64_t s_red64[2][32][2];
   __shared__ unsigned s_tile_cnt[kChunkTiles];
   __shared__ unsigned long long s_tile_off[kChunkTiles];
-  __shared__ std::uint64_t s_x;
   __shared__ unsigned s_pos;
   __shared__ int s_last;
   const WindowResolve r = a.ctr->res;
   const WindowPlan pl = *a.plan;
-  const bool topk = a.job == WindowJob::kTopK;
   const bool ok = r.status == kWindowOk && !(r.select_b && r.cand > kWindowMaxCandidates);
   const std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  if (ok && topk && !a.sorted)
+  if (ok && !a.sorted)
     for (std::size_t i = first; i < r.a_count; i += stride) emit(a, i, a.buf_a[i]);
   if (ok && r.emit_all_b)
     for (std::size_t i = first; i < r.nb; i += stride) emit(a, r.a_count + i, a.buf_b[i]);
@@ -116,19 +114,16 @@ __global__ void __launch_bounds__(kChainThreads) finish_kernel(const ChainParams
       const std::uint64_t c = in ? a.buf_b[i] : 0ull;
       const unsigned long long pfx = in ? rel_of(c, r.b_lo, a.index_bits) >> r.shift : 0ull;
       const bool below = in && pfx < r.prefix, cand = in && pfx == r.prefix;
-      if (topk) {
-        const unsigned long long pos = warp_reserve(below, &a.ctr->out_fill);
-        if (below) emit(a, r.a_count + pos, c);
-      }
-      const unsigned long long pos = warp_reserve(cand, &a.ctr->cand_fill);
-      if (cand && pos < kWindowMaxCandidates) a.cand[pos] = c;
+      const unsigned long long pos = warp_reserve(below, &a.ctr->out_fill);
+      if (below) emit(a, r.a_count + pos, c);
+      const unsigned long long cpos = warp_reserve(cand, &a.ctr->cand_fill);
+      if (cand && cpos < kWindowMaxCandidates) a.cand[cpos] = c;
     }
   }
-  if (ok && topk && r.need_v > 0) extract_ties<K>(a, r, pl.tie_key, s_tile_cnt, s_tile_off);
-  if (!last_block(&a.ctr->ticket[2], s_last)) return;
+  if (ok && r.need_v > 0) extract_ties<K>(a, r, pl.tie_key, s_tile_cnt, s_tile_off);
+  if (!last_block(&a.ctr->ticket[1], s_last)) return;
 
-  // The need_c-th smallest candidate; top-k also writes every candidate up to it.
-  std::uint64_t x = 0;
+  // The need_c smallest candidates are selected: the last block writes them.
   if (ok && r.select_b) {
     const unsigned nc = static_cast<unsigned>(r.cand), need = static_cast<unsigned>(r.need_c);
     const bool in_smem = nc <= kSmemCandidates;
@@ -142,10 +137,7 @@ __global__ void __launch_bounds__(kChainThreads) finish_kernel(const ChainParams
       const std::uint64_t c = mine ? s_cand[threadIdx.x] : ~0ull;
       unsigned less = 0;
       for (unsigned j = 0; j < nc; ++j) less += s_cand[j] < c;
-      if (mine && less + 1 == need) s_x = c;
-      if (topk && mine && less < need) emit(a, emit_at + atomicAdd(&s_pos, 1u), c);
-      __syncthreads();
-      x = s_x;
+      if (mine && less < need) emit(a, emit_at + atomicAdd(&s_pos, 1u), c);
     } else {  // bitwise: the largest y with #(candidates < y) <= need - 1
       int parity = 0, parity64 = 0;
       std::uint64_t mn = ~0ull, mx = 0ull;
@@ -164,26 +156,18 @@ __global__ void __launch_bounds__(kChainThreads) finish_kernel(const ChainParams
         block_sum(cnt, s_red, parity);
         if (cnt[0] + 1 <= need) res = y;
       }
-      x = res;
-      if (topk)
-        for (unsigned i = threadIdx.x; i < nc; i += blockDim.x) {
-          const std::uint64_t c = in_smem ? s_cand[i] : __ldcg(a.cand + i);
-          if (c <= x) emit(a, emit_at + atomicAdd(&s_pos, 1u), c);
-        }
+      for (unsigned i = threadIdx.x; i < nc; i += blockDim.x) {
+        const std::uint64_t c = in_smem ? s_cand[i] : __ldcg(a.cand + i);
+        if (c <= res) emit(a, emit_at + atomicAdd(&s_pos, 1u), c);
+      }
     }
   }
-  const unsigned long long count = ok && topk ? r.total : 0ull;
+  const unsigned long long count = ok ? r.total : 0ull;
   if (a.sorted)  // the sort that follows takes all k: the unused tail sorts last
     for (std::size_t i = count + threadIdx.x; i < a.cap_a; i += blockDim.x) a.buf_a[i] = ~0ull;
   if (threadIdx.x == 0) {
-    std::uint32_t answer = kInvalidKey;
-    if (ok && !topk && !r.answer_nan) answer = r.target_is_tie ? pl.tie_key : composite_key(x);
     a.ctr->final_count = count;
-    if (a.answer_value)
-      *a.answer_value = answer != kInvalidKey ? from_ascending_bits(answer) : __uint_as_float(0x7FC00000u);
     a.result->count = count;
-    a.result->key = answer;
-    a.result->n_valid = r.n_valid;
     a.result->status = ok ? kWindowOk : (r.status != kWindowOk ? r.status : static_cast<std::uint32_t>(kWindowCandidates));
   }
 }
@@ -206,8 +190,6 @@ void launch_window_finish(cudaStream_t stream, WindowKey key, int grid, const Ch
     case WindowKey::kLargest: finish_kernel<WindowKey::kLargest><<<grid, kChainThreads, 0, stream>>>(cp); break;
     case WindowKey::kSmallest: finish_kernel<WindowKey::kSmallest><<<grid, kChainThreads, 0, stream>>>(cp); break;
     case WindowKey::kLargestAbs: finish_kernel<WindowKey::kLargestAbs><<<grid, kChainThreads, 0, stream>>>(cp); break;
-    case WindowKey::kFinite: finish_kernel<WindowKey::kFinite><<<grid, kChainThreads, 0, stream>>>(cp); break;
-    case WindowKey::kDeviation: finish_kernel<WindowKey::kDeviation><<<grid, kChainThreads, 0, stream>>>(cp); break;
   }
   GPUCLEAN_CHECK_LAUNCH();
 }

@@ -27,13 +27,9 @@ struct PivotParams {
   const float* in;
   std::size_t n;
   std::uint64_t seed;
-  const float* centre_value;
   long long first, centre, last;
-  int quantile;
-  float z;
   float cap_samples;  // B's capacity in sample units
   int allow_equality;
-  int topk;
   WindowPlan* plan;
   WindowCounters* ctr;
   std::uint32_t* tile_ties;
@@ -51,14 +47,12 @@ struct PassParams {
   unsigned long long cap_b;
   std::uint32_t* tile_ties;  // null: no tie counts
   std::size_t n_tiles;
-  const float* centre_value;
 };
 
-/// The resolve, refine and finish kernels' parameters.
+/// The resolve and finish kernels' parameters.
 struct ChainParams {
   const float* in;
   std::size_t n;
-  WindowJob job;
   unsigned long long k;
   const WindowPlan* plan;
   WindowCounters* ctr;
@@ -77,17 +71,15 @@ struct ChainParams {
   std::uint32_t* out_indices;
   int sorted;
   WindowResult* result;
-  float* answer_value;
 };
 
 /// Pivot (window_pivot.cu): one block samples `samples` keys (4096, 8192 or 16384) and writes
 /// the plan.
 void launch_window_pivot(cudaStream_t stream, WindowKey key, int samples, const PivotParams& pp);
-/// Pass (window_pass.cu): one wave over the input; `count_invalid` also counts invalid keys.
-void launch_window_pass(cudaStream_t stream, WindowKey key, bool count_invalid, const PassParams& ps);
-/// Resolve and refine (window_resolve.cu) over `grid` blocks.
+/// Pass (window_pass.cu): one wave over the input.
+void launch_window_pass(cudaStream_t stream, WindowKey key, const PassParams& ps);
+/// Resolve (window_resolve.cu) over `grid` blocks.
 void launch_window_resolve(cudaStream_t stream, int grid, const ChainParams& cp);
-void launch_window_refine(cudaStream_t stream, int grid, const ChainParams& cp);
 /// Finish (window_finish.cu) over `grid` blocks.
 void launch_window_finish(cudaStream_t stream, WindowKey key, int grid, const ChainParams& cp);
 

@@ -5,7 +5,6 @@
 // call these; tests/select/test_window_logic.cpp runs a model of the whole chain on the CPU
 // with them.
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -22,55 +21,17 @@ GPUCLEAN_HD int bit_length(std::uint32_t x) {
 #endif
 }
 
-/// x - y rounded to float, never contracted with a neighbouring multiply.
-GPUCLEAN_HD float sub_rn(float x, float y) {
-#ifdef __CUDA_ARCH__
-  return __fsub_rn(x, y);
-#else
-  return x - y;
-#endif
-}
-
 /// The ranking key of a float's bits under a chain's key (smaller is better; kInvalidKey never
-/// selected). kDeviation: the ascending key of |x - centre| for finite x, as the CPU computes it.
+/// selected).
 template <WindowKey K>
-GPUCLEAN_HD std::uint32_t window_key(std::uint32_t b, float centre) {
+GPUCLEAN_HD std::uint32_t window_key(std::uint32_t b) {
   if constexpr (K == WindowKey::kLargest) {
     return rank_key_bits<KeyMode::kLargest>(b);
   } else if constexpr (K == WindowKey::kSmallest) {
     return rank_key_bits<KeyMode::kSmallest>(b);
-  } else if constexpr (K == WindowKey::kLargestAbs) {
-    return rank_key_bits<KeyMode::kLargestAbs>(b);
   } else {
-    const std::uint32_t mag = b & 0x7FFFFFFFu;
-    if (mag >= 0x7F800000u) return kInvalidKey;  // +-Inf and NaN are not finite
-    if constexpr (K == WindowKey::kFinite) {
-      if (mag == 0) b = 0;  // -0 -> +0
-      return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
-    } else {
-      // fabs leaves no -0; |x - m| may overflow to +Inf, a valid key.
-      return (float_bits(sub_rn(bits_float(b), centre)) & 0x7FFFFFFFu) | 0x80000000u;
-    }
+    return rank_key_bits<KeyMode::kLargestAbs>(b);
   }
-}
-
-/// The sample ranks of a window z standard deviations of Binomial(sv, 1/2) around the median of
-/// sv valid samples (invalid keys sort last, after them); first = -1 and last = samples mean
-/// open ends.
-struct SampleWindow {
-  long long first = -1, centre = 0, last = 0;
-};
-GPUCLEAN_HD SampleWindow quantile_window(long long sv, double z, long long samples) {
-  SampleWindow w;
-  const double half = 0.5 * static_cast<double>(sv), sd = 0.5 * std::sqrt(static_cast<double>(sv));
-  w.first = static_cast<long long>(std::floor(half - z * sd)) - 2;
-  w.last = static_cast<long long>(std::ceil(half + z * sd)) + 2;
-  w.centre = static_cast<long long>(half);
-  if (w.centre > sv - 1) w.centre = sv - 1;
-  if (w.centre < 0) w.centre = 0;
-  if (w.first < 0) w.first = -1;
-  if (w.last >= sv) w.last = samples;
-  return w;
 }
 
 /// What the pivot kernel knows when it plans: the sample's keys at the window's ends and centre,
@@ -82,14 +43,13 @@ struct PlanInputs {
                 equal_last = 0;
   float cap_samples = 0.0f;  ///< the window buffer's capacity in sample units
   bool allow_equality = true;
-  bool topk = true;
 };
 
-/// The window: [lo, hi] saved to B (top-k: keys below lo selected, to A; order statistics: keys
-/// below lo counted); a centre key whose copies would fill half of B gets an equality window
-/// [v, v + 1), counted, not saved; heavy runs at the window's ends (not the centre's) move out of
-/// it when the window would not fit otherwise (such a run may hold the target: then the check
-/// after the pass fails, as it would have on the overflow).
+/// The window: [lo, hi] saved to B (keys below lo are selected, to A); a centre key whose copies
+/// would fill half of B gets an equality window [v, v + 1), counted, not saved; heavy runs at the
+/// window's ends (not the centre's) move out of it when the window would not fit otherwise (such
+/// a run may hold the k-th key: then the check after the pass fails, as it would have on the
+/// overflow).
 GPUCLEAN_HD WindowPlan make_plan(const PlanInputs& in) {
   const bool open_lo = in.first < 0, open_hi = in.last >= in.samples;
   const std::uint32_t s_first = in.key_first, v = in.key_centre, s_last = in.key_last;
@@ -118,9 +78,9 @@ GPUCLEAN_HD WindowPlan make_plan(const PlanInputs& in) {
   } else {
     p.bound[1] = p.bound[2] = p.bound[3] = hi + 1;
   }
-  p.fast_lo = in.topk ? 0u : lo;
-  const std::uint32_t r0 = in.topk ? 1u : 0u;  // kRegionA : kRegionNone (engine.hpp)
-  p.regions = r0 | (2u << 2) | ((eq ? 0u : 2u) << 4) | (2u << 6);
+  p.fast_lo = 0u;  // segment 0 is saved to A: no key takes the pass's fast path below the window
+  // kRegionA for segment 0, kRegionB for the window, kRegionNone for v (engine.hpp).
+  p.regions = 1u | (2u << 2) | ((eq ? 0u : 2u) << 4) | (2u << 6);
   p.tie_key = v;
   p.b_lo = lo;
   p.b_hi = hi;
@@ -144,41 +104,25 @@ GPUCLEAN_HD std::uint32_t region_of(const WindowPlan& p, int segment) {
 /// What the pass counted.
 struct PassCounts {
   unsigned long long seg[4] = {0, 0, 0, 0};
-  unsigned long long invalid = 0;
   unsigned long long fill_b = 0;
   std::uint32_t b_min_inv = 0, b_max = 0;
 };
 
-/// Where the target lies. Segments: 0 below the window (top-k: A), 1 the window below v, 2 v
+/// Where the k-th key lies. Segments: 0 below the window (A), 1 the window below v, 2 v
 /// (equality windows; empty otherwise), 3 the window above v; 4 above the window and invalid.
-GPUCLEAN_HD WindowResolve resolve_counts(WindowJob job, unsigned long long n, unsigned long long k_or_rank,
-                                         unsigned long long cap_a, unsigned long long cap_b, bool have_tiles,
-                                         int index_bits, const WindowPlan& pl, const PassCounts& c) {
+GPUCLEAN_HD WindowResolve resolve_counts(unsigned long long k, unsigned long long cap_a, unsigned long long cap_b,
+                                         bool have_tiles, int index_bits, const WindowPlan& pl, const PassCounts& c) {
   WindowResolve r{};
   const unsigned long long c0 = c.seg[0], c1 = c.seg[1], c2 = c.seg[2], c3 = c.seg[3];
   const unsigned long long counted = c0 + c1 + c2 + c3;
-  const bool topk = job == WindowJob::kTopK;
   r.nb = c.fill_b;
   // Digits over B's actual key range (an open window end would otherwise stretch it to 0).
   r.b_lo = ~c.b_min_inv;
   r.total_bits = (c.b_max > r.b_lo ? bit_length(c.b_max - r.b_lo) : 0) + index_bits;
   r.cand = ~0ull;  // set by the digit-bin search when select_b
-  unsigned long long k = k_or_rank;
-  if (job == WindowJob::kMedianValid) {
-    r.n_valid = n - c.invalid;
-    if (r.n_valid == 0) {
-      r.status = kWindowEmpty;
-      return r;
-    }
-    k = (r.n_valid - 1) / 2 + 1;
-  }
   if (counted < k) {
     if (!pl.open_top) {
       r.status = kWindowMissHigh;
-      return r;
-    }
-    if (!topk) {  // the rank lies beyond the valid keys
-      r.answer_nan = 1;
       return r;
     }
     r.need_b = c1 + c3;  // fewer valid keys than k: every one
@@ -191,22 +135,17 @@ GPUCLEAN_HD WindowResolve resolve_counts(WindowJob job, unsigned long long n, un
   } else if (k <= c0 + c1 + c2) {
     r.need_b = c1;
     r.need_v = k - c0 - c1;
-    r.target_is_tie = 1;
   } else {
     r.need_b = k - c0 - c2;
     r.need_v = c2;
   }
-  if (topk) {
-    r.a_count = c0;
-    if (c0 > cap_a || (r.need_v > 0 && !have_tiles)) r.status = kWindowOverflow;
-  } else {
-    r.need_v = 0;  // order statistics need the value only
-  }
+  r.a_count = c0;
+  if (c0 > cap_a || (r.need_v > 0 && !have_tiles)) r.status = kWindowOverflow;
   // B holds exactly c1 + c3 keys unless it overflowed (then its fill passed the capacity).
-  const bool b_needed = r.need_b > 0 && (topk || !r.target_is_tie);
+  const bool b_needed = r.need_b > 0;
   if (b_needed && (r.nb > cap_b || r.need_b > r.nb)) r.status = kWindowOverflow;
-  r.select_b = b_needed && (!topk || r.need_b < r.nb);
-  r.emit_all_b = topk && b_needed && r.need_b == r.nb;
+  r.select_b = b_needed && r.need_b < r.nb;
+  r.emit_all_b = b_needed && r.need_b == r.nb;
   r.total = r.a_count + r.need_b + r.need_v;
   return r;
 }

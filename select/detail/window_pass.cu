@@ -66,32 +66,30 @@ struct Stager {
   }
 };
 
-// Keys below fast_lo (segment 0 of order statistics) and keys at or above the last bound
-// (segment 4) take the fast path: a compare and a count. A warp with any other key among its
-// four elements per lane takes the slow path for all of them: the segment, its count, the
-// append and, with an equality window, the tie count of the tile.
-template <WindowKey K, bool kCountInvalid>
+// Keys at or above the last bound (segment 4) take the fast path: a compare (so would keys
+// below fast_lo, counted in segment 0, but top-k plans set it to 0). A warp with any other key
+// among its four elements per lane takes the slow path for all of them: the segment, its count,
+// the append and, with an equality window, the tie count of the tile.
+template <WindowKey K>
 __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassParams p) {
   __shared__ std::uint64_t s_stage[kPassWarps][kStage];
-  __shared__ unsigned long long s_cnt[5];
+  __shared__ unsigned long long s_cnt[4];
   __shared__ unsigned s_range[2];
-  if (threadIdx.x < 5) s_cnt[threadIdx.x] = 0;
+  if (threadIdx.x < 4) s_cnt[threadIdx.x] = 0;
   if (threadIdx.x < 2) s_range[threadIdx.x] = 0;
   const WindowPlan* pl = p.plan;
   const std::uint32_t b0 = pl->bound[0], b1 = pl->bound[1], b2 = pl->bound[2], b3 = pl->bound[3];
   const std::uint32_t flo = pl->fast_lo, span = b3 - flo;
   const std::uint32_t regions = pl->regions;
   std::uint32_t* const ties_out = pl->equality ? p.tile_ties : nullptr;
-  const float centre = K == WindowKey::kDeviation ? *p.centre_value : 0.0f;
   __syncthreads();
 
   const int ln = lane_id();
   Stager st{s_stage[threadIdx.x >> 5], p.buf_a, p.buf_b, p.cap_a, p.cap_b, p.ctr->fill, 0u, 0u, true, true};
-  unsigned c0 = 0, c1 = 0, c2 = 0, c3 = 0, below = 0, invalid = 0;
+  unsigned c0 = 0, c1 = 0, c2 = 0, c3 = 0, below = 0;
   unsigned b_min_inv = 0, b_max = 0;  // B's key range, for the digits of the selection inside it
 
   auto fast = [&](std::uint32_t key, bool ok) {
-    if constexpr (kCountInvalid) invalid += ok && key == kInvalidKey;
     below += ok && key < flo;
     return ok && key - flo < span;
   };
@@ -131,8 +129,8 @@ __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassPar
     for (int u = 0; u < kUnroll; ++u) {
       const std::size_t v = base + static_cast<std::size_t>(u * 32 + ln);
       const bool ok = v < n_vec;
-      const std::uint32_t k0 = window_key<K>(q[u].x, centre), k1 = window_key<K>(q[u].y, centre);
-      const std::uint32_t k2 = window_key<K>(q[u].z, centre), k3 = window_key<K>(q[u].w, centre);
+      const std::uint32_t k0 = window_key<K>(q[u].x), k1 = window_key<K>(q[u].y);
+      const std::uint32_t k2 = window_key<K>(q[u].z), k3 = window_key<K>(q[u].w);
       const bool i0 = fast(k0, ok), i1 = fast(k1, ok), i2 = fast(k2, ok), i3 = fast(k3, ok);
       if (__any_sync(kFullMask, i0 | i1 | i2 | i3)) {
         slow(k0, i0, 4 * v, ties);
@@ -147,7 +145,7 @@ __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassPar
   for (std::size_t base = n_vec * 4 + warp * 32; base < n; base += n_warps * 32) {
     const std::size_t i = base + static_cast<std::size_t>(ln);
     const bool ok = i < n;
-    const std::uint32_t key = window_key<K>(ok ? __float_as_uint(__ldcs(p.in + i)) : 0u, centre);
+    const std::uint32_t key = window_key<K>(ok ? __float_as_uint(__ldcs(p.in + i)) : 0u);
     const bool inside = fast(key, ok);
     unsigned ties = 0;
     if (__any_sync(kFullMask, inside)) slow(key, inside, i, ties);
@@ -155,9 +153,9 @@ __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassPar
   }
   st.flush();
 
-  const unsigned part[5] = {c0 + below, c1, c2, c3, invalid};
+  const unsigned part[4] = {c0 + below, c1, c2, c3};
 #pragma unroll
-  for (int j = 0; j < 5; ++j) {
+  for (int j = 0; j < 4; ++j) {
     const unsigned t = __reduce_add_sync(kFullMask, part[j]);
     if (ln == 0 && t) atomicAdd(&s_cnt[j], static_cast<unsigned long long>(t));
   }
@@ -168,23 +166,21 @@ __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassPar
     atomicMax(&s_range[1], b_max);
   }
   __syncthreads();
-  if (threadIdx.x < 5 && s_cnt[threadIdx.x])
-    atomicAdd(threadIdx.x < 4 ? &p.ctr->seg[threadIdx.x] : &p.ctr->invalid, s_cnt[threadIdx.x]);
+  if (threadIdx.x < 4 && s_cnt[threadIdx.x]) atomicAdd(&p.ctr->seg[threadIdx.x], s_cnt[threadIdx.x]);
   if (threadIdx.x < 2 && s_range[threadIdx.x])
     atomicMax(threadIdx.x == 0 ? &p.ctr->b_min_inv : &p.ctr->b_max, s_range[threadIdx.x]);
 }
 
 // One wave of the pass: every block resident at once, so that no SM idles through a partial
 // second wave of a grid-stride loop whose shares are equal. Per device (batch workers).
-template <WindowKey K, bool kCountInvalid>
+template <WindowKey K>
 int pass_grid() {
   static std::array<std::atomic<int>, cuda::kMaxDevices> cache{};
   const auto d = static_cast<std::size_t>(cuda::current_device());
   int grid = cache[d].load(std::memory_order_relaxed);
   if (grid == 0) {
     int per_sm = 0;
-    GPUCLEAN_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, window_pass_kernel<K, kCountInvalid>,
-                                                                    kPassThreads, 0));
+    GPUCLEAN_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, window_pass_kernel<K>, kPassThreads, 0));
     grid = cuda::sm_count() * std::max(1, per_sm);
     cache[d].store(grid, std::memory_order_relaxed);  // every thread stores the same
   }
@@ -192,24 +188,18 @@ int pass_grid() {
 }
 
 template <WindowKey K>
-void launch_pass(cudaStream_t stream, bool count_invalid, const PassParams& ps) {
-  if (count_invalid) {
-    window_pass_kernel<K, true><<<pass_grid<K, true>(), kPassThreads, 0, stream>>>(ps);
-  } else {
-    window_pass_kernel<K, false><<<pass_grid<K, false>(), kPassThreads, 0, stream>>>(ps);
-  }
+void launch_pass(cudaStream_t stream, const PassParams& ps) {
+  window_pass_kernel<K><<<pass_grid<K>(), kPassThreads, 0, stream>>>(ps);
   GPUCLEAN_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-void launch_window_pass(cudaStream_t stream, WindowKey key, bool count_invalid, const PassParams& ps) {
+void launch_window_pass(cudaStream_t stream, WindowKey key, const PassParams& ps) {
   switch (key) {
-    case WindowKey::kLargest: launch_pass<WindowKey::kLargest>(stream, count_invalid, ps); break;
-    case WindowKey::kSmallest: launch_pass<WindowKey::kSmallest>(stream, count_invalid, ps); break;
-    case WindowKey::kLargestAbs: launch_pass<WindowKey::kLargestAbs>(stream, count_invalid, ps); break;
-    case WindowKey::kFinite: launch_pass<WindowKey::kFinite>(stream, count_invalid, ps); break;
-    case WindowKey::kDeviation: launch_pass<WindowKey::kDeviation>(stream, count_invalid, ps); break;
+    case WindowKey::kLargest: launch_pass<WindowKey::kLargest>(stream, ps); break;
+    case WindowKey::kSmallest: launch_pass<WindowKey::kSmallest>(stream, ps); break;
+    case WindowKey::kLargestAbs: launch_pass<WindowKey::kLargestAbs>(stream, ps); break;
   }
 }
 

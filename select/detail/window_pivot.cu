@@ -21,13 +21,12 @@ __global__ void __launch_bounds__(kPivotThreads) pivot_kernel(const PivotParams 
     for (std::size_t i = threadIdx.x; i < sizeof(WindowCounters) / 8; i += blockDim.x) words[i] = 0;
     if (threadIdx.x == 0 && a.tile_ties) a.tile_ties[a.n_tiles - 1] = 0;  // the tail tile is added to
   }
-  const float centre = K == WindowKey::kDeviation ? *a.centre_value : 0.0f;
   std::uint32_t key[kItems];
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const std::uint64_t j = threadIdx.x + static_cast<std::uint64_t>(i) * kPivotThreads;
     const std::uint64_t h = mix64(a.seed + 0x9E3779B97F4A7C15ull * (j + 1));
-    key[i] = window_key<K>(__float_as_uint(__ldg(a.in + __umul64hi(h, a.n))), centre);
+    key[i] = window_key<K>(__float_as_uint(__ldg(a.in + __umul64hi(h, a.n))));
   }
   unsigned mn = 0xFFFFFFFFu, mx = 0u, valid[1] = {0u};
 #pragma unroll
@@ -40,10 +39,8 @@ __global__ void __launch_bounds__(kPivotThreads) pivot_kernel(const PivotParams 
   block_sum(valid, s_red, parity);
   const long long sv = valid[0];  // invalid keys sort last: ranks below sv are valid samples
 
-  SampleWindow w{a.first, a.centre, a.last};
-  if (a.quantile) w = quantile_window(sv, a.z, kS);
-  const long long first = w.first, centre_rank = w.centre, last = w.last;
-  const long long rank[3] = {first < 0 ? 0 : first, centre_rank, last >= kS ? 0 : last};
+  const long long first = a.first, last = a.last;
+  const long long rank[3] = {first < 0 ? 0 : first, a.centre, last >= kS ? 0 : last};
 
   // The sample's order statistics at the three ranks, bit by bit from the highest bit in which
   // the keys differ: res = the largest key y with #(keys < y) <= rank.
@@ -92,7 +89,6 @@ __global__ void __launch_bounds__(kPivotThreads) pivot_kernel(const PivotParams 
   in.equal_last = runs[5];
   in.cap_samples = a.cap_samples;
   in.allow_equality = a.allow_equality != 0;
-  in.topk = a.topk != 0;
   *a.plan = make_plan(in);
 }
 
@@ -114,8 +110,6 @@ void launch_window_pivot(cudaStream_t stream, WindowKey key, int samples, const 
     case WindowKey::kLargest: launch_pivot<WindowKey::kLargest>(stream, samples, pp); break;
     case WindowKey::kSmallest: launch_pivot<WindowKey::kSmallest>(stream, samples, pp); break;
     case WindowKey::kLargestAbs: launch_pivot<WindowKey::kLargestAbs>(stream, samples, pp); break;
-    case WindowKey::kFinite: launch_pivot<WindowKey::kFinite>(stream, samples, pp); break;
-    case WindowKey::kDeviation: launch_pivot<WindowKey::kDeviation>(stream, samples, pp); break;
   }
 }
 

@@ -1,5 +1,5 @@
-// The window chain's resolve and refine steps: from the pass's counts, where the target rank
-// lies, then the digit bin of B that holds it (a second digit level when the bin is large).
+// The window chain's resolve step: from the pass's counts, where the k-th key lies, then the
+// digit bin of B that holds it.
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -19,11 +19,10 @@ __device__ WindowResolve base_resolve(const ChainParams& a) {
   const WindowCounters& c = *a.ctr;
   PassCounts pc;
   for (int j = 0; j < 4; ++j) pc.seg[j] = c.seg[j];
-  pc.invalid = c.invalid;
   pc.fill_b = c.fill[1];
   pc.b_min_inv = c.b_min_inv;
   pc.b_max = c.b_max;
-  return resolve_counts(a.job, a.n, a.k, a.cap_a, a.cap_b, a.tile_ties != nullptr, a.index_bits, *a.plan, pc);
+  return resolve_counts(a.k, a.cap_a, a.cap_b, a.tile_ties != nullptr, a.index_bits, *a.plan, pc);
 }
 
 using ScanU = cub::BlockScan<unsigned, kChainThreads>;
@@ -84,7 +83,7 @@ __global__ void __launch_bounds__(kChainThreads) resolve_kernel(const ChainParam
                 1u);
     __syncthreads();
     for (int i = threadIdx.x; i < kWindowBins; i += blockDim.x)
-      if (s_hist[i]) atomicAdd(&a.ctr->hist[0][i], s_hist[i]);
+      if (s_hist[i]) atomicAdd(&a.ctr->hist[i], s_hist[i]);
   }
   if (ok && r.need_v > 0) {  // ties per chunk of tiles, a warp per chunk
     const int ln = lane_id();
@@ -101,7 +100,7 @@ __global__ void __launch_bounds__(kChainThreads) resolve_kernel(const ChainParam
 
   WindowResolve out = r;
   if (ok && r.select_b) {
-    find_bin(a.ctr->hist[0], r.need_b, s_tmp, s_found);
+    find_bin(a.ctr->hist, r.need_b, s_tmp, s_found);
     out.shift = shift;
     out.prefix = s_found[0];
     out.below = s_found[1];
@@ -126,55 +125,10 @@ __global__ void __launch_bounds__(kChainThreads) resolve_kernel(const ChainParam
   if (threadIdx.x == 0) a.ctr->res = out;
 }
 
-// A second digit level inside the bin when it is too large for shared memory (wide windows:
-// order statistics, whose window keys spread over several binades).
-__global__ void __launch_bounds__(kChainThreads) refine_kernel(const ChainParams a) {
-  __shared__ unsigned s_hist[kWindowBins];
-  __shared__ ChainTemp s_tmp;
-  __shared__ unsigned long long s_found[3];
-  __shared__ int s_last;
-  const WindowResolve r = a.ctr->res;
-  if (r.status != kWindowOk || !r.select_b || r.cand <= kSmemCandidates || r.cand == ~0ull || r.shift == 0) return;
-  const int shift = max(0, r.shift - kWindowDigitBits), width = r.shift - shift;
-  const unsigned mask = (1u << width) - 1u;
-  const std::uint32_t b_lo = r.b_lo;
-  for (int i = threadIdx.x; i < kWindowBins; i += blockDim.x) s_hist[i] = 0;
-  if (threadIdx.x == 0) {
-    s_found[0] = 0;
-    s_found[1] = 0;
-    s_found[2] = ~0ull;
-  }
-  __syncthreads();
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < r.nb;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const unsigned long long rel = rel_of(a.buf_b[i], b_lo, a.index_bits);
-    if ((rel >> r.shift) == r.prefix) atomicAdd(&s_hist[static_cast<unsigned>(rel >> shift) & mask], 1u);
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < kWindowBins; i += blockDim.x)
-    if (s_hist[i]) atomicAdd(&a.ctr->hist[1][i], s_hist[i]);
-  if (!last_block(&a.ctr->ticket[1], s_last)) return;
-  find_bin(a.ctr->hist[1], r.need_c, s_tmp, s_found);
-  if (threadIdx.x == 0) {
-    WindowResolve out = r;
-    out.prefix = (r.prefix << width) | s_found[0];
-    out.shift = shift;
-    out.below = r.below + s_found[1];
-    out.cand = s_found[2];
-    out.need_c = r.need_c - s_found[1];
-    a.ctr->res = out;
-  }
-}
-
 }  // namespace
 
 void launch_window_resolve(cudaStream_t stream, int grid, const ChainParams& cp) {
   resolve_kernel<<<grid, kChainThreads, 0, stream>>>(cp);
-  GPUCLEAN_CHECK_LAUNCH();
-}
-
-void launch_window_refine(cudaStream_t stream, int grid, const ChainParams& cp) {
-  refine_kernel<<<grid, kChainThreads, 0, stream>>>(cp);
   GPUCLEAN_CHECK_LAUNCH();
 }
 

@@ -19,27 +19,22 @@ int window_grid() { return std::max(1, std::min(cuda::sm_count(), kChainThreads)
 
 void run_window_chain(cudaStream_t stream, const WindowChain& c) {
   if (c.n < 2 || c.n > (std::size_t{1} << 32)) throw std::logic_error("window chain: n out of range");
-  const bool topk = c.job == WindowJob::kTopK;
-  if (topk && (c.k == 0 || c.k >= c.n)) throw std::logic_error("window chain: top-k needs 0 < k < n");
+  if (c.k == 0 || c.k >= c.n) throw std::logic_error("window chain: top-k needs 0 < k < n");
   const bool aligned = (reinterpret_cast<std::uintptr_t>(c.in) & 15u) == 0;
   const std::size_t n_vec = aligned ? c.n / 4 : 0;
   const std::size_t n_tiles = (n_vec + 127) / 128 + 1;
   // Ties of an equality window are extracted by tile, which the pass counts on aligned input.
-  std::uint32_t* ties = topk && aligned ? c.tile_ties : nullptr;
+  std::uint32_t* ties = aligned ? c.tile_ties : nullptr;
 
   PivotParams pp{};
   pp.in = c.in;
   pp.n = c.n;
   pp.seed = c.seed;
-  pp.centre_value = c.centre_value;
   pp.first = c.first;
   pp.centre = c.centre;
   pp.last = c.last;
-  pp.quantile = c.job == WindowJob::kMedianValid;
-  pp.z = static_cast<float>(c.z);
   pp.cap_samples = static_cast<float>(static_cast<double>(c.cap_b) * c.samples / static_cast<double>(c.n));
-  pp.allow_equality = c.allow_equality && (!topk || ties != nullptr);
-  pp.topk = topk;
+  pp.allow_equality = c.allow_equality && ties != nullptr;
   pp.plan = c.plan;
   pp.ctr = c.counters;
   pp.tile_ties = ties;
@@ -51,22 +46,20 @@ void run_window_chain(cudaStream_t stream, const WindowChain& c) {
   ps.plan = c.plan;
   ps.ctr = c.counters;
   ps.buf_a = c.buf_a;
-  ps.cap_a = topk ? c.k : 0;
+  ps.cap_a = c.k;
   ps.buf_b = c.buf_b;
   ps.cap_b = c.cap_b;
   ps.tile_ties = ties;
   ps.n_tiles = n_tiles;
-  ps.centre_value = c.centre_value;
 
   ChainParams cp{};
   cp.in = c.in;
   cp.n = c.n;
-  cp.job = c.job;
   cp.k = c.k;
   cp.plan = c.plan;
   cp.ctr = c.counters;
   cp.buf_a = c.buf_a;
-  cp.cap_a = topk ? c.k : 0;
+  cp.cap_a = c.k;
   cp.buf_b = c.buf_b;
   cp.cap_b = c.cap_b;
   cp.cand = c.candidates;
@@ -80,16 +73,11 @@ void run_window_chain(cudaStream_t stream, const WindowChain& c) {
   cp.out_indices = c.out_indices;
   cp.sorted = c.sorted;
   cp.result = c.result;
-  cp.answer_value = c.answer_value;
 
-  // The order statistics' passes also count the invalid keys (kMedianValid's n_valid).
-  const bool count_invalid = c.key == WindowKey::kFinite || c.key == WindowKey::kDeviation ||
-                             (c.key == WindowKey::kSmallest && !topk);
   launch_window_pivot(stream, c.key, c.samples, pp);
-  launch_window_pass(stream, c.key, count_invalid, ps);
+  launch_window_pass(stream, c.key, ps);
   const int grid = window_grid();
-  launch_window_resolve(stream, grid, cp);
-  if (!topk) launch_window_refine(stream, grid, cp);  // top-k windows are narrow: one digit level suffices
+  launch_window_resolve(stream, grid, cp);  // top-k windows are narrow: one digit level suffices
   launch_window_finish(stream, c.key, grid, cp);
 }
 

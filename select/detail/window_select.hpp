@@ -1,5 +1,5 @@
 #pragma once
-// The randomized backend's device-chained selection: pivots, one pass, and the finish, all
+// The randomized backend's device-chained top-k: pivots, one pass, and the finish, all
 // decided on the device, with one host synchronization at the end (window_select.cpp launches
 // the steps; window_kernels.hpp lists their files).
 //
@@ -12,15 +12,14 @@
 //           in shared memory (one atomic per ~200 appends). With an equality window it also
 //           counts v's copies per 512-element tile, so the lowest-index copies can be found
 //           later by reading only the tiles that hold them.
-//   resolve grid + last block: from the counts, where the target rank lies (below, in B, on v,
-//           above), then an 11-bit digit histogram of B; the last block finds the digit bin
-//           that holds the target and scans the tiles' tie counts.
-//   refine  (order statistics) the same on the next 11 bits when the bin is still large.
+//   resolve grid + last block: from the counts, where the k-th key lies (below, in B, on v,
+//           above), then a 13-bit digit histogram of B; the last block finds the digit bin
+//           that holds it and scans the tiles' tie counts.
 //   finish  grid + last block: writes A, the B elements below the bin, and the lowest-index
 //           ties; gathers the bin's candidates; the last block selects among them and writes
-//           the status, the count and the answer to mapped host memory.
+//           the status and the count to mapped host memory.
 //
-// When a check fails (the rank outside the window, B over its capacity, a bin too large), the
+// When a check fails (the k-th key outside the window, B over its capacity, a bin too large), the
 // status says so and the caller runs its exact host-driven path: exactness never depends on
 // the sample.
 
@@ -33,22 +32,13 @@
 
 namespace gpuclean::select::detail {
 
-/// Keys of the chained passes: the three top-k orders, the finite values ascending (+-Inf and
-/// NaN invalid), and |x - centre| of the finite values with the centre read on the device.
-enum class WindowKey : int { kLargest = 0, kSmallest = 1, kLargestAbs = 2, kFinite = 3, kDeviation = 4 };
+/// Keys of the chained passes: KeyMode's three orders, in its order.
+enum class WindowKey : int { kLargest = 0, kSmallest = 1, kLargestAbs = 2 };
 
 inline WindowKey window_key_of(KeyMode m) { return static_cast<WindowKey>(static_cast<int>(m)); }
 
-/// What a chain computes.
-enum class WindowJob : int {
-  kTopK = 0,         ///< the k smallest keys, ties by lowest index, written to the outputs
-  kRank = 1,         ///< the key of 1-based rank k among the valid keys
-  kMedianValid = 2,  ///< the key of 1-based rank (n_valid - 1) / 2 + 1, n_valid counted by the pass
-};
-
 enum WindowStatus : std::uint32_t {
   kWindowOk = 0,
-  kWindowEmpty = 1,       ///< no valid key (kMedianValid)
   kWindowMissLow = 2,     ///< the target lies below the window
   kWindowMissHigh = 3,    ///< the target lies above the window
   kWindowOverflow = 4,    ///< the window held more keys than B's capacity
@@ -63,7 +53,9 @@ inline constexpr std::size_t kWindowMaxCandidates = 65536;
 /// The window the pivot kernel chose. Segment of a key = #(bound <= key), 0..4.
 struct WindowPlan {
   std::uint32_t bound[4];  ///< nondecreasing
-  std::uint32_t fast_lo;   ///< keys below it are segment 0, only counted (order statistics)
+  /// Keys below it would be segment 0, only counted. Always 0 (top-k saves segment 0 to A); kept
+  /// because the pass kernel's code, registers and one-wave grid depend on reading it.
+  std::uint32_t fast_lo;
   std::uint32_t regions;   ///< 2 bits per segment 0..3 (kRegionNone/A/B); segment 4 is never saved
   std::uint32_t tie_key;   ///< v, segment 2, when `equality`
   std::uint32_t b_lo;      ///< keys saved to B lie in [b_lo, b_hi]
@@ -77,15 +69,13 @@ struct WindowPlan {
 /// Where the target lies and what the finish writes; computed from the pass's counts.
 struct WindowResolve {
   std::uint32_t status;
-  std::uint32_t target_is_tie;  ///< order statistics: the answer is v
-  std::uint32_t answer_nan;     ///< order statistics: the rank is beyond the valid keys
   std::uint32_t select_b;       ///< the need_b smallest of B are found through digit bins
-  std::uint32_t emit_all_b;     ///< top-k: all of B is selected
+  std::uint32_t emit_all_b;     ///< all of B is selected
   std::int32_t total_bits;      ///< bits of rel
   std::int32_t shift;           ///< final bin: rel >> shift == prefix
   std::uint32_t b_lo;           ///< the smallest key in B: rel = (key - b_lo) << index_bits | index
   unsigned long long prefix;
-  unsigned long long a_count, need_b, need_v, total, n_valid, nb;
+  unsigned long long a_count, need_b, need_v, total, nb;
   unsigned long long below;   ///< B elements below the final bin
   unsigned long long cand;    ///< B elements in the final bin
   unsigned long long need_c;  ///< of those, how many are selected (the target is the need_c-th)
@@ -95,15 +85,14 @@ struct WindowResolve {
 /// Device counters of one chain; the pivot kernel zeroes them.
 struct WindowCounters {
   unsigned long long seg[4];   ///< pass: segments 0..3 (segment 4 is n minus these)
-  unsigned long long invalid;  ///< pass: invalid keys (order statistics)
   unsigned long long fill[2];  ///< pass: appends to A and B (exact while within capacity)
   unsigned long long out_fill; ///< finish: B elements written below the final bin
   unsigned long long cand_fill;
   unsigned long long final_count;
-  unsigned int ticket[4];      ///< last-block tickets: resolve, refine, finish
+  unsigned int ticket[2];      ///< last-block tickets: resolve, finish
   unsigned int b_min_inv;      ///< pass: ~(smallest key saved to B), so that zero means none
   unsigned int b_max;          ///< pass: largest key saved to B
-  unsigned int hist[2][kWindowBins];
+  unsigned int hist[kWindowBins];
   WindowResolve res;
 };
 static_assert(sizeof(WindowCounters) % 8 == 0, "zeroed as 64-bit words");
@@ -111,9 +100,7 @@ static_assert(sizeof(WindowCounters) % 8 == 0, "zeroed as 64-bit words");
 /// What the host reads after its one synchronization (mapped pinned memory).
 struct WindowResult {
   std::uint32_t status;
-  std::uint32_t key;  ///< order statistics: the answer's key; kInvalidKey for NaN
-  unsigned long long count;    ///< top-k: elements written
-  unsigned long long n_valid;  ///< kMedianValid: the valid keys counted
+  unsigned long long count;  ///< elements written
 };
 
 /// Tiles of 512 elements over the 16-byte-aligned part of the input, plus one for the tail;
@@ -121,37 +108,33 @@ struct WindowResult {
 std::size_t window_tiles(std::size_t n);
 std::size_t window_chunks(std::size_t n);
 
-/// One chain. Device buffers come from the caller's workspace; `result` is mapped host memory.
+/// One top-k chain: the k smallest keys, ties by lowest index, written to the outputs. Device
+/// buffers come from the caller's workspace; `result` is mapped host memory.
 struct WindowChain {
   const float* in = nullptr;
   std::size_t n = 0;
   WindowKey key = WindowKey::kLargestAbs;
-  WindowJob job = WindowJob::kTopK;
-  unsigned long long k = 0;  ///< top-k: k (1 <= k < n); kRank: rank + 1
+  unsigned long long k = 0;  ///< 1 <= k < n
   int samples = 4096;        ///< 4096, 8192 or 16384
   std::uint64_t seed = 0;
   /// Sample ranks of the window's ends and centre (first may be -1 and last == samples: open
-  /// ends); ignored for kMedianValid, whose window is z standard deviations around the median
-  /// of the valid samples.
+  /// ends).
   long long first = -1, centre = 0, last = 0;
-  double z = 2.576;
   bool allow_equality = true;
-  const float* centre_value = nullptr;  ///< device, for WindowKey::kDeviation
 
   WindowPlan* plan = nullptr;
   WindowCounters* counters = nullptr;
-  std::uint64_t* buf_a = nullptr;  ///< top-k: capacity k; also the composites of a sorted output
+  std::uint64_t* buf_a = nullptr;  ///< capacity k; also the composites of a sorted output
   std::uint64_t* buf_b = nullptr;
   unsigned long long cap_b = 0;
   std::uint64_t* candidates = nullptr;   ///< kWindowMaxCandidates
   std::uint32_t* tile_ties = nullptr;    ///< window_tiles(n), or null: no equality ties to extract
   unsigned long long* chunk_ties = nullptr;  ///< window_chunks(n) entries, with tile_ties
 
-  float* out_values = nullptr;  ///< top-k, unsorted output: written by the finish
+  float* out_values = nullptr;  ///< unsorted output: written by the finish
   std::uint32_t* out_indices = nullptr;
-  bool sorted = false;  ///< top-k: leave all k composites in buf_a (padded) for a sort instead
+  bool sorted = false;  ///< leave all k composites in buf_a (padded) for a sort instead
   WindowResult* result = nullptr;  ///< mapped host memory
-  float* answer_value = nullptr;   ///< device: order statistics' answer as a value, for a next chain
 };
 
 /// Grid of the resolve and finish kernels.

@@ -501,3 +501,32 @@ TEST_F(RandomizedPaths, RobustStatisticsNarrowBracketsStayExact) {
   EXPECT_GT(fused, 0);
   EXPECT_GT(fell_back, 0);
 }
+
+// The same for one order statistic: narrow brackets around low, middle and high ranks, on data
+// with NaN and +-Inf (which order statistics count), duplicates and sorted runs.
+TEST_F(RandomizedPaths, SingleRankNarrowBracketsStayExact) {
+  int fused = 0, fell_back = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    gs::RandomizedTuning t;
+    t.p_k = 0.6;
+    t.seed = seed * 0xD1B54A32D192ED03ull;
+    const auto sel = gs::make_randomized_selector(t);
+    for (const std::string name : {"normal", "few_distinct", "many_inf", "nan_sprinkled", "sorted_descending"}) {
+      const auto h = distribution(name, (std::size_t{1} << 18) + 5, seed + 29);
+      auto d = upload(h);
+      const std::size_t valid = valid_count(h);
+      const std::vector<std::size_t> ranks = {0, valid / 100, (valid - 1) / 2, valid - valid / 100 - 1, valid - 1};
+      const std::vector<float> want = gs::multiselect_cpu(h, ranks);
+      gs::Workspace ws;
+      for (std::size_t i = 0; i < ranks.size(); ++i) {
+        SCOPED_TRACE(name + " seed " + std::to_string(seed) + " rank " + std::to_string(ranks[i]));
+        float got = 0.0f;
+        const auto st = sel->order_statistics(nullptr, d.data(), h.size(), {ranks[i]}, ws, &got);
+        EXPECT_TRUE(same_float(got, want[i])) << got << " want " << want[i];
+        (st.retries ? fell_back : fused) += 1;
+      }
+    }
+  }
+  EXPECT_GT(fused, 0);
+  EXPECT_GT(fell_back, 0);
+}

@@ -402,7 +402,7 @@ TEST(SelectorFreshData, EveryBackendMatchesTheReference) {
       std::vector<TopKQuery> queries;
       for (int i = 0; i < 3; ++i) {
         const gs::Order order = static_cast<gs::Order>(rng() % 3);
-        const std::size_t k = i == 0 ? uniform(1, 64) : i == 1 ? uniform(0, std::min<std::size_t>(n, 65536)) : uniform(0, n);
+        const std::size_t k = i == 0 ? uniform(1, std::min<std::size_t>(n, 64)) : i == 1 ? uniform(0, std::min<std::size_t>(n, 65536)) : uniform(0, n);
         queries.push_back({order, k, rng() % 2 == 0});
       }
       const std::vector<gs::TopK> want = references(h, queries);

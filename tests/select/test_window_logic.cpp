@@ -68,31 +68,25 @@ struct ModelOut {
   std::uint32_t status = kWindowNotRun;
   WindowPlan plan{};
   WindowResolve res{};
-  std::vector<std::uint32_t> indices;  // top-k
-  std::uint32_t key = kInvalidKey;     // order statistics
-  unsigned long long n_valid = 0;
+  std::vector<std::uint32_t> indices;
 };
 
 struct ModelArgs {
-  WindowJob job = WindowJob::kTopK;
-  unsigned long long k = 0;  // top-k: k; kRank: rank + 1
+  unsigned long long k = 0;
   long long samples = 4096;
   std::uint64_t seed = 0x5EEDC1EA4ull;
   long long first = -1, centre = 0, last = 0;  // host windows
-  double z = 2.576;
   std::size_t cap_b = 0;
   bool aligned = true;
-  float centre_value = 0.0f;
 };
 
 template <WindowKey K>
 ModelOut run_model(const std::vector<float>& h, const ModelArgs& a, std::mt19937_64& shuffle_rng) {
   const std::size_t n = h.size();
-  const bool topk = a.job == WindowJob::kTopK;
   auto key_at = [&](std::size_t i) {
     std::uint32_t b;
     std::memcpy(&b, &h[i], 4);
-    return window_key<K>(b, a.centre_value);
+    return window_key<K>(b);
   };
   ModelOut out;
   // pivot
@@ -102,8 +96,6 @@ ModelOut run_model(const std::vector<float>& h, const ModelArgs& a, std::mt19937
     sample[j] = key_at(static_cast<std::size_t>((static_cast<unsigned __int128>(hh) * n) >> 64));
   }
   const long long sv = std::count_if(sample.begin(), sample.end(), [](std::uint32_t k) { return k != kInvalidKey; });
-  SampleWindow w{a.first, a.centre, a.last};
-  if (a.job == WindowJob::kMedianValid) w = quantile_window(sv, a.z, a.samples);
   std::vector<std::uint32_t> sorted = sample;
   std::sort(sorted.begin(), sorted.end());
   auto at_rank = [&](long long r) { return sorted[static_cast<std::size_t>(std::clamp<long long>(r, 0, a.samples - 1))]; };
@@ -116,12 +108,12 @@ ModelOut run_model(const std::vector<float>& h, const ModelArgs& a, std::mt19937
   };
   PlanInputs in;
   in.samples = a.samples;
-  in.first = w.first;
-  in.last = w.last;
+  in.first = a.first;
+  in.last = a.last;
   in.valid = sv;
-  in.key_first = at_rank(w.first < 0 ? 0 : w.first);
-  in.key_centre = at_rank(w.centre);
-  in.key_last = at_rank(w.last >= a.samples ? 0 : w.last);
+  in.key_first = at_rank(a.first < 0 ? 0 : a.first);
+  in.key_centre = at_rank(a.centre);
+  in.key_last = at_rank(a.last >= a.samples ? 0 : a.last);
   in.below_first = below(in.key_first);
   in.equal_first = equal(in.key_first);
   in.below_centre = below(in.key_centre);
@@ -129,20 +121,18 @@ ModelOut run_model(const std::vector<float>& h, const ModelArgs& a, std::mt19937
   in.below_last = below(in.key_last);
   in.equal_last = equal(in.key_last);
   in.cap_samples = static_cast<float>(static_cast<double>(a.cap_b) * static_cast<double>(a.samples) / static_cast<double>(n));
-  in.allow_equality = !topk || a.aligned;
-  in.topk = topk;
+  in.allow_equality = a.aligned;
   const WindowPlan pl = make_plan(in);
   out.plan = pl;
 
   // pass
   const std::size_t n_vec = a.aligned ? n / 4 : 0, n_tiles = (n_vec + 127) / 128 + 1;
-  const bool tiles = topk && a.aligned;
+  const bool tiles = a.aligned;
   std::vector<std::uint32_t> tile_ties(n_tiles, 0);
   std::vector<std::uint64_t> A, B;
   PassCounts pc;
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t key = key_at(i);
-    pc.invalid += key == kInvalidKey;
     const int sg = segment_of(pl, key);
     if (sg >= 4) continue;
     ++pc.seg[sg];
@@ -155,16 +145,14 @@ ModelOut run_model(const std::vector<float>& h, const ModelArgs& a, std::mt19937
     }
     if (tiles && pl.equality && sg == 2) ++tile_ties[i < 4 * n_vec ? i / 512 : n_tiles - 1];
   }
-  const unsigned long long cap_a = topk ? a.k : 0;
   pc.fill_b = B.size();  // the kernel's fill ends above the capacity when B overflows, as here
   std::shuffle(A.begin(), A.end(), shuffle_rng);
   std::shuffle(B.begin(), B.end(), shuffle_rng);
   if (B.size() > a.cap_b) B.resize(a.cap_b);
 
-  // resolve (+ refine)
+  // resolve
   const int ib = index_bits_for(n);
-  WindowResolve r = resolve_counts(a.job, n, a.k, cap_a, a.cap_b, tiles, ib, pl, pc);
-  out.n_valid = r.n_valid;
+  WindowResolve r = resolve_counts(a.k, a.k, a.cap_b, tiles, ib, pl, pc);  // A holds k
   if (r.status == kWindowOk && r.select_b) {
     const int shift = std::max(0, r.total_bits - kWindowDigitBits);
     std::vector<unsigned long long> hist(kWindowBins, 0);
@@ -184,27 +172,6 @@ ModelOut run_model(const std::vector<float>& h, const ModelArgs& a, std::mt19937
       before += hist[b];
     }
     r.shift = shift;
-    if (!topk && r.cand > 4096 && r.cand != ~0ull && r.shift > 0) {  // refine (kSmemCandidates)
-      const int s2 = std::max(0, r.shift - kWindowDigitBits), width = r.shift - s2;
-      std::vector<unsigned long long> h2(kWindowBins, 0);
-      for (auto c : B) {
-        const auto rel = rel_of(c, r.b_lo, ib);
-        if ((rel >> r.shift) == r.prefix) ++h2[(rel >> s2) & ((1u << width) - 1u)];
-      }
-      before = 0;
-      for (int b = 0; b < kWindowBins; ++b) {
-        if (before < r.need_c && r.need_c <= before + h2[b]) {
-          const unsigned long long below2 = before;
-          r.prefix = (r.prefix << width) | static_cast<unsigned>(b);
-          r.below += below2;
-          r.cand = h2[b];
-          r.need_c -= below2;
-          r.shift = s2;
-          break;
-        }
-        before += h2[b];
-      }
-    }
     if (r.cand > kWindowMaxCandidates) r.status = kWindowCandidates;
   }
   out.res = r;
@@ -212,23 +179,21 @@ ModelOut run_model(const std::vector<float>& h, const ModelArgs& a, std::mt19937
   if (r.status != kWindowOk) return out;
 
   // finish
-  std::vector<std::uint64_t> emitted;
-  if (topk) emitted.insert(emitted.end(), A.begin(), A.end());
+  std::vector<std::uint64_t> emitted(A.begin(), A.end());
   if (r.emit_all_b) emitted.insert(emitted.end(), B.begin(), B.end());
-  std::uint64_t x = 0;
   if (r.select_b) {
     std::vector<std::uint64_t> cand;
     for (auto c : B) {
       const auto p = rel_of(c, r.b_lo, ib) >> r.shift;
-      if (p < r.prefix && topk) emitted.push_back(c);
+      if (p < r.prefix) emitted.push_back(c);
       if (p == r.prefix) cand.push_back(c);
     }
     EXPECT_EQ(cand.size(), r.cand);
-    x = bitwise_select64(cand, static_cast<unsigned>(r.need_c));
+    const std::uint64_t x = bitwise_select64(cand, static_cast<unsigned>(r.need_c));
     for (auto c : cand)
-      if (c <= x && topk) emitted.push_back(c);
+      if (c <= x) emitted.push_back(c);
   }
-  if (topk && r.need_v > 0) {  // tiles in index order, offsets by the tiles' counts
+  if (r.need_v > 0) {  // tiles in index order, offsets by the tiles' counts
     unsigned long long off = 0;
     for (std::size_t t = 0; t < n_tiles && off < r.need_v; ++t) {
       if (tile_ties[t] == 0) continue;
@@ -241,23 +206,18 @@ ModelOut run_model(const std::vector<float>& h, const ModelArgs& a, std::mt19937
         }
     }
   }
-  if (topk) {
-    EXPECT_EQ(emitted.size(), r.total);
-    for (auto c : emitted) out.indices.push_back(composite_index(c));
-  } else if (!r.answer_nan) {
-    out.key = r.target_is_tie ? pl.tie_key : composite_key(x);
-  }
+  EXPECT_EQ(emitted.size(), r.total);
+  for (auto c : emitted) out.indices.push_back(composite_index(c));
   return out;
 }
 
 // The host side of a top-k chain, as RandomizedSelector sets it up.
 ModelArgs topk_args(std::size_t n, std::size_t k) {
   ModelArgs a;
-  a.job = WindowJob::kTopK;
   a.k = k;
   const gs::RandomizedTuning t;
   a.samples = static_cast<long long>(gs::chain_samples(n, t));
-  const gs::ChainWindow w = gs::chain_window(n, k, static_cast<std::size_t>(a.samples), t.p_k, t.capacity_factor, 1024);
+  const gs::ChainWindow w = gs::chain_window(n, k, static_cast<std::size_t>(a.samples), t.p_k, t.capacity_factor);
   a.first = w.first;
   a.centre = w.centre;
   a.last = w.last;
@@ -313,23 +273,6 @@ TEST(WindowLogic, BitwiseSelectEqualsSorting) {
     std::vector<std::uint64_t> cs = c;
     std::sort(cs.begin(), cs.end());
     for (std::size_t r = 1; r <= n; r += 1 + n / 13) EXPECT_EQ(bitwise_select64(c, static_cast<unsigned>(r)), cs[r - 1]);
-  }
-}
-
-TEST(WindowLogic, DeviationKeyIsTheAscendingKeyOfTheCpuDeviation) {
-  const float centre = 0.3f;
-  for (float x : {0.3f, -0.0f, 0.0f, 1e-30f, -2.5f, 3.0e38f, -3.0e38f, 7.0f}) {
-    std::uint32_t b;
-    std::memcpy(&b, &x, 4);
-    const float d = std::abs(x - centre);
-    EXPECT_EQ(window_key<WindowKey::kDeviation>(b, centre), ascending_bits(d)) << x;
-    EXPECT_EQ(from_ascending_bits(window_key<WindowKey::kDeviation>(b, centre)), d) << x;
-  }
-  for (float x : {kNaN, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()}) {
-    std::uint32_t b;
-    std::memcpy(&b, &x, 4);
-    EXPECT_EQ(window_key<WindowKey::kDeviation>(b, centre), kInvalidKey);
-    EXPECT_EQ(window_key<WindowKey::kFinite>(b, centre), kInvalidKey);
   }
 }
 
@@ -401,83 +344,6 @@ TEST(WindowLogic, TiesLateInTheInput) {
   }
 }
 
-// One rank through the chain with the host's binomial window, and the robust statistics'
-// two chains with quantile windows, the second keyed by |x - median|.
-TEST(WindowLogic, OrderStatisticModelsAreExactWheneverTheySucceed) {
-  std::mt19937_64 rng(5);
-  int calls = 0, misses = 0;
-  std::string missed;
-  const std::size_t n = (std::size_t{1} << 20) + 7;
-  const long long s = 16384;
-  for (const auto& dist : gd::value_distributions()) {
-    const auto h = distribution(dist.name, n, 0x30);
-    const std::size_t valid = static_cast<std::size_t>(std::count_if(h.begin(), h.end(), [](float x) { return !std::isnan(x); }));
-    for (std::size_t rank : {std::size_t{0}, valid / 2, valid > 0 ? valid - 1 : 0, valid, n - 1}) {
-      ModelArgs a;
-      a.job = WindowJob::kRank;
-      a.k = rank + 1;
-      a.samples = s;
-      const gs::ChainWindow w = gs::chain_window(n, rank + 1, static_cast<std::size_t>(s), 0.99, 1.3, 4096);
-      a.first = w.first;
-      a.last = w.last;
-      a.centre = w.centre;
-      a.cap_b = std::max(w.cap_b, gs::chain_window(n, n / 2 + 1, static_cast<std::size_t>(s), 0.99, 1.3, 4096).cap_b);
-      const ModelOut out = run_model<WindowKey::kSmallest>(h, a, rng);
-      ++calls;
-      if (out.status != kWindowOk) {
-        ++misses;
-        missed += "\n  " + dist.name + " rank " + std::to_string(rank) + " status " + std::to_string(out.status);
-        continue;
-      }
-      const float want = gs::order_statistic_cpu(h, rank);
-      const float got = out.key == kInvalidKey ? kNaN : from_ascending_bits(out.key);
-      EXPECT_TRUE((std::isnan(want) && std::isnan(got)) || std::memcmp(&want, &got, 4) == 0)
-          << dist.name << " rank " << rank << ": " << got << " want " << want;
-    }
-    // robust statistics
-    std::vector<float> f;
-    for (float x : h)
-      if (std::isfinite(x)) f.push_back(x);
-    ModelArgs a;
-    a.job = WindowJob::kMedianValid;
-    a.samples = s;
-    const double width = 2.576 * std::sqrt(static_cast<double>(s)) + 6.0;  // as robust_cap
-    a.cap_b = std::min<std::size_t>(
-        n, static_cast<std::size_t>(0.65 * (2 * width + 4 * std::sqrt(width) + 8) * static_cast<double>(n) / (s + 1)) + 4096);
-    const ModelOut med = run_model<WindowKey::kFinite>(h, a, rng);
-    ++calls;
-    if (f.empty()) {
-      EXPECT_EQ(med.status, kWindowEmpty);
-      continue;
-    }
-    if (med.status != kWindowOk) {
-      ++misses;
-      missed += "\n  " + dist.name + " robust median status " + std::to_string(med.status);
-      continue;
-    }
-    const std::size_t mid = (f.size() - 1) / 2;
-    const float want_median = gs::order_statistic_cpu(f, mid);
-    const float median = from_ascending_bits(med.key);
-    EXPECT_EQ(med.n_valid, f.size());
-    EXPECT_EQ(std::memcmp(&median, &want_median, 4), 0) << dist.name << ": " << median << " want " << want_median;
-    a.centre_value = median;
-    a.seed ^= 0xD1B54A32D192ED03ull;
-    const ModelOut mad = run_model<WindowKey::kDeviation>(h, a, rng);
-    ++calls;
-    if (mad.status != kWindowOk) {
-      ++misses;
-      missed += "\n  " + dist.name + " robust mad status " + std::to_string(mad.status);
-      continue;
-    }
-    for (float& x : f) x = std::abs(x - want_median);
-    const float want_mad = gs::order_statistic_cpu(f, mid);
-    const float got_mad = from_ascending_bits(mad.key);
-    EXPECT_EQ(std::memcmp(&got_mad, &want_mad, 4), 0) << dist.name << ": " << got_mad << " want " << want_mad;
-  }
-  EXPECT_LE(misses, calls / 10) << misses << " of " << calls << missed;
-  std::printf("order-statistic model: %d of %d calls missed%s\n", misses, calls, missed.c_str());
-}
-
 // The GPU test's adversarial inputs: heavy values next to the target (k on, just past and far
 // past their runs), k around the valid count with 40% NaN, and mostly NaN with one heavy value.
 TEST(WindowLogic, AdversarialTopKModelsAreExact) {
@@ -537,7 +403,7 @@ TEST(WindowLogic, TinyBufferOverflowsUnlessTheTargetIsAHeavyValue) {
     for (std::size_t k : {std::size_t{1024}, std::size_t{20050}}) {
       ModelArgs a = topk_args(n, k);
       const gs::RandomizedTuning t;
-      a.cap_b = gs::chain_window(n, k, static_cast<std::size_t>(a.samples), t.p_k, 0.01, 1024).cap_b;
+      a.cap_b = gs::chain_window(n, k, static_cast<std::size_t>(a.samples), t.p_k, 0.01).cap_b;
       const ModelOut m = run_model<WindowKey::kLargestAbs>(h, a, rng);
       if (name == "few_distinct") {
         // k = 1024 lies deep in the top value's run; k = 20050 near the end of the second's,
