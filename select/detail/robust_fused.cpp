@@ -159,7 +159,7 @@ std::optional<float> fused_order_statistic(cudaStream_t stream, const float* d_i
   RobustState* const host = pinned_state();
   const Buffers b = sample_and_pass(stream, d_in, n, plan, ws, seed, &rank, host, stats);
   const RobustCounts c = host->counts;
-  if (rank >= c.finite) return std::numeric_limits<float>::quiet_NaN();
+  if (rank >= c.valid) return std::numeric_limits<float>::quiet_NaN();
   if (c.median_fill > plan.median_cap) return std::nullopt;
   RobustFinishArgs f;
   f.bracket = &b.state->bracket;
@@ -182,10 +182,10 @@ std::optional<RobustStats> fused_robust_statistics(cudaStream_t stream, const fl
   const RobustBracket br = host->bracket;
   const RobustCounts c = host->counts;
   RobustStats r;
-  r.n_finite = static_cast<std::size_t>(c.finite);
-  if (c.finite == 0) return r;
+  r.n_finite = static_cast<std::size_t>(c.valid);
+  if (c.valid == 0) return r;
   if (c.median_fill > plan.median_cap || c.band_fill > plan.band_cap) return std::nullopt;
-  const unsigned long long mid = (c.finite - 1) / 2;
+  const unsigned long long mid = (c.valid - 1) / 2;
 
   RobustFinishArgs f;
   f.bracket = &b.state->bracket;

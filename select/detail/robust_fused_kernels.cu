@@ -53,7 +53,7 @@ struct WarpStage {
 };
 
 struct PassCounters {
-  unsigned finite = 0, below = 0, eq_lo = 0, eq_hi = 0, dev_low = 0, dev_eq_lo = 0, dev_eq_hi = 0;
+  unsigned valid = 0, below = 0, eq_lo = 0, eq_hi = 0, dev_low = 0, dev_eq_lo = 0, dev_eq_hi = 0;
 };
 
 // Most elements only add to counters, without branches; the few candidates are appended.
@@ -63,7 +63,7 @@ template <PassMode kMode>
 __device__ void classify(float x, const RobustBracket& b, PassCounters& c, WarpStage& median, WarpStage& band) {
   const bool f = kMode == PassMode::kRank ? !isnan(x) : isfinite(x);
   const std::uint32_t k = ascending_bits(x);
-  c.finite += f;
+  c.valid += f;
   c.below += f & (k < b.lo_key);
   c.eq_lo += f & (k == b.lo_key);
   c.eq_hi += f & (k == b.hi_key) & (k != b.lo_key);
@@ -109,12 +109,12 @@ __device__ void pass_body(const RobustPassArgs& a, const RobustBracket& b, std::
   median.flush();
   band.flush();
   __syncthreads();  // s_sums zeroed
-  const unsigned mine[7] = {c.finite, c.below, c.eq_lo, c.eq_hi, c.dev_low, c.dev_eq_lo, c.dev_eq_hi};
+  const unsigned mine[7] = {c.valid, c.below, c.eq_lo, c.eq_hi, c.dev_low, c.dev_eq_lo, c.dev_eq_hi};
 #pragma unroll
   for (int i = 0; i < 7; ++i) add_block(mine[i], &s_sums[i]);
   __syncthreads();
   if (threadIdx.x < 7 && s_sums[threadIdx.x]) {
-    unsigned long long* const targets[7] = {&a.counts->finite,  &a.counts->below,     &a.counts->eq_lo,
+    unsigned long long* const targets[7] = {&a.counts->valid,  &a.counts->below,     &a.counts->eq_lo,
                                             &a.counts->eq_hi,   &a.counts->dev_low,   &a.counts->dev_eq_lo,
                                             &a.counts->dev_eq_hi};
     atomicAdd(targets[threadIdx.x], static_cast<unsigned long long>(s_sums[threadIdx.x]));

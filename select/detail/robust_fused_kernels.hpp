@@ -23,12 +23,13 @@ struct RobustBracket {
   int rank_only = 0;  ///< one order statistic of the non-NaN values (+-Inf included), no deviations
 };
 
-/// The pass's exact counts over the finite values (rank_only: the non-NaN values). Median classes by key: below lo, equal to
-/// lo, strictly inside (kept), equal to hi. Deviation classes: when fixed, d < dlo, d == dlo,
-/// inside (kept, as keys of d), d == dhi; otherwise inner (counted in dev_low) and the band
-/// (kept, as the values x, whose deviation needs the exact median).
+/// The pass's exact counts over the valid values: the finite ones (rank_only: the non-NaN ones).
+/// Median classes by key: below lo, equal to lo, strictly inside (kept), equal to hi. Deviation
+/// classes: when fixed, d < dlo, d == dlo, inside (kept, as keys of d), d == dhi; otherwise inner
+/// (counted in dev_low) and the band (kept, as the values x, whose deviation needs the exact
+/// median).
 struct RobustCounts {
-  unsigned long long finite, below, eq_lo, eq_hi, median_fill;
+  unsigned long long valid, below, eq_lo, eq_hi, median_fill;
   unsigned long long dev_low, dev_eq_lo, dev_eq_hi, band_fill;
 };
 

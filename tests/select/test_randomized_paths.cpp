@@ -113,6 +113,20 @@ gs::RobustStats robust_cpu(const std::vector<float>& h) {
 
 bool same_float(float a, float b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, 4) == 0; }
 
+// One robust_statistics call on h, checked bit for bit against the CPU; returns its stats.
+gs::SelectStats expect_robust_exact(const gs::Selector& sel, const std::vector<float>& h) {
+  auto d = upload(h);
+  gs::Workspace ws;
+  gs::SelectStats st;
+  const gs::RobustStats got = sel.robust_statistics(nullptr, d.data(), h.size(), ws, &st);
+  const gs::RobustStats want = robust_cpu(h);
+  EXPECT_EQ(got.n_finite, want.n_finite);
+  EXPECT_TRUE(same_float(got.median, want.median)) << got.median << " want " << want.median;
+  EXPECT_TRUE(same_float(got.mad, want.mad)) << got.mad << " want " << want.mad;
+  EXPECT_LE(st.scratch_bytes, sel.robust_statistics_workspace_bytes(h.size()));
+  return st;
+}
+
 std::string fallbacks_message(const std::vector<std::string>& list) {
   std::string s;
   for (const auto& x : list) s += "\n  fell back: " + x;
@@ -435,15 +449,7 @@ TEST_F(RandomizedPaths, RobustStatisticsMatchTheCpuBitForBit) {
   int off_chain = 0;
   for (const auto& [what, h] : inputs) {
     SCOPED_TRACE(what);
-    auto d = upload(h);
-    gs::Workspace ws;
-    gs::SelectStats st;
-    const gs::RobustStats got = sel->robust_statistics(nullptr, d.data(), h.size(), ws, &st);
-    const gs::RobustStats want = robust_cpu(h);
-    EXPECT_EQ(got.n_finite, want.n_finite);
-    EXPECT_TRUE(same_float(got.median, want.median)) << got.median << " want " << want.median;
-    EXPECT_TRUE(same_float(got.mad, want.mad)) << got.mad << " want " << want.mad;
-    EXPECT_LE(st.scratch_bytes, sel->robust_statistics_workspace_bytes(h.size()));
+    const gs::SelectStats st = expect_robust_exact(*sel, h);
     if (st.retries > 0) std::printf("fell back: %s\n", what.c_str());
     off_chain += st.retries > 0;
   }
@@ -459,16 +465,8 @@ TEST_F(RandomizedPaths, RobustStatisticsFallbackIsExact) {
   const auto sel = gs::make_randomized_selector(t);
   int retries = 0;
   for (const std::string name : {"normal", "noise_plus_point_sources", "nan_sprinkled"}) {
-    const auto h = distribution(name, kMi + 7, 85);
-    auto d = upload(h);
-    gs::Workspace ws;
-    gs::SelectStats st;
-    const gs::RobustStats got = sel->robust_statistics(nullptr, d.data(), h.size(), ws, &st);
-    const gs::RobustStats want = robust_cpu(h);
-    EXPECT_EQ(got.n_finite, want.n_finite) << name;
-    EXPECT_TRUE(same_float(got.median, want.median)) << name;
-    EXPECT_TRUE(same_float(got.mad, want.mad)) << name;
-    retries += st.retries;
+    SCOPED_TRACE(name);
+    retries += expect_robust_exact(*sel, distribution(name, kMi + 7, 85)).retries;
   }
   EXPECT_GT(retries, 0) << "p_k = 0.02 should make some window miss";
 }
@@ -486,15 +484,7 @@ TEST_F(RandomizedPaths, RobustStatisticsNarrowBracketsStayExact) {
     const auto sel = gs::make_randomized_selector(t);
     for (const std::string name : {"normal", "half_normal", "few_distinct", "narrow", "huge_outlier", "sorted_ascending"}) {
       SCOPED_TRACE(name + " seed " + std::to_string(seed));
-      const auto h = distribution(name, (std::size_t{1} << 18) + 3, seed + 17);
-      auto d = upload(h);
-      gs::Workspace ws;
-      gs::SelectStats st;
-      const gs::RobustStats got = sel->robust_statistics(nullptr, d.data(), h.size(), ws, &st);
-      const gs::RobustStats want = robust_cpu(h);
-      EXPECT_EQ(got.n_finite, want.n_finite);
-      EXPECT_TRUE(same_float(got.median, want.median)) << got.median << " want " << want.median;
-      EXPECT_TRUE(same_float(got.mad, want.mad)) << got.mad << " want " << want.mad;
+      const gs::SelectStats st = expect_robust_exact(*sel, distribution(name, (std::size_t{1} << 18) + 3, seed + 17));
       (st.retries ? fell_back : fused) += 1;
     }
   }
