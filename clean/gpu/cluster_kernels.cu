@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "clean/gpu/cluster_kernels.hpp"
+#include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
 
 namespace gpuclean::clean::gpu {
@@ -161,6 +162,17 @@ __global__ void emit_kernel(const std::uint32_t* order, std::uint32_t made, cons
   }
 }
 
+// The largest key of the active set (a NaN is never a key), for the budget cutoff's histogram.
+__global__ void peak_key_kernel(const float* values, std::uint32_t count, bool abs_key, MinorCounters* counters) {
+  std::uint32_t best = 0;
+  GRID_STRIDE(i, count) {
+    const float v = values[i];
+    if (v == v) best = max(best, ordered_bits((abs_key ? fabsf(v) : v) + 0.0f));
+  }
+  best = __reduce_max_sync(0xffffffffu, best);
+  if ((threadIdx.x & 31) == 0 && best != 0) atomicMax(&counters->peak_key, best);
+}
+
 // One thread per pixel run sums it in rank order, like the CPU's delta[i] += flux.
 __global__ void sum_kernel(const std::uint32_t* pixel, const std::uint32_t* rank, std::uint32_t made,
                            const float* comp_fluxes, float* delta, float* model) {
@@ -208,6 +220,12 @@ void group_single(cudaStream_t s, std::uint32_t count, const float* values, cons
   if (count == 0) return;
   single_kernel<<<blocks_for(count), kThreads, 0, s>>>(count, values, pixels, width, grouped_values, grouped_xy, big,
                                                          small, counters);
+  GPUCLEAN_CHECK_LAUNCH();
+}
+
+void peak_key(cudaStream_t s, const float* values, std::uint32_t count, bool abs_key, MinorCounters* counters) {
+  if (count == 0) return;
+  peak_key_kernel<<<blocks_for(count), kThreads, 0, s>>>(values, count, abs_key, counters);
   GPUCLEAN_CHECK_LAUNCH();
 }
 

@@ -40,6 +40,10 @@ void group_single(cudaStream_t s, std::uint32_t count, const float* values, cons
                   ClusterRange* small, MinorCounters* counters);
 
 /// out[i] = i, i < count.
+/// counters->peak_key = max(counters->peak_key, ordered bits of the largest key of `values`):
+/// |v| when abs_key, else v; NaNs skipped. The budget cutoff's histogram hangs from it.
+void peak_key(cudaStream_t s, const float* values, std::uint32_t count, bool abs_key, MinorCounters* counters);
+
 void iota(cudaStream_t s, std::uint32_t* out, std::size_t count);
 
 /// The first `made` records in merged order (order[r], or r itself when order is null) become

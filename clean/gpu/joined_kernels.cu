@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "clean/gpu/budget_cutoff.cuh"
 #include "clean/gpu/joined_kernels.hpp"
 #include "clean/gpu/joined_team.cuh"
 #include "clean/gpu/warp_search.cuh"
@@ -20,6 +21,9 @@ constexpr int kBlock = 256;  // the major cycle's kernels
 // Per team: its members' keys, positions and row table, when they fit (25 597 members).
 constexpr std::uint32_t kSharedBytes = 200 * 1024;
 constexpr std::uint32_t kSharedMembers = (kSharedBytes / 4 - 3) / 2;
+
+// A record with this bit is the team's last: the budget cutoff fired after it.
+constexpr unsigned long long kLastRecord = 1ull << 63;
 
 struct JoinedShared {
   unsigned long long best[2][kTeamThreads / 32];  // double-buffered: one barrier per round
@@ -37,7 +41,8 @@ struct JoinedShared {
 // each patch offset's plane values, so that a member's update loads whole lines; their keys, the
 // integrated values, are recomputed from the new plane values in plane order, as the CPU does.
 template <bool kShared, bool kLogFit>
-__device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigned char* smem, JoinedShared& sh) {
+__device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigned char* smem, JoinedShared& sh,
+                            std::uint32_t top) {
   const std::uint32_t t = threadIdx.x, lane = t & 31, warp = t >> 5, base = range.x, m = range.y - range.x;
   const int np = a.planes, hw = a.half_width, side = 2 * hw + 1;
   const std::uint32_t ymin = a.xy[base] >> 16, rows = (a.xy[range.y - 1] >> 16) - ymin + 1;
@@ -84,7 +89,9 @@ __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigne
     if (made > 0) {
       const unsigned long long r = sh.record[buf ^ 1];
       if (r == ~0ull) break;
-      for (int p = t; p < np; p += kTeamThreads) a.rec_plane_flux[r * np + p] = sh.flux[buf ^ 1][p];
+      const unsigned long long at = r & ~kLastRecord;
+      for (int p = t; p < np; p += kTeamThreads) a.rec_plane_flux[at * np + p] = sh.flux[buf ^ 1][p];
+      if (r & kLastRecord) break;
     }
     const unsigned long long best = warp_max64(lane < kTeamThreads / 32 ? sh.best[buf][lane] : 0ull);
     if (best == 0 || made >= a.budget) break;
@@ -125,22 +132,27 @@ __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigne
       else local = max(local, pack_slot(key, j, abs_key));
     }
     if (hit) local = rescan();
+    // Every 32 components, once the pool holds the budget: the budget cutoff (budget_cutoff.cuh).
+    bool last = false;
+    if (warp == 0 && (made & 31) == 0 && __shfl_sync(cuda::kFullMask, r + 1 >= a.budget, 0))
+      last = past_budget(a.order_bins, top, order, a.budget, lane);
     if (t == 0) {
       if (r >= a.pool_capacity) {
         atomicExch(&a.counters->overflow, 1u);  // the host reruns the cycle with a larger pool
         sh.record[buf] = ~0ull;
       } else {
-        sh.record[buf] = r;
+        sh.record[buf] = last ? r | kLastRecord : r;
         a.rec_pixel[r] = pixel;
         a.rec_flux[r] = integrated_flux(a, flux);
         a.rec_order[r] = order;
+        count_order(a.order_bins, top, order);
       }
     }
     buf ^= 1;
   }
   __syncthreads();
   // The last component's plane fluxes, when the loop ended on another reason.
-  if (made > 0 && sh.record[buf ^ 1] != ~0ull) {
+  if (made > 0 && sh.record[buf ^ 1] != ~0ull && !(sh.record[buf ^ 1] & kLastRecord)) {
     const unsigned long long r = sh.record[buf ^ 1];
     for (int p = t; p < np; p += kTeamThreads) a.rec_plane_flux[r * np + p] = sh.flux[buf ^ 1][p];
   }
@@ -155,6 +167,7 @@ __global__ void __launch_bounds__(kTeamThreads, 1) joined_teams_kernel(const Joi
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ JoinedShared sh;
   const unsigned int n_big = a.counters->n_big, total = n_big + a.counters->n_small;
+  const std::uint32_t top = a.counters->peak_key >> kOrderShift;
   while (true) {
     if (threadIdx.x == 0) sh.item = atomicAdd(&a.counters->next_big, 1u);
     __syncthreads();
@@ -162,8 +175,8 @@ __global__ void __launch_bounds__(kTeamThreads, 1) joined_teams_kernel(const Joi
     __syncthreads();
     if (item >= total) break;
     const ClusterRange r = item < n_big ? a.big[item] : a.small[item - n_big];
-    if (r.y - r.x <= kSharedMembers) joined_team<true, kLogFit>(a, r, smem, sh);
-    else joined_team<false, kLogFit>(a, r, smem, sh);
+    if (r.y - r.x <= kSharedMembers) joined_team<true, kLogFit>(a, r, smem, sh, top);
+    else joined_team<false, kLogFit>(a, r, smem, sh, top);
   }
 }
 

@@ -44,6 +44,7 @@ struct JoinedTeamArgs {
   float* rec_plane_flux = nullptr;          ///< record r's plane fluxes at [r * planes + p]
   unsigned long long* rec_order = nullptr;
   unsigned long long pool_capacity = 0;
+  unsigned int* order_bins = nullptr;       ///< the recorded orders' histogram (budget_cutoff.cuh)
 };
 
 /// Runs every cluster's joined minor cycle (a block per cluster, the blocks persistent).

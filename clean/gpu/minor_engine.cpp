@@ -58,6 +58,7 @@ MinorCycleEngine::MinorCycleEngine(cudaStream_t stream, std::size_t width, std::
   big_ = cuda::DeviceBuffer<ClusterRange>(k, stream_);
   small_ = cuda::DeviceBuffer<ClusterRange>(k, stream_);
   counters_ = cuda::DeviceBuffer<MinorCounters>(1, stream_);
+  order_bins_ = cuda::DeviceBuffer<unsigned int>(kOrderBins, stream_);
   for (auto* b : {&px_, &px_sorted_, &rank_, &rank_sorted_}) *b = cuda::DeviceBuffer<std::uint32_t>(max_budget_, stream_);
   pool_max_ = max_pool(max_budget_);
   allocate_pool(options_.initial_pool ? std::min(options_.initial_pool, pool_max_) : initial_pool(max_budget_));
@@ -66,7 +67,7 @@ MinorCycleEngine::MinorCycleEngine(cudaStream_t stream, std::size_t width, std::
 std::size_t MinorCycleEngine::bytes_needed(std::size_t width, std::size_t height, int half_width,
                                            std::size_t max_members, std::size_t max_budget) {
   const CellGrid g = cell_grid(half_width, width, height);
-  const std::size_t cells = static_cast<std::size_t>(g.cells()) * (16 + 4 + 4);
+  const std::size_t cells = static_cast<std::size_t>(g.cells()) * (16 + 4 + 4) + kOrderBins * 4;
   const std::size_t members = max_members * (6 * 4 + 4 + 2 * sizeof(ClusterRange));
   const std::size_t ranks = max_budget * 16;
   const std::size_t pool = record_bytes(max_pool(max_budget));
@@ -103,6 +104,8 @@ void MinorCycleEngine::allocate_pool(std::size_t records) {
 
 void MinorCycleEngine::group(const MinorCycleRequest& r, bool clustered) {
   GPUCLEAN_CUDA_TRY(cudaMemsetAsync(counters_.data(), 0, sizeof(MinorCounters), stream_));
+  GPUCLEAN_CUDA_TRY(cudaMemsetAsync(order_bins_.data(), 0, kOrderBins * sizeof(unsigned int), stream_));
+  peak_key(stream_, r.values, r.count, r.abs_key, counters_.data());
   clustered_ = clustered && r.count > kWarpTeamMax;
   if (!clustered_) {
     group_single(stream_, r.count, r.values, r.pixels, width_, grouped_values_.data(), grouped_xy_.data(), big_.data(),
@@ -166,6 +169,7 @@ void MinorCycleEngine::launch(const MinorCycleRequest& r, const JoinedMinorReque
     a.rec_plane_flux = rec_plane_flux_.data();
     a.rec_order = rec_order_.data();
     a.pool_capacity = pool_;
+    a.order_bins = order_bins_.data();
     launch_joined_teams(stream_, a);
     return;
   }
@@ -187,6 +191,7 @@ void MinorCycleEngine::launch(const MinorCycleRequest& r, const JoinedMinorReque
   a.rec_flux = rec_flux_.data();
   a.rec_order = rec_order_.data();
   a.pool_capacity = pool_;
+  a.order_bins = order_bins_.data();
   a.shared_bytes = team_shared_bytes();
   launch_teams(stream_, a);
 }

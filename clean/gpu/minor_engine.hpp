@@ -116,6 +116,7 @@ class MinorCycleEngine {
   cuda::DeviceBuffer<float> grouped_values_;
   cuda::DeviceBuffer<ClusterRange> big_, small_;
   cuda::DeviceBuffer<MinorCounters> counters_;
+  cuda::DeviceBuffer<unsigned int> order_bins_;  // the budget cutoff's histogram (budget_cutoff.cuh)
   // Records and the merge.
   cuda::DeviceBuffer<std::uint32_t> rec_pixel_, ord_, ord_sorted_;
   cuda::DeviceBuffer<float> rec_flux_;

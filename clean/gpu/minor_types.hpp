@@ -12,6 +12,8 @@ namespace gpuclean::clean::gpu {
 /// (8 per lane); larger ones by a whole 1024-thread block.
 inline constexpr std::uint32_t kWarpTeamMax = 256;
 inline constexpr int kTeamBlock = 1024;
+/// Bins of the budget cutoff's histogram of recorded orders (budget_cutoff.cuh).
+inline constexpr std::uint32_t kOrderBins = 1024;
 
 /// Device-side counters of one minor cycle; zeroed before it.
 struct MinorCounters {
@@ -20,6 +22,7 @@ struct MinorCounters {
   unsigned int widest = 0;                    ///< members of the largest cluster
   unsigned int longest = 0;                   ///< most components one cluster made
   unsigned int overflow = 0;                  ///< the record pool was too small: run again
+  unsigned int peak_key = 0;                  ///< ordered bits of the largest member key (budget_cutoff.cuh)
   unsigned long long records = 0;             ///< components recorded (all clusters)
 };
 
@@ -45,6 +48,7 @@ struct TeamArgs {
   float* rec_flux = nullptr;
   unsigned long long* rec_order = nullptr;  ///< running minimum of the packed peaks (the merge key)
   unsigned long long pool_capacity = 0;
+  unsigned int* order_bins = nullptr;   ///< the recorded orders' histogram (budget_cutoff.cuh)
   std::uint32_t shared_bytes = 0;       ///< dynamic shared memory of each block
 };
 

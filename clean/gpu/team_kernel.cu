@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "clean/gpu/budget_cutoff.cuh"
 #include "clean/gpu/subtract_rn.cuh"
 #include "clean/gpu/team_kernel.hpp"
 #include "clean/gpu/warp_search.cuh"
@@ -34,11 +35,12 @@ __device__ __forceinline__ std::uint32_t slot_of(unsigned long long packed) {
   return ~static_cast<std::uint32_t>(packed >> 1) & 0x7FFFFFFFu;
 }
 
-// Writes a warp's buffered records (lane i holds record i, i < n) to the pool. Warp-uniform
-// result: false when the pool is full, or another team found it full (then every team stops and
-// the host runs the cycle again with a larger pool).
-__device__ bool flush_records(const TeamArgs& a, std::uint32_t n, std::uint32_t pixel, float flux,
-                              unsigned long long order, std::uint32_t lane) {
+// Writes a warp's buffered records (lane i holds record i, i < n) to the pool and counts their
+// orders. Warp-uniform result, false when the team must stop: the pool is full, or another team
+// found it full (then every team stops and the host runs the cycle again with a larger pool), or
+// the budget cutoff shows that no record after `current` (the team's running order) can be kept.
+__device__ bool flush_records(const TeamArgs& a, std::uint32_t top, std::uint32_t n, std::uint32_t pixel, float flux,
+                              unsigned long long order, unsigned long long current, std::uint32_t lane) {
   unsigned long long base = 0;
   bool stop = false;
   if (lane == 0) {
@@ -58,8 +60,9 @@ __device__ bool flush_records(const TeamArgs& a, std::uint32_t n, std::uint32_t 
     a.rec_pixel[base + lane] = pixel;
     a.rec_flux[base + lane] = flux;
     a.rec_order[base + lane] = order;
+    count_order(a.order_bins, top, order);
   }
-  return true;
+  return base + n < a.budget || !past_budget(a.order_bins, top, current, a.budget, lane);
 }
 
 // --local-rms: a component's flux from its weighed value, and its weighed share at a member
@@ -83,7 +86,8 @@ struct BlockShared {
 // the table does not fit), and a thread rescans its members only when its own best was among
 // those changed. kShared: the members live in shared memory (up to team_shared_members()).
 template <bool kShared>
-__device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char* smem, BlockShared& sh) {
+__device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char* smem, BlockShared& sh,
+                           std::uint32_t top) {
   const std::uint32_t t = threadIdx.x, lane = t & 31, warp = t >> 5;
   const std::uint32_t m = range.y - range.x, m4 = (m + 3) & ~3u;
   const std::uint32_t ymin = a.xy[range.x] >> 16, rows = (a.xy[range.y - 1] >> 16) - ymin + 1;
@@ -138,7 +142,7 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
   std::uint32_t r_pixel = 0;  // warp 0: lane i buffers record i of the current group of 32
   float r_flux = 0.0f;
   unsigned long long r_order = 0;
-  bool room = true;  // warp 0: the pool took every flush so far
+  bool room = true;  // warp 0: the pool took every flush so far, and the cutoff has not fired
   int buf = 0;
   while (true) {
     const unsigned long long wb = warp_max64(local);
@@ -163,7 +167,7 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
       r_order = order;
     }
     ++made;
-    if (warp == 0 && (made & 31) == 0 && room) room = flush_records(a, 32, r_pixel, r_flux, r_order, lane);
+    if (warp == 0 && (made & 31) == 0 && room) room = flush_records(a, top, 32, r_pixel, r_flux, r_order, order, lane);
 
     std::uint32_t lo, hi;
     if (row_start) {
@@ -195,14 +199,14 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
     }
     if (hit) local = rescan();
   }
-  if (warp == 0 && room && (made & 31) != 0) flush_records(a, made & 31, r_pixel, r_flux, r_order, lane);
+  if (warp == 0 && room && (made & 31) != 0) flush_records(a, top, made & 31, r_pixel, r_flux, r_order, order, lane);
   if (t == 0) atomicMax(&a.counters->longest, made);
   __syncthreads();  // the next cluster reuses shared memory
 }
 
 // A small cluster, cleaned by one warp: lane l holds members l, l + 32, ... in registers, and
 // every component rebuilds the lane's best from them (a full pass over at most 8 members).
-__device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t lane) {
+__device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t lane, std::uint32_t top) {
   const std::uint32_t m = range.y - range.x;
   const bool abs_key = a.abs_key;
   float v[kPerLane];
@@ -242,7 +246,7 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
       r_order = order;
     }
     ++made;
-    if ((made & 31) == 0) room = flush_records(a, 32, r_pixel, r_flux, r_order, lane);
+    if ((made & 31) == 0) room = flush_records(a, top, 32, r_pixel, r_flux, r_order, order, lane);
     local = 0;
 #pragma unroll
     for (std::uint32_t i = 0; i < kPerLane; ++i) {
@@ -255,7 +259,7 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
       }
     }
   }
-  if (room && (made & 31) != 0) flush_records(a, made & 31, r_pixel, r_flux, r_order, lane);
+  if (room && (made & 31) != 0) flush_records(a, top, made & 31, r_pixel, r_flux, r_order, order, lane);
   if (lane == 0) atomicMax(&a.counters->longest, made);
 }
 
@@ -263,6 +267,7 @@ __global__ void __launch_bounds__(kTeamBlock, 1) teams_kernel(const TeamArgs a) 
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ BlockShared sh;
   const unsigned int n_big = a.counters->n_big, n_small = a.counters->n_small;  // set by earlier kernels
+  const std::uint32_t top = a.counters->peak_key >> kOrderShift;
   while (true) {
     if (threadIdx.x == 0) sh.item = atomicAdd(&a.counters->next_big, 1u);
     __syncthreads();
@@ -270,20 +275,20 @@ __global__ void __launch_bounds__(kTeamBlock, 1) teams_kernel(const TeamArgs a) 
     __syncthreads();
     if (item >= n_big) break;
     const ClusterRange r = a.big[item];
-    if (r.y - r.x <= team_shared_members()) block_team<true>(a, r, smem, sh);
-    else block_team<false>(a, r, smem, sh);
+    if (r.y - r.x <= team_shared_members()) block_team<true>(a, r, smem, sh, top);
+    else block_team<false>(a, r, smem, sh, top);
   }
   // Small clusters: first one per warp, spread over the blocks (cluster j to block j mod grid)
   // so that each SM runs as few chains as possible; then whatever is left, from a queue.
   const std::uint32_t lane = threadIdx.x & 31, warps = gridDim.x * (kTeamBlock / 32);
   const std::uint32_t first = (threadIdx.x >> 5) * gridDim.x + blockIdx.x;
-  if (first < n_small) warp_team(a, a.small[first], lane);
+  if (first < n_small) warp_team(a, a.small[first], lane, top);
   while (true) {
     unsigned int j = 0;
     if (lane == 0) j = warps + atomicAdd(&a.counters->next_small, 1u);
     j = __shfl_sync(kFullMask, j, 0);
     if (j >= n_small) break;
-    warp_team(a, a.small[j], lane);
+    warp_team(a, a.small[j], lane, top);
   }
 }
 

@@ -104,6 +104,19 @@ TEST_F(JoinedGpuVsCpu, EightChannels) {
   expect_agree(cube.planes, s);
 }
 
+// niter cuts the first cycle, so the clusters' teams stop by the budget cutoff
+// (budget_cutoff.cuh) and the merge keeps exactly the CPU's first 300 components.
+TEST_F(JoinedGpuVsCpu, EightChannelsFirstCycleCutByNiter) {
+  SyntheticCube cube;
+  gpuclean::test::make_cube(cube, 256, 8, 0.8e9, random_sky(256, 40, 3), 1e-3);
+  gc::CleanSettings s;
+  s.niter = 300;
+  gc::CleanResult gpu;
+  expect_agree(cube.planes, s, &gpu);
+  EXPECT_EQ(gpu.major_cycles, 1u) << "the first cycle must be the one niter cuts";
+  EXPECT_EQ(gpu.iterations, 300u);
+}
+
 TEST_F(JoinedGpuVsCpu, EightChannelsFittedWithTwoTerms) {
   SyntheticCube cube;
   gpuclean::test::make_cube(cube, 256, 8, 0.8e9, random_sky(256, 40, 4), 1e-3);

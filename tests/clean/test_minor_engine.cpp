@@ -263,6 +263,34 @@ TEST_F(MinorEngine, BudgetCutsTheCycleAndThePoolGrows) {
   }
 }
 
+// A cycle cut by the budget: the clusters run side by side and the merge keeps the records of
+// highest order, so a long chain must stop once the budget's worth of better records exists
+// (budget_cutoff.cuh) rather than run down to the limit. One crowded blob makes the long chain
+// and scattered sources the short ones; the budget keeps about a third of the blob's chain.
+TEST_F(MinorEngine, BudgetCutoffStopsTheLongChainEarly) {
+  std::mt19937 rng(8);
+  const auto psf = realistic_psf(31, rng);
+  Sky sky(1024, 1024, psf);
+  sky.add(150, 512, 512, 40, rng);
+  sky.add(200, 0, 0, -1, rng);
+  const Scene s = sky.active(0.2);
+  const double limit = 0.3;
+  const int hw = 6;
+  std::vector<gc::ActiveMember> all = s.members;
+  std::vector<gc::Component> uncut;
+  gc::MinorCycleCpu(psf, hw, s.w, s.w * s.h).run(all, limit, 0.1, true, 1u << 30, &uncut);
+  const auto in_blob = [](const gc::Component& c) { return c.x + 80 >= 512 && c.x <= 592 && c.y + 80 >= 512 && c.y <= 592; };
+  const auto blob = static_cast<std::size_t>(std::count_if(uncut.begin(), uncut.end(), in_blob));
+  ASSERT_GT(blob, 2000u) << "the blob must make a long chain";
+  std::size_t budget = 0, kept = 0;
+  while (kept < blob / 3) kept += in_blob(uncut[budget++]) ? 1 : 0;
+  ASSERT_LT(budget, uncut.size() * 9 / 10) << "the budget must cut the cycle";
+
+  const auto o = expect_engine_matches_cpu(s, psf, hw, limit, true, budget, {});
+  EXPECT_GE(o.stats.longest_chain, kept);
+  EXPECT_LT(o.stats.longest_chain, (kept + blob) / 2) << "the blob's chain ran on past the budget";
+}
+
 TEST_F(MinorEngine, OneClusterModeIsTheSequentialOrder) {
   std::mt19937 rng(4);
   const auto psf = realistic_psf(41, rng);
