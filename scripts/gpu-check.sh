@@ -27,6 +27,8 @@
 #                                   and racecheck of the joined minor cycle (memcheck of a streamed and a log-fit run),
 #                                   bench clean --channels 16 (2048^2, joined, GPU and CPU) and 64 independent channels;
 #                                   CUBE_SANITIZE=0 or CUBE_BENCH=0 leave those parts out
+#   scripts/gpu-check.sh minor-profile  ncu's warp-state samples per source line of the minor cycle's team
+#                                   kernels: the one-plane team on the 4096^2 bench, the joined team on 16 channels
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -156,6 +158,20 @@ case "${1:-tests}" in
       --local-rms --cli-size 0 >"$out/bench_16384_ms_lrms.txt" 2>"$out/bench_16384_ms_lrms.err"
     echo "bench exit $?"; cut -c1-300 "$out/bench_16384_ms_lrms.txt" | tail -2; tail -3 "$out/bench_16384_ms_lrms.err"
     exit $status ;;
+  minor-profile)
+    for what in "teams ^teams_kernel 4096 --paths gpu-clark" "joined joined_teams 2048 --channels 16 --independent-channels 0"; do
+      set -- $what
+      name=$1 kernel=$2 size=$3; shift 3
+      echo "== $name: ncu WarpStateStats and SourceCounters, bench clean --sizes $size $*"
+      ncu --clock-control none --section WarpStateStats --section SourceCounters -k "regex:$kernel" \
+        --launch-count 4 -f -o "$out/$name" "$bin/gpuclean" bench clean --sizes "$size" --niters 100000 "$@" \
+        >"$out/$name.log" 2>&1
+      echo "ncu exit $?"; grep -E "==PROF==|==ERROR==" "$out/$name.log" | tail -3
+      ncu -i "$out/$name.ncu-rep" --page raw --csv 2>&1 | python3 scripts/ncu_source_top.py reasons
+      ncu -i "$out/$name.ncu-rep" --page source --csv --print-source sass 2>&1 | tee "$out/$name.source.csv" |
+        python3 scripts/ncu_source_top.py lines 40
+      head -c 600 "$out/$name.source.csv"; echo
+    done ;;
   cubes)
     status=0
     echo "== GPU = CPU, joined planes"

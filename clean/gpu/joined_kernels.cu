@@ -18,28 +18,40 @@ namespace {
 
 using cuda::warp_max64;
 constexpr int kBlock = 256;  // the major cycle's kernels
-// Per team: its members' keys, positions and row table, when they fit (25 597 members).
-constexpr std::uint32_t kSharedBytes = 200 * 1024;
+// Per team: its members' keys, positions and row table, when they fit (24 062 members); the
+// static JoinedShared takes the rest of the 227 KiB.
+constexpr std::uint32_t kSharedBytes = 188 * 1024;
 constexpr std::uint32_t kSharedMembers = (kSharedBytes / 4 - 3) / 2;
 
 // A record with this bit is the team's last: the budget cutoff fired after it.
 constexpr unsigned long long kLastRecord = 1ull << 63;
 
+// The balanced update's list of the members within the patch, and their new plane values.
+constexpr std::uint32_t kWindowMax = 1024;
+constexpr std::uint32_t kScratchFloats = 4096;
+
 struct JoinedShared {
-  unsigned long long best[2][kTeamThreads / 32];  // double-buffered: one barrier per round
+  unsigned long long best[2][kTeamThreads / 32];  // double-buffered: one argmax barrier per round
   unsigned long long record[2];                   // the pool record of the component of that round
   unsigned int item;
+  unsigned int window;                            // members listed this round
+  std::uint32_t members[kWindowMax];
+  float scratch[kScratchFloats];
   float value[kMaxPlanes];    // --fit-spectral-pol: the component's plane values, for the projection
   float flux[2][kMaxPlanes];  // the component's plane fluxes, kept a round for the pool
 };
 
 // One cluster's joined minor cycle. As the one-plane block team (team_kernel.cu): thread t owns
 // members t, t + kTeamThreads, ... and keeps the best of their keys; a component updates only the
-// members in its patch rows (from a row table, or warp searches when the members live in global
-// memory), and a thread rescans its members only when its own best was among those changed. The
-// members' plane values stay in global memory, each member's together (vals, member-major), as are
-// each patch offset's plane values, so that a member's update loads whole lines; their keys, the
-// integrated values, are recomputed from the new plane values in plane order, as the CPU does.
+// members within the patch, found in its rows (from a row table, or warp searches when the members
+// live in global memory), and a thread rescans its members only when its own best was among those
+// changed. The members' plane values stay in global memory, each member's together (vals,
+// member-major), as do each patch offset's plane values. The update is spread evenly: the owners
+// list the members within the patch, every thread updates one (member, plane) pair, and each owner
+// then sums its members' keys, the integrated values, from the new plane values in plane order, as
+// the CPU does. Three barriers a component, each after one round trip to memory at most (before,
+// a thread updated all the planes of every one of its members, and the barrier waited for the
+// thread with the most).
 template <bool kShared, bool kLogFit>
 __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigned char* smem, JoinedShared& sh,
                             std::uint32_t top) {
@@ -81,6 +93,8 @@ __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigne
   std::uint32_t made = 0;
   unsigned long long order = ~0ull;
   int buf = 0;
+  const std::uint32_t capacity = min(kWindowMax, kScratchFloats / static_cast<std::uint32_t>(np));
+  if (t == 0) sh.window = 0;
   while (true) {
     const unsigned long long wb = warp_max64(local);
     if (lane == 0) sh.best[buf][warp] = wb;
@@ -103,33 +117,73 @@ __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigne
     float* flux = sh.flux[buf];
     order = min(order, pack_peak(pk.key, pixel, pk.value < 0.0f));
     component_fluxes<kLogFit>(a, vals + static_cast<std::size_t>(slot) * np, sh.value, flux);
-    // The record's slot: its latency overlaps this thread's share of the update below.
+    // The record's slot: its latency overlaps the update below.
     unsigned long long r = 0;
     if (t == 0) r = atomicAdd(&a.counters->records, 1ull);
     ++made;
 
+    // The members within the patch: a thread takes every kTeamThreads-th member of the patch
+    // rows and lists those within its columns, with one shared atomic for all of them.
     std::uint32_t lo, hi;
     if (row_start) {
-      const int top = by - static_cast<int>(ymin);
-      lo = row_start[min(max(top - hw, 0), static_cast<int>(rows))];
-      hi = row_start[min(top + hw + 1, static_cast<int>(rows))];
+      const int top_row = by - static_cast<int>(ymin);
+      lo = row_start[min(max(top_row - hw, 0), static_cast<int>(rows))];
+      hi = row_start[min(top_row + hw + 1, static_cast<int>(rows))];
     } else {
       lo = warp_lower_bound(xy, m, static_cast<std::uint32_t>(max(by - hw, 0)) << 16, lane);
       const int past = by + hw + 1;
       hi = past > 0xFFFF ? m : warp_lower_bound(xy, m, static_cast<std::uint32_t>(past) << 16, lane);
     }
+    const std::uint32_t first = lo + ((t - lo) & (kTeamThreads - 1));
+    const auto in_columns = [&](std::uint32_t j) {
+      const int dx = static_cast<int>(xy[j] & 0xFFFFu) - bx;
+      return dx >= -hw && dx <= hw;
+    };
+    std::uint32_t mine_in = 0;
+    for (std::uint32_t j = first; j < hi; j += kTeamThreads) mine_in += in_columns(j) ? 1u : 0u;
+    const std::uint32_t listed = mine_in ? atomicAdd(&sh.window, mine_in) : 0u;
+    if (mine_in) {
+      std::uint32_t s = listed;
+      for (std::uint32_t j = first; j < hi; j += kTeamThreads)
+        if (in_columns(j) && s < capacity) sh.members[s++] = j;
+    }
+    __syncthreads();
+    // The update, balanced: one (member, plane) pair a thread, its value and its patch value
+    // loaded together, the new value kept in shared memory for the member's key.
+    const std::uint32_t listed_all = min(sh.window, capacity), pairs = listed_all * static_cast<std::uint32_t>(np);
+    for (std::uint32_t i = t; i < pairs; i += kTeamThreads) {
+      const std::uint32_t s = i / static_cast<std::uint32_t>(np), p = i - s * static_cast<std::uint32_t>(np);
+      const std::uint32_t j = sh.members[s], qj = xy[j];
+      const int dx = static_cast<int>(qj & 0xFFFFu) - bx, dy = static_cast<int>(qj >> 16) - by;
+      const std::size_t at = (static_cast<std::size_t>(dy + hw) * side + (dx + hw)) * np + p;
+      float* v = vals + static_cast<std::size_t>(j) * np + p;
+      const float y = subtract_rn(*v, flux[p], __ldg(a.patches + at));
+      *v = y;
+      sh.scratch[i] = y;
+    }
+    __syncthreads();
+    // Each owner makes the keys of its listed members (in plane order, as the CPU sums them);
+    // members past the list's capacity (a dense window) it updates whole, as before.
     const std::uint32_t mine = local ? slot_of(local) : 0xFFFFFFFFu;
     bool hit = false;
-    for (std::uint32_t j = lo + ((t - lo) & (kTeamThreads - 1)); j < hi; j += kTeamThreads) {
-      const std::uint32_t qj = xy[j];
-      const int dx = static_cast<int>(qj & 0xFFFFu) - bx;
-      if (dx < -hw || dx > hw) continue;
-      const int dy = static_cast<int>(qj >> 16) - by;
-      const std::size_t at = (static_cast<std::size_t>(dy + hw) * side + (dx + hw)) * np;
-      const float key = update_member(a, vals + static_cast<std::size_t>(j) * np, a.patches + at, flux, qj);
-      keys[j] = key;
-      if (j == mine) hit = true;
-      else local = max(local, pack_slot(key, j, abs_key));
+    if (mine_in) {
+      std::uint32_t s = listed;
+      for (std::uint32_t j = first; j < hi; j += kTeamThreads) {
+        if (!in_columns(j)) continue;
+        const std::uint32_t qj = xy[j];
+        float key;
+        if (s < capacity) {
+          key = member_key(a, sh.scratch + s * static_cast<std::uint32_t>(np), qj);
+        } else {
+          const int dx = static_cast<int>(qj & 0xFFFFu) - bx, dy = static_cast<int>(qj >> 16) - by;
+          const std::size_t at = (static_cast<std::size_t>(dy + hw) * side + (dx + hw)) * np;
+          key = update_member(a, vals + static_cast<std::size_t>(j) * np, a.patches + at, flux, qj);
+        }
+        ++s;
+        keys[j] = key;
+        if (j == mine) hit = true;
+        else local = max(local, pack_slot(key, j, abs_key));
+      }
     }
     if (hit) local = rescan();
     // Every 32 components, once the pool holds the budget: the budget cutoff (budget_cutoff.cuh).
@@ -137,6 +191,7 @@ __device__ void joined_team(const JoinedTeamArgs& a, ClusterRange range, unsigne
     if (warp == 0 && (made & 31) == 0 && __shfl_sync(cuda::kFullMask, r + 1 >= a.budget, 0))
       last = past_budget(a.order_bins, top, order, a.budget, lane);
     if (t == 0) {
+      sh.window = 0;  // read by every thread before the last barrier
       if (r >= a.pool_capacity) {
         atomicExch(&a.counters->overflow, 1u);  // the host reruns the cycle with a larger pool
         sh.record[buf] = ~0ull;

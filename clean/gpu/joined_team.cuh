@@ -36,7 +36,8 @@ __device__ __noinline__ void fit_log_component(const float* v, const double* x, 
 
 // The component's plane fluxes from its member's plane values `best` (any address space): gain x
 // the values, fitted first with a projection (--fit-spectral-pol) or, by thread 0, a logarithmic
-// polynomial. `value` is shared scratch of `planes` floats. Ends with a barrier: `flux` is ready.
+// polynomial. `value` is shared scratch of `planes` floats. `flux` is ready after the caller's
+// next barrier.
 template <bool kLogFit>
 __device__ __forceinline__ void component_fluxes(const JoinedTeamArgs& a, const float* best, float* value,
                                                  float* flux) {
@@ -59,16 +60,26 @@ __device__ __forceinline__ void component_fluxes(const JoinedTeamArgs& a, const 
   } else {
     for (int p = t; p < np; p += kTeamThreads) flux[p] = __fmul_rn(a.gain, best[p]);
   }
-  __syncthreads();
 }
 
-// One member's update: its plane values `v` (updated) less flux x the patch at its offset `patch`
-// (the planes' values together), and its new key, integrated in plane order (x its --local-rms
-// weight) as the CPU computes it.
+// A member's key from its plane values `y` (any address space): integrated in plane order (x its
+// --local-rms weight), as the CPU computes it.
+__device__ __forceinline__ float member_key(const JoinedTeamArgs& a, const float* y, std::uint32_t xy) {
+  float key = 0.0f;
+  for (int p = 0; p < a.planes; ++p) {
+    const float iw = __ldg(a.iweights + p);
+    key = a.polarizations ? __fadd_rn(key, __fmul_rn(iw, __fmul_rn(y[p], y[p]))) : __fadd_rn(key, __fmul_rn(iw, y[p]));
+  }
+  if (a.polarizations) key = __fsqrt_rn(key);
+  if (a.weights) key = __fmul_rn(key, __ldg(a.weights + (xy >> 16) * a.width + (xy & 0xFFFFu)));
+  return key;
+}
+
+// One member's whole update, by one thread: its plane values `v` (updated) less flux x the patch at
+// its offset `patch` (the planes' values together); returns its new key.
 __device__ __forceinline__ float update_member(const JoinedTeamArgs& a, float* v, const float* patch,
                                                const float* flux, std::uint32_t xy) {
   const int np = a.planes;
-  float key = 0.0f;
   for (int p0 = 0; p0 < np; p0 += kChunk) {
     float x[kChunk], w[kChunk];
 #pragma unroll
@@ -80,15 +91,10 @@ __device__ __forceinline__ float update_member(const JoinedTeamArgs& a, float* v
 #pragma unroll
     for (int i = 0; i < kChunk; ++i) {
       if (p0 + i >= np) break;
-      const float y = subtract_rn(x[i], flux[p0 + i], w[i]);
-      v[p0 + i] = y;
-      const float iw = __ldg(a.iweights + p0 + i);
-      key = a.polarizations ? __fadd_rn(key, __fmul_rn(iw, __fmul_rn(y, y))) : __fadd_rn(key, __fmul_rn(iw, y));
+      v[p0 + i] = subtract_rn(x[i], flux[p0 + i], w[i]);
     }
   }
-  if (a.polarizations) key = __fsqrt_rn(key);
-  if (a.weights) key = __fmul_rn(key, __ldg(a.weights + (xy >> 16) * a.width + (xy & 0xFFFFu)));
-  return key;
+  return member_key(a, v, xy);
 }
 
 // The integrated flux of a component's plane fluxes (the record's): the channels' weighted sum,
