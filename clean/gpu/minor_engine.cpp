@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/joined_kernels.hpp"
@@ -34,6 +36,11 @@ std::size_t record_bytes(std::size_t records) {
 }
 
 }  // namespace
+
+BlockTeam default_block_team() {
+  const char* v = std::getenv("GPUCLEAN_MINOR_TEAM");
+  return v && std::string_view(v) == "tiles" ? BlockTeam::tiles : BlockTeam::rows;
+}
 
 MinorCycleEngine::MinorCycleEngine(cudaStream_t stream, std::size_t width, std::size_t height, const float* patch,
                                    int half_width, std::size_t max_members, std::size_t max_budget,
@@ -193,6 +200,7 @@ void MinorCycleEngine::launch(const MinorCycleRequest& r, const JoinedMinorReque
   a.pool_capacity = pool_;
   a.order_bins = order_bins_.data();
   a.shared_bytes = team_shared_bytes();
+  a.tiles = options_.block_team == BlockTeam::tiles;
   launch_teams(stream_, a);
 }
 
@@ -257,6 +265,9 @@ std::uint32_t MinorCycleEngine::run_cycle(const MinorCycleRequest& r, const Join
   weighted_seconds_ += seconds;
   ++stats_.cycles;
   stats_.clusters += clusters;
+  stats_.tile_clusters += c.n_tiled;
+  if (c.n_tiled) stats_.tile_side = std::max<std::size_t>(stats_.tile_side, std::size_t{1} << c.tile_shift);
+  stats_.densest_tile = std::max<std::size_t>(stats_.densest_tile, c.densest_tile);
   stats_.longest_chain = std::max<std::size_t>(stats_.longest_chain, c.longest);
   stats_.widest_cluster = std::max<std::size_t>(stats_.widest_cluster, c.widest);
   stats_.sm_busy_fraction = weighted_seconds_ > 0 ? weighted_busy_ / weighted_seconds_ : busy;

@@ -58,9 +58,20 @@ struct JoinedMinorRequest {
   std::size_t comp_stride = 0;
 };
 
+/// Which team cleans a large cluster: the row team (the whole block each step, team_kernel.cu),
+/// or the tile team (a one-warp chain, tile_team.cuh) wherever it can hold the cluster. The tile
+/// team is exact but slower on the bench's fields (clean/gpu/PERFORMANCE.md, "The tile team"):
+/// the rows are the default.
+enum class BlockTeam { rows, tiles };
+
+/// rows, unless the environment variable GPUCLEAN_MINOR_TEAM is "tiles": lets one build time
+/// both teams.
+BlockTeam default_block_team();
+
 struct MinorEngineOptions {
   bool clustered = true;          ///< false: every cycle as one cluster (the sequential order)
   std::size_t initial_pool = 0;   ///< records the pool starts with (0: from the budget)
+  BlockTeam block_team = default_block_team();
 };
 
 class MinorCycleEngine {

@@ -3,9 +3,10 @@
 
 #include <algorithm>
 
-#include "clean/gpu/budget_cutoff.cuh"
 #include "clean/gpu/subtract_rn.cuh"
+#include "clean/gpu/team_common.cuh"
 #include "clean/gpu/team_kernel.hpp"
+#include "clean/gpu/tile_team.cuh"
 #include "clean/gpu/warp_search.cuh"
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
@@ -17,75 +18,24 @@ namespace {
 
 using cuda::kFullMask;
 using cuda::warp_max64;
-// 162 KB: a cluster of the default active set (20050 members, 8 bytes each) fits, and the
-// 164 KB shared-memory configuration leaves 92 KB of L1 for the beam patch (40 KB at hw 50).
+// 162 KB: a cluster of the default active set (20050 members) fits either block team (6 bytes a
+// member in the tile team, 8 in the row team), and the 164 KB shared-memory configuration leaves
+// 92 KB of L1 for the beam patch (40 KB at hw 50).
 constexpr std::uint32_t kSharedBytes = 162 * 1024;
 constexpr int kCarveoutPercent = 72;  // 164 of the SM's 228 KB
 constexpr std::uint32_t kPerLane = kWarpTeamMax / 32;
 static_assert(kPerLane * 32 == kWarpTeamMax, "warp teams hold whole rows of 32 members");
 
-// Members are packed by slot (their position in the cluster, which is pixel order), so that the
-// largest packed value is the brightest member with the lowest pixel, as in the CPU reference.
-// A NaN (only an overflowing, non-converging run makes one) is never the best, as on the CPU.
-__device__ __forceinline__ unsigned long long pack_slot(float v, std::uint32_t slot, bool abs_key) {
-  return v != v ? 0ull : pack_peak(abs_key ? fabsf(v) : v, slot, v < 0.0f);
-}
-
 __device__ __forceinline__ std::uint32_t slot_of(unsigned long long packed) {
   return ~static_cast<std::uint32_t>(packed >> 1) & 0x7FFFFFFFu;
 }
 
-// Writes a warp's buffered records (lane i holds record i, i < n) to the pool and counts their
-// orders. Warp-uniform result, false when the team must stop: the pool is full, or another team
-// found it full (then every team stops and the host runs the cycle again with a larger pool), or
-// the budget cutoff shows that no record after `current` (the team's running order) can be kept.
-__device__ bool flush_records(const TeamArgs& a, std::uint32_t top, std::uint32_t n, std::uint32_t pixel, float flux,
-                              unsigned long long order, unsigned long long current, std::uint32_t lane) {
-  unsigned long long base = 0;
-  bool stop = false;
-  if (lane == 0) {
-    stop = *static_cast<volatile unsigned int*>(&a.counters->overflow) != 0;
-    if (!stop) {
-      base = atomicAdd(&a.counters->records, static_cast<unsigned long long>(n));
-      if (base + n > a.pool_capacity) {
-        atomicExch(&a.counters->overflow, 1u);
-        stop = true;
-      }
-    }
-  }
-  stop = __shfl_sync(kFullMask, stop, 0);
-  base = __shfl_sync(kFullMask, base, 0);
-  if (stop) return false;
-  if (lane < n) {
-    a.rec_pixel[base + lane] = pixel;
-    a.rec_flux[base + lane] = flux;
-    a.rec_order[base + lane] = order;
-    count_order(a.order_bins, top, order);
-  }
-  return base + n < a.budget || !past_budget(a.order_bins, top, current, a.budget, lane);
-}
-
-// --local-rms: a component's flux from its weighed value, and its weighed share at a member
-// (MinorCycleCpu's rounding); without weights, the plain rule.
-__device__ __forceinline__ float component_flux(const TeamArgs& a, float value, std::uint32_t pixel) {
-  return a.weights ? __fmul_rn(a.gain, __fdiv_rn(value, __ldg(a.weights + pixel))) : __fmul_rn(a.gain, value);
-}
-__device__ __forceinline__ float member_flux(const TeamArgs& a, float flux, std::uint32_t xy) {
-  return a.weights ? __fmul_rn(flux, __ldg(a.weights + (xy >> 16) * a.width + (xy & 0xFFFFu))) : flux;
-}
-
-struct BlockShared {
-  unsigned long long best[2][32];  // per-warp maxima, double-buffered: one barrier per component
-  unsigned int stop[2];
-  unsigned int item;
-};
-
-// A large cluster, cleaned by the whole block. Thread t owns the quads of members q = t,
-// t + 1024, ... (members 4q .. 4q + 3, so that a rescan reads them as float4); a component
+// A large cluster, cleaned by the whole block: the row team (in the tile team's kernel, what
+// the tile team cannot hold). Thread t owns the quads of members q = t, t + kBlock, ... (members 4q .. 4q + 3, so that a rescan reads them as float4); a component
 // updates only the members in the patch rows (found in a row table, or by warp searches when
 // the table does not fit), and a thread rescans its members only when its own best was among
 // those changed. kShared: the members live in shared memory (up to team_shared_members()).
-template <bool kShared>
+template <int kBlock, bool kShared>
 __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char* smem, BlockShared& sh,
                            std::uint32_t top) {
   const std::uint32_t t = threadIdx.x, lane = t & 31, warp = t >> 5;
@@ -97,7 +47,7 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
   if constexpr (kShared) {
     vals = reinterpret_cast<float*>(smem);
     auto* xs = reinterpret_cast<std::uint32_t*>(smem) + m4;
-    for (std::uint32_t j = t; j < m4; j += kTeamBlock) {
+    for (std::uint32_t j = t; j < m4; j += kBlock) {
       vals[j] = j < m ? a.values[range.x + j] : __int_as_float(0x7fffffff);  // NaN pads: never the best
       if (j < m) xs[j] = a.xy[range.x + j];
     }
@@ -108,7 +58,7 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
     xy = a.xy + range.x;
   }
   if (row_start) {
-    for (std::uint32_t j = t; j < m; j += kTeamBlock) {
+    for (std::uint32_t j = t; j < m; j += kBlock) {
       const std::uint32_t y = a.xy[range.x + j] >> 16;
       const std::uint32_t first = j == 0 ? ymin : (a.xy[range.x + j - 1] >> 16) + 1;
       for (std::uint32_t r = first; r <= y; ++r) row_start[r - ymin] = j;
@@ -119,7 +69,7 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
   const bool abs_key = a.abs_key;
   auto rescan = [&]() {
     unsigned long long best = 0;
-    for (std::uint32_t q = t; 4 * q < m; q += kTeamBlock) {
+    for (std::uint32_t q = t; 4 * q < m; q += kBlock) {
       float4 v;
       if constexpr (kShared) {
         v = reinterpret_cast<const float4*>(vals)[q];
@@ -149,7 +99,7 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
     if (lane == 0) sh.best[buf][warp] = wb;
     if (t == 0) sh.stop[buf] = room ? 0u : 1u;
     __syncthreads();
-    const unsigned long long best = warp_max64(sh.best[buf][lane]);
+    const unsigned long long best = warp_max64(lane < kBlock / 32 ? sh.best[buf][lane] : 0ull);
     const bool full = sh.stop[buf] != 0;
     buf ^= 1;
     if (best == 0 || full || made >= a.budget) break;
@@ -181,7 +131,7 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
     }
     const std::uint32_t mine = local ? slot_of(local) : 0xFFFFFFFFu;
     bool hit = false;
-    for (std::uint32_t q = (lo >> 2) + ((t - (lo >> 2)) & (kTeamBlock - 1)); 4 * q < hi; q += kTeamBlock) {
+    for (std::uint32_t q = (lo >> 2) + ((t - (lo >> 2)) & (kBlock - 1)); 4 * q < hi; q += kBlock) {
 #pragma unroll
       for (std::uint32_t e = 0; e < 4; ++e) {
         const std::uint32_t j = 4 * q + e;
@@ -263,7 +213,10 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
   if (lane == 0) atomicMax(&a.counters->longest, made);
 }
 
-__global__ void __launch_bounds__(kTeamBlock, 1) teams_kernel(const TeamArgs a) {
+// kBlock threads a block: kRowBlock when the row team takes every large cluster, kTileBlock
+// when the tile team does (it runs its chain on one warp and needs more registers a thread).
+template <int kBlock>
+__global__ void __launch_bounds__(kBlock, 1) teams_kernel(const TeamArgs a) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ BlockShared sh;
   const unsigned int n_big = a.counters->n_big, n_small = a.counters->n_small;  // set by earlier kernels
@@ -275,12 +228,15 @@ __global__ void __launch_bounds__(kTeamBlock, 1) teams_kernel(const TeamArgs a) 
     __syncthreads();
     if (item >= n_big) break;
     const ClusterRange r = a.big[item];
-    if (r.y - r.x <= team_shared_members()) block_team<true>(a, r, smem, sh, top);
-    else block_team<false>(a, r, smem, sh, top);
+    if constexpr (kBlock == kTileBlock) {
+      if (tile_team<kBlock>(a, r, smem, sh, top)) continue;
+    }
+    if (r.y - r.x <= team_shared_members()) block_team<kBlock, true>(a, r, smem, sh, top);
+    else block_team<kBlock, false>(a, r, smem, sh, top);
   }
   // Small clusters: first one per warp, spread over the blocks (cluster j to block j mod grid)
   // so that each SM runs as few chains as possible; then whatever is left, from a queue.
-  const std::uint32_t lane = threadIdx.x & 31, warps = gridDim.x * (kTeamBlock / 32);
+  const std::uint32_t lane = threadIdx.x & 31, warps = gridDim.x * (kBlock / 32);
   const std::uint32_t first = (threadIdx.x >> 5) * gridDim.x + blockIdx.x;
   if (first < n_small) warp_team(a, a.small[first], lane, top);
   while (true) {
@@ -295,22 +251,29 @@ __global__ void __launch_bounds__(kTeamBlock, 1) teams_kernel(const TeamArgs a) 
 }  // namespace
 
 __host__ __device__ std::uint32_t team_shared_members() { return (kSharedBytes / 4 - 3) / 2; }
+std::uint32_t tile_team_members() { return tile_team_capacity(kSharedBytes); }
 std::uint32_t team_shared_bytes() { return kSharedBytes; }
 
 int team_blocks() { return std::max(cuda::sm_count(), 1); }
 
-void launch_teams(cudaStream_t s, const TeamArgs& a) {
+template <int kBlock>
+void launch(cudaStream_t s, const TeamArgs& a) {
   static cuda::PerDeviceOnce configured;
   cuda::once_per_device(configured, [] {
-    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kBlock>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(kSharedBytes)));
     // Prefer the split that gives the block its shared memory and leaves the rest to L1, where
     // the beam patch lives.
-    GPUCLEAN_CUDA_TRY(
-        cudaFuncSetAttribute(teams_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, kCarveoutPercent));
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kBlock>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                           kCarveoutPercent));
   });
-  teams_kernel<<<team_blocks(), kTeamBlock, kSharedBytes, s>>>(a);
+  teams_kernel<kBlock><<<team_blocks(), kBlock, kSharedBytes, s>>>(a);
   GPUCLEAN_CHECK_LAUNCH();
+}
+
+void launch_teams(cudaStream_t s, const TeamArgs& a) {
+  if (a.tiles) launch<kTileBlock>(s, a);
+  else launch<kRowBlock>(s, a);
 }
 
 }  // namespace gpuclean::clean::gpu

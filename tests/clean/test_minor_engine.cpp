@@ -1,8 +1,10 @@
 // The GPU minor-cycle engine against the CPU minor cycle (MinorCycleCpu), bit for bit: the same
 // components in the same order, and the same per-pixel sums in the delta image, on random
-// active sets with clusters of every kind the engine has a path for (warp teams, block teams in
-// shared memory, a block team too large for shared memory), cycles cut by the budget, a record
-// pool too small for the first try, and the one-cluster (sequential) mode.
+// active sets with clusters of every kind the engine has a path for (warp teams; large clusters
+// on the tile team, with tiles of 16 to 256 pixels, and on the row team, in shared memory and
+// beyond it, where the tile team cannot hold them), cycles cut by the budget, a record pool too
+// small for the first try, and the one-cluster (sequential) mode. Every case runs with both
+// block teams (MinorEngineOptions::block_team).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -159,16 +161,16 @@ std::vector<T> download(const T* d, std::size_t n) {
 }
 
 struct Outcome {
-  gc::MinorCycleStats stats;
+  gc::MinorCycleStats stats;  // of the tile-team run
+  gc::MinorCycleStats rows;   // of the row-team run
 };
 
-// Runs the engine and the CPU on the scene and compares components, delta and model bit for bit.
-Outcome expect_engine_matches_cpu(const Scene& s, const gc::PreparedPsf& psf, int hw, double limit, bool abs_key,
-                                  std::size_t budget, gg::MinorEngineOptions options) {
-  std::vector<gc::ActiveMember> cpu_members = s.members;
-  std::vector<gc::Component> want;
-  gc::MinorCycleCpu(psf, static_cast<std::size_t>(hw), s.w, s.w * s.h)
-      .run(cpu_members, limit, 0.1, abs_key, budget, &want);
+// Runs the engine with the given options and compares its components, delta and model with
+// the CPU's, bit for bit.
+gc::MinorCycleStats engine_run_matches(const Scene& s, const gc::PreparedPsf& psf, int hw, double limit,
+                                       bool abs_key, std::size_t budget, gg::MinorEngineOptions options,
+                                       const std::vector<gc::Component>& want) {
+  SCOPED_TRACE(options.block_team == gg::BlockTeam::tiles ? "tile team" : "row team");
 
   std::vector<float> values;
   std::vector<std::uint32_t> pixels;
@@ -214,7 +216,35 @@ Outcome expect_engine_matches_cpu(const Scene& s, const gc::PreparedPsf& psf, in
   const auto got_model = download(model.data(), s.w * s.h);
   EXPECT_EQ(first_difference(got_delta, want_delta), want_delta.size()) << "delta image";
   EXPECT_EQ(first_difference(got_model, want_delta), want_delta.size()) << "model image";
-  return {engine.stats()};
+  return engine.stats();
+}
+
+// The CPU's cycle, then the engine's with each block team.
+Outcome expect_engine_matches_cpu(const Scene& s, const gc::PreparedPsf& psf, int hw, double limit, bool abs_key,
+                                  std::size_t budget, gg::MinorEngineOptions options) {
+  std::vector<gc::ActiveMember> cpu_members = s.members;
+  std::vector<gc::Component> want;
+  gc::MinorCycleCpu(psf, static_cast<std::size_t>(hw), s.w, s.w * s.h)
+      .run(cpu_members, limit, 0.1, abs_key, budget, &want);
+  Outcome o;
+  options.block_team = gg::BlockTeam::tiles;
+  o.stats = engine_run_matches(s, psf, hw, limit, abs_key, budget, options, want);
+  options.block_team = gg::BlockTeam::rows;
+  o.rows = engine_run_matches(s, psf, hw, limit, abs_key, budget, options, want);
+  EXPECT_EQ(o.rows.tile_clusters, 0u);
+  return o;
+}
+
+// The box of the largest cluster's members is not known here; the box of all members bounds it.
+std::array<int, 2> box_of(const Scene& s) {
+  int x0 = 1 << 30, x1 = -1, y0 = 1 << 30, y1 = -1;
+  for (const auto& m : s.members) {
+    x0 = std::min(x0, m.x);
+    x1 = std::max(x1, m.x);
+    y0 = std::min(y0, m.y);
+    y1 = std::max(y1, m.y);
+  }
+  return {x1 - x0 + 1, y1 - y0 + 1};
 }
 
 using MinorEngine = gpuclean::test::GpuTest;
@@ -334,4 +364,84 @@ TEST_F(MinorEngine, SmallSceneForSanitizers) {
   sky.add(15, 200, 200, 8, rng);  // one cluster of a few hundred members: a block team
   const auto o = expect_engine_matches_cpu(sky.active(0.2), psf, 5, 0.3, true, 3000, {});
   EXPECT_GT(o.stats.clusters, 10u);
+}
+
+// The production geometry: a 101-pixel patch (hw 50) and an extended source of several thousand
+// members (the bench's fields make such clusters): the tile team with 16-pixel tiles, then a
+// lower level that merges the field into a 21 000-member cluster of 720 x 820 pixels (64-pixel
+// tiles, a hundred members and more a tile). Both key kinds.
+TEST_F(MinorEngine, TileTeamCleansAnExtendedSourceAtTheProductionPatch) {
+  std::mt19937 rng(9);
+  const auto psf = realistic_psf(101, rng);
+  Sky sky(1024, 1024, psf);
+  sky.add(300, 512, 512, 50, rng);
+  sky.add(150, 0, 0, -1, rng);
+  for (double level : {0.5, 0.3}) {
+    SCOPED_TRACE(level);
+    const Scene s = sky.active(level);
+    ASSERT_GT(s.members.size(), 9000u);
+    for (bool abs_key : {true, false}) {
+      const auto o = expect_engine_matches_cpu(s, psf, 50, level + 0.1, abs_key, 100000, {});
+      EXPECT_GE(o.stats.tile_clusters, 1u);
+      EXPECT_GT(o.stats.widest_cluster, 9000u);
+      EXPECT_GT(o.stats.longest_chain, 500u);
+    }
+  }
+}
+
+// Ties everywhere: the values quantized to eighths, so that many members share a key; the tile
+// team must take the lowest pixel among them, whatever tile and storage order they have.
+TEST_F(MinorEngine, TileTeamBreaksTiesByPixelOrder) {
+  std::mt19937 rng(13);
+  const auto psf = realistic_psf(101, rng);
+  Sky sky(768, 768, psf);
+  sky.add(200, 384, 384, 60, rng);
+  Scene s = sky.active(0.4);
+  for (auto& m : s.members) m.value = std::round(m.value * 8.0f) / 8.0f;
+  std::size_t ties = 0;
+  for (std::size_t i = 1; i < s.members.size(); ++i) ties += s.members[i].value == s.members[i - 1].value ? 1 : 0;
+  ASSERT_GT(ties, s.members.size() / 20);
+  const auto o = expect_engine_matches_cpu(s, psf, 50, 0.45, true, 100000, {});
+  EXPECT_GE(o.stats.tile_clusters, 1u);
+}
+
+// A long, thin cluster (a chain of sources across an 8192-pixel strip): more than a thousand
+// 16-pixel tiles, so that the tile maxima span many groups and a window's tiles reach into two.
+TEST_F(MinorEngine, TileTeamCleansALongThinCluster) {
+  std::mt19937 rng(10);
+  const auto psf = realistic_psf(101, rng);
+  Sky sky(8192, 256, psf);
+  for (int k = 0; k < 300; ++k) sky.add(1, 20 + k * 27, 128, 20, rng);
+  const Scene s = sky.active(0.35);
+  ASSERT_GT(box_of(s)[0], 2048);
+  const auto o = expect_engine_matches_cpu(s, psf, 50, 0.45, true, 100000, {});
+  EXPECT_GE(o.stats.tile_clusters, 1u);
+  EXPECT_GT(o.stats.widest_cluster, 5000u);
+}
+
+// A chain of sources along the diagonal of a 6000 x 6000 image: one cluster whose box spans the
+// image. At a high level (9 000 members) the tile team takes it with tiles of 128 pixels; at a
+// low one (37 000 members) it holds too many, and the row team cleans it on the tile team's
+// kernel (kTileBlock threads).
+TEST_F(MinorEngine, ClusterAcrossTheImageTakesLargeTilesOrTheRowTeam) {
+  std::mt19937 rng(12);
+  const auto psf = realistic_psf(101, rng);
+  Sky sky(6000, 6000, psf);
+  for (int k = 0; k < 290; ++k) sky.add(1, 60 + k * 20, 60 + k * 20, 3, rng);
+  {
+    const Scene s = sky.active(0.5);
+    ASSERT_GT(box_of(s)[0], 5000);
+    ASSERT_LT(s.members.size(), gg::tile_team_members());
+    const auto o = expect_engine_matches_cpu(s, psf, 50, 0.6, true, 100000, {});
+    EXPECT_GT(o.stats.widest_cluster, 5000u) << "the chain must make one large cluster";
+    EXPECT_EQ(o.stats.tile_clusters, 1u);
+    EXPECT_GE(o.stats.tile_side, 64u);
+  }
+  {
+    const Scene s = sky.active(0.3);
+    ASSERT_GT(s.members.size(), gg::tile_team_members());
+    const auto o = expect_engine_matches_cpu(s, psf, 50, 0.4, true, 100000, {});
+    EXPECT_GT(o.stats.widest_cluster, gg::tile_team_members());
+    EXPECT_EQ(o.stats.tile_clusters, 0u);
+  }
 }

@@ -1,0 +1,71 @@
+#pragma once
+// What the one-plane teams of team_kernel.cu share (CUDA only): the packed member key, the
+// record flush with the budget cutoff, the --local-rms flux rules and the block's own shared state.
+
+#include <cstdint>
+
+#include "clean/gpu/budget_cutoff.cuh"
+#include "clean/gpu/minor_types.hpp"
+#include "clean/packed_peak.hpp"
+#include "select/cuda/warp_util.cuh"
+
+namespace gpuclean::clean::gpu {
+
+// A member's key packed with an index that is monotone in pixel order (its slot in the cluster,
+// or y << 16 | x), so that the largest packed value is the brightest member with the lowest
+// pixel, as in the CPU reference. A NaN (only an overflowing, non-converging run makes one) is
+// never the best, as on the CPU.
+__device__ __forceinline__ unsigned long long pack_slot(float v, std::uint32_t slot, bool abs_key) {
+  return v != v ? 0ull : pack_peak(abs_key ? fabsf(v) : v, slot, v < 0.0f);
+}
+
+// Writes a warp's buffered records (lane i holds record i, i < n) to the pool and counts their
+// orders. Warp-uniform result, false when the team must stop: the pool is full, or another team
+// found it full (then every team stops and the host runs the cycle again with a larger pool), or
+// the budget cutoff shows that no record after `current` (the team's running order) can be kept.
+__device__ inline bool flush_records(const TeamArgs& a, std::uint32_t top, std::uint32_t n, std::uint32_t pixel,
+                                     float flux, unsigned long long order, unsigned long long current,
+                                     std::uint32_t lane) {
+  using cuda::kFullMask;
+  unsigned long long base = 0;
+  bool stop = false;
+  if (lane == 0) {
+    stop = *static_cast<volatile unsigned int*>(&a.counters->overflow) != 0;
+    if (!stop) {
+      base = atomicAdd(&a.counters->records, static_cast<unsigned long long>(n));
+      if (base + n > a.pool_capacity) {
+        atomicExch(&a.counters->overflow, 1u);
+        stop = true;
+      }
+    }
+  }
+  stop = __shfl_sync(kFullMask, stop, 0);
+  base = __shfl_sync(kFullMask, base, 0);
+  if (stop) return false;
+  if (lane < n) {
+    a.rec_pixel[base + lane] = pixel;
+    a.rec_flux[base + lane] = flux;
+    a.rec_order[base + lane] = order;
+    count_order(a.order_bins, top, order);
+  }
+  return base + n < a.budget || !past_budget(a.order_bins, top, current, a.budget, lane);
+}
+
+// --local-rms: a component's flux from its weighed value, and its weighed share at a member
+// (MinorCycleCpu's rounding); without weights, the plain rule. xy = y << 16 | x.
+__device__ __forceinline__ float component_flux(const TeamArgs& a, float value, std::uint32_t pixel) {
+  return a.weights ? __fmul_rn(a.gain, __fdiv_rn(value, __ldg(a.weights + pixel))) : __fmul_rn(a.gain, value);
+}
+__device__ __forceinline__ float member_flux(const TeamArgs& a, float flux, std::uint32_t xy) {
+  return a.weights ? __fmul_rn(flux, __ldg(a.weights + (xy >> 16) * a.width + (xy & 0xFFFFu))) : flux;
+}
+
+struct BlockShared {
+  unsigned long long best[2][32];  // per-warp maxima, double-buffered: one barrier per component
+  unsigned int stop[2];
+  unsigned int item;
+  unsigned int x0, x1;             // the tile team's box columns
+  unsigned int scan[32];           // the tile team's per-warp sums
+};
+
+}  // namespace gpuclean::clean::gpu
