@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs the GPU checks and benchmarks on a machine with a GPU, from a build made elsewhere
 # (see README, "Running on a GPU machine"). Usage:
-#   scripts/gpu-check.sh tests      every test binary, timed
+#   scripts/gpu-check.sh tests      every test binary, timed (GPU_CHECK_JOBS of them at once, the four slowest
+#                                   as GPU_CHECK_SHARDS gtest shards; default 1 and 1). The peak-memory checks
+#                                   read the device's free memory, so jobs beside them can make them fail: with
+#                                   8 jobs GpuVsCpu.ClarkOnA4096SimulatedField read a peak of 0 (3 jobs passed)
 #   scripts/gpu-check.sh sanitize   compute-sanitizer memcheck and racecheck on the GPU tests small enough for them
 #   scripts/gpu-check.sh bench      bench select over 2^20..2^28, all distributions, CSV/JSON to $OUT
 #   scripts/gpu-check.sh bench32    top-k on 2^32 floats (16 GiB): the memory-sparing backends
@@ -27,6 +30,11 @@
 #                                   and racecheck of the joined minor cycle (memcheck of a streamed and a log-fit run),
 #                                   bench clean --channels 16 (2048^2, joined, GPU and CPU) and 64 independent channels;
 #                                   CUBE_SANITIZE=0 or CUBE_BENCH=0 leave those parts out
+#   scripts/gpu-check.sh minor      the minor-cycle engine: its tests (both block teams), racecheck and memcheck of
+#                                   the tile team, bench clean 4096^2 with the row team (the default) and the
+#                                   CPU path, then the tile team (GPUCLEAN_MINOR_TEAM=tiles), bench batch 64 with
+#                                   each team, bench clean --channels 16 (2048^2 joined); MINOR_BIG=1 adds 16384^2;
+#                                   MINOR_TESTS=0 leaves the tests out
 #   scripts/gpu-check.sh minor-profile  ncu's warp-state samples per source line of the minor cycle's team
 #                                   kernels: the one-plane team on the 4096^2 bench, the joined team on 16 channels
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
@@ -39,15 +47,63 @@ export GPUCLEAN_BINARY=$PWD/$bin/gpuclean GPUCLEAN_SOURCE_DIR=$PWD GPUCLEAN_SHAR
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 case "${1:-tests}" in
   tests)
-    status=0
-    for t in $(find "$bin/tests" -maxdepth 1 -type f -name 'test_*' -executable | sort); do
-      echo "== $t"
-      start=$(date +%s)
+    one() {  # a test binary and its shard (index, count): its log and its time; exit status 1 on a failure
+      local t=$1 i=$2 n=$3 start=$(date +%s) rc=0 name
+      name=$(basename "$t")$([ "$n" -gt 1 ] && echo ".$i")
       # No mpirun on the GPU machine: the MPI test runs in CI.
-      "$t" --gtest_brief=1 --gtest_filter='-*Mpirun*' >"$out/$(basename "$t").log" 2>&1 || status=1
-      echo "   $(( $(date +%s) - start )) s"
-      grep -E "PASSED|FAILED|SKIPPED|Failure" "$out/$(basename "$t").log" | grep -v "GetParam" | tail -4
-    done
+      GTEST_SHARD_INDEX=$i GTEST_TOTAL_SHARDS=$n "$t" --gtest_brief=1 --gtest_filter='-*Mpirun*' >"$out/$name.log" 2>&1 || rc=1
+      { echo "== $name: $(( $(date +%s) - start )) s"
+        grep -E "PASSED|FAILED|SKIPPED|Failure" "$out/$name.log" | grep -v "GetParam" | tail -4; } >"$out/$name.summary"
+      return $rc
+    }
+    export -f one; export out
+    # The slowest binaries run as GPU_CHECK_SHARDS gtest shards (default 1), so that jobs overlap.
+    for t in $(find "$bin/tests" -maxdepth 1 -type f -name 'test_*' -executable | sort); do
+      n=1
+      case $(basename "$t") in test_clean_gpu|test_clean|test_randomized_paths|test_select_gpu) n=${GPU_CHECK_SHARDS:-1} ;; esac
+      for ((i = 0; i < n; i++)); do echo "$t $i $n"; done
+    done | xargs -P "${GPU_CHECK_JOBS:-1}" -L 1 bash -c 'one "$0" "$1" "$2"'
+    status=$?
+    cat "$out"/*.summary
+    exit $((status != 0)) ;;
+  minor)
+    status=0
+    if [ "${MINOR_TESTS:-1}" = 1 ]; then
+      echo "== test_clean_gpu MinorEngine.* (tile and row teams)"
+      "$bin/tests/test_clean_gpu" --gtest_filter='MinorEngine.*' >"$out/test_minor_engine.log" 2>&1 || status=1
+      grep -E "^\[ +(OK|FAILED) |Failure|PASSED" "$out/test_minor_engine.log" | head -30
+    fi
+    echo "== compute-sanitizer racecheck and memcheck: the tile team"
+    timeout 100 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
+      --gtest_filter='MinorEngine.SmallScene*' >"$out/racecheck_minor.log" 2>&1
+    echo "racecheck exit $? $(grep -E 'RACECHECK SUMMARY' "$out/racecheck_minor.log" | tail -1)"
+    timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
+      --gtest_filter='MinorEngine.SmallScene*:MinorEngine.TileTeamBreaksTies*:MinorEngine.BudgetCuts*' \
+      >"$out/memcheck_minor.log" 2>&1
+    echo "memcheck exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck_minor.log" | tail -1)"
+    echo "== bench clean 4096^2: row team, CPU path; then the tile team"
+    timeout 200 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 --paths gpu-clark,cpu-clark --cli-size 4096 \
+      >"$out/bench_clean_rows.txt" 2>"$out/bench_clean_rows.err"
+    echo "bench exit $?"; cut -c1-300 "$out/bench_clean_rows.txt"; grep "us a step" "$out/bench_clean_rows.err"
+    GPUCLEAN_MINOR_TEAM=tiles timeout 120 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 --paths gpu-clark \
+      --cli-size 0 >"$out/bench_clean_tiles.txt" 2>"$out/bench_clean_tiles.err"
+    echo "bench (tiles) exit $?"; cut -c1-300 "$out/bench_clean_tiles.txt" | tail -1; grep "us a step" "$out/bench_clean_tiles.err"
+    if [ "${MINOR_BIG:-0}" = 1 ]; then
+      timeout 200 "$bin/gpuclean" bench clean --sizes 16384 --niters 100000 --paths gpu-clark --cli-size 0 \
+        >"$out/bench_clean_16384.txt" 2>"$out/bench_clean_16384.err"
+      echo "bench 16384 exit $?"; cut -c1-300 "$out/bench_clean_16384.txt" | tail -2
+    fi
+    echo "== bench batch 64 x 2048^2: row team, then the tile team"
+    timeout ${MINOR_BATCH_TIMEOUT:-150} "$bin/gpuclean" bench batch --size 2048 --counts 64 --distinct 8 \
+      --dir /tmp/bench-batch >"$out/bench_batch.txt" 2>&1
+    echo "bench batch exit $?"; tail -12 "$out/bench_batch.txt"
+    GPUCLEAN_MINOR_TEAM=tiles timeout ${MINOR_BATCH_TIMEOUT:-150} "$bin/gpuclean" bench batch --size 2048 --counts 64 \
+      --distinct 8 --dir /tmp/bench-batch >"$out/bench_batch_tiles.txt" 2>&1
+    echo "bench batch (tiles) exit $?"; grep -E "clean stage|^ +64 " "$out/bench_batch_tiles.txt"
+    echo "== bench clean --channels 16 (2048^2 joined, GPU and CPU)"
+    timeout 120 "$bin/gpuclean" bench clean --channels 16 --sizes 2048 --niters 100000 --independent-channels 0 \
+      --cpu-planes 4 >"$out/bench_cube.txt" 2>"$out/bench_cube.err"
+    echo "bench exit $?"; cut -c1-300 "$out/bench_cube.txt"
     exit $status ;;
   sanitize)
     run() {  # tool, timeout, binary, filter, log

@@ -40,6 +40,7 @@ struct Row {
   double sm_busy = 0;        // GPU Clark: SMs given minor-cycle work (launch configuration)
   std::size_t clusters = 0;  // GPU Clark: independent clusters over the run
   std::size_t chain = 0;     // GPU Clark: longest chain of components in one cluster
+  clean::MinorCycleStats minor_stats;  // GPU Clark: the minor-cycle engine's figures
   std::size_t peak_gpu_mib = 0;
   double speedup = 0;  // over cpu-clark on the same case
 };
@@ -103,6 +104,7 @@ Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t n
   row.sm_busy = r.minor_stats.sm_busy_fraction;
   row.clusters = r.minor_stats.clusters;
   row.chain = r.minor_stats.longest_chain;
+  row.minor_stats = r.minor_stats;
   const double stage = path == "gpu-hogbom" ? row.minor : row.convolve;
   if (!is_cpu(path) && !is_multiscale(path) && stage > 0) row.gbps = dominant_bytes(row) / stage / 1e9;
   return row;
@@ -186,7 +188,15 @@ int run_bench_clean(const BenchCleanOptions& o) {
           here.push_back(run_case(problem, size, niter, path, o));
           if (path == "cpu-clark") cpu_clark = here.back().clean;
           if (path == "cpu-multiscale") cpu_multiscale = here.back().clean;
-          std::fprintf(stderr, "%zu %zu %s: %.3f s\n", size, niter, path.c_str(), here.back().clean);
+          const Row& r = here.back();
+          std::fprintf(stderr, "%zu %zu %s: %.3f s\n", size, niter, path.c_str(), r.clean);
+          // Where the minor cycle's time goes: its longest chain, and the teams of the large clusters.
+          if (r.chain > 0)
+            std::fprintf(stderr,
+                         "  minor %.3f s over a longest chain of %zu: %.3f us a step; widest cluster %zu members; "
+                         "tile team %zu clusters, tiles up to %zu px, densest tile %zu members\n",
+                         r.minor, r.chain, 1e6 * r.minor / static_cast<double>(r.chain), r.minor_stats.widest_cluster,
+                         r.minor_stats.tile_clusters, r.minor_stats.tile_side, r.minor_stats.densest_tile);
         } catch (const std::exception& e) {
           std::fprintf(stderr, "%zu %zu %s failed: %s\n", size, niter, path.c_str(), e.what());
           status = 4;
