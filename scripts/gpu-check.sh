@@ -45,6 +45,11 @@ mkdir -p "$out"
 bin=${GPUCLEAN_BUILD:-build}
 export GPUCLEAN_BINARY=$PWD/$bin/gpuclean GPUCLEAN_SOURCE_DIR=$PWD GPUCLEAN_SHARED_DIR=$PWD/.devdata
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+sanitized() {  # tool, timeout, test binary, gtest filter, log name: one compute-sanitizer run and its summary
+  timeout "$2" compute-sanitizer --tool "$1" --error-exitcode 9 "$bin/tests/$3" --gtest_brief=1 \
+    --gtest_filter="$4" >"$out/$5.log" 2>&1
+  echo "$5: exit $? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$5.log" | tail -1)"
+}
 case "${1:-tests}" in
   tests)
     one() {  # a test binary and its shard (index, count): its log and its time; exit status 1 on a failure
@@ -74,13 +79,9 @@ case "${1:-tests}" in
       grep -E "^\[ +(OK|FAILED) |Failure|PASSED" "$out/test_minor_engine.log" | head -30
     fi
     echo "== compute-sanitizer racecheck and memcheck: the tile team"
-    timeout 100 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
-      --gtest_filter='MinorEngine.SmallScene*' >"$out/racecheck_minor.log" 2>&1
-    echo "racecheck exit $? $(grep -E 'RACECHECK SUMMARY' "$out/racecheck_minor.log" | tail -1)"
-    timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/tests/test_clean_gpu" --gtest_brief=1 \
-      --gtest_filter='MinorEngine.SmallScene*:MinorEngine.TileTeamBreaksTies*:MinorEngine.BudgetCuts*' \
-      >"$out/memcheck_minor.log" 2>&1
-    echo "memcheck exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck_minor.log" | tail -1)"
+    sanitized racecheck 100 test_clean_gpu 'MinorEngine.SmallScene*' racecheck_minor
+    sanitized memcheck 100 test_clean_gpu \
+      'MinorEngine.SmallScene*:MinorEngine.TileTeamBreaksTies*:MinorEngine.BudgetCuts*' memcheck_minor
     echo "== bench clean 4096^2: row team, CPU path; then the tile team"
     timeout 200 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 --paths gpu-clark,cpu-clark --cli-size 4096 \
       >"$out/bench_clean_rows.txt" 2>"$out/bench_clean_rows.err"
@@ -106,21 +107,16 @@ case "${1:-tests}" in
     echo "bench exit $?"; cut -c1-300 "$out/bench_cube.txt"
     exit $status ;;
   sanitize)
-    run() {  # tool, timeout, binary, filter, log
-      timeout "$2" compute-sanitizer --tool "$1" --error-exitcode 9 "$bin/tests/$3" --gtest_brief=1 \
-        --gtest_filter="$4" >"$out/$5.log" 2>&1
-      echo "$5: exit $? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$5.log" | tail -1)"
-    }
-    run memcheck 150 test_clean '*gpu*' memcheck_clean_analytic
-    run memcheck 150 test_clean_gpu 'MinorEngine.*:GpuVsCpu.*Sample*:GpuVsCpu.*Wsclean*' memcheck_clean_gpu
-    [ -x "$bin/tests/test_gpu_per_run_costs" ] && run memcheck 120 test_gpu_per_run_costs '*' memcheck_per_run_costs
-    run memcheck 120 test_select_gpu '*_n1:*_n33:*_n1000:SampleSecondLevel.*:RobustStatisticsEdges.*' memcheck_select
-    run memcheck 150 test_randomized_paths 'RandomizedPaths.TiesFarIntoTheInputAreFound:RandomizedPaths.KAtAndBeyondTheValidCount:RandomizedPaths.UnalignedInputIsExact:RandomizedPaths.SortedOutputIsOrdered:RandomizedPaths.DeviceCheckFailureFallsBackExactly' memcheck_randomized
-    run racecheck 100 test_randomized_paths 'RandomizedPaths.KAtAndBeyondTheValidCount:RandomizedPaths.TiesFarIntoTheInputAreFound' racecheck_randomized
-    run synccheck 100 test_randomized_paths 'RandomizedPaths.KAtAndBeyondTheValidCount:RandomizedPaths.TiesFarIntoTheInputAreFound' synccheck_randomized
-    run racecheck 100 test_clean_gpu 'MinorEngine.SmallScene*' racecheck_engine
-    run racecheck 100 test_clean '*PointSource*gpu*:*TwoSources*clark_gpu*' racecheck_clean_analytic
-    run racecheck 100 test_select_gpu 'SampleSecondLevel.*' racecheck_select
+    sanitized memcheck 150 test_clean '*gpu*' memcheck_clean_analytic
+    sanitized memcheck 150 test_clean_gpu 'MinorEngine.*:GpuVsCpu.*Sample*:GpuVsCpu.*Wsclean*' memcheck_clean_gpu
+    [ -x "$bin/tests/test_gpu_per_run_costs" ] && sanitized memcheck 120 test_gpu_per_run_costs '*' memcheck_per_run_costs
+    sanitized memcheck 120 test_select_gpu '*_n1:*_n33:*_n1000:SampleSecondLevel.*:RobustStatisticsEdges.*' memcheck_select
+    sanitized memcheck 150 test_randomized_paths 'RandomizedPaths.TiesFarIntoTheInputAreFound:RandomizedPaths.KAtAndBeyondTheValidCount:RandomizedPaths.UnalignedInputIsExact:RandomizedPaths.SortedOutputIsOrdered:RandomizedPaths.DeviceCheckFailureFallsBackExactly' memcheck_randomized
+    sanitized racecheck 100 test_randomized_paths 'RandomizedPaths.KAtAndBeyondTheValidCount:RandomizedPaths.TiesFarIntoTheInputAreFound' racecheck_randomized
+    sanitized synccheck 100 test_randomized_paths 'RandomizedPaths.KAtAndBeyondTheValidCount:RandomizedPaths.TiesFarIntoTheInputAreFound' synccheck_randomized
+    sanitized racecheck 100 test_clean_gpu 'MinorEngine.SmallScene*' racecheck_engine
+    sanitized racecheck 100 test_clean '*PointSource*gpu*:*TwoSources*clark_gpu*' racecheck_clean_analytic
+    sanitized racecheck 100 test_select_gpu 'SampleSecondLevel.*' racecheck_select
     exit 0 ;;
   bench)
     $bin/gpuclean bench select --sizes 20,22,24,26,28 --repeats 5 --format csv --output "$out/bench_select.csv" \

@@ -37,10 +37,8 @@ struct Row {
   double noise_map = 0;      // --local-rms: the noise map and its weights
   std::size_t n_scales = 1;
   double gbps = 0;  // traffic of the dominant passes (see header of the table)
-  double sm_busy = 0;        // GPU Clark: SMs given minor-cycle work (launch configuration)
-  std::size_t clusters = 0;  // GPU Clark: independent clusters over the run
-  std::size_t chain = 0;     // GPU Clark: longest chain of components in one cluster
-  clean::MinorCycleStats minor_stats;  // GPU Clark: the minor-cycle engine's figures
+  // GPU Clark: the minor-cycle engine's figures (SMs given work, clusters, the longest chain, ...)
+  clean::MinorCycleStats minor_stats;
   std::size_t peak_gpu_mib = 0;
   double speedup = 0;  // over cpu-clark on the same case
 };
@@ -101,9 +99,6 @@ Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t n
   row.noise_map = r.seconds.noise_map;
   row.n_scales = r.scales.size();
   row.peak_gpu_mib = r.peak_gpu_bytes >> 20;
-  row.sm_busy = r.minor_stats.sm_busy_fraction;
-  row.clusters = r.minor_stats.clusters;
-  row.chain = r.minor_stats.longest_chain;
   row.minor_stats = r.minor_stats;
   const double stage = path == "gpu-hogbom" ? row.minor : row.convolve;
   if (!is_cpu(path) && !is_multiscale(path) && stage > 0) row.gbps = dominant_bytes(row) / stage / 1e9;
@@ -122,8 +117,9 @@ void print_table(const std::vector<Row>& rows) {
                 r.noise_map, r.download, r.scales, r.select, r.minor, r.convolve, r.restore,
                 r.clean > 0 ? static_cast<double>(r.components) / r.clean : 0.0,
                 r.components ? 1e6 * r.minor / static_cast<double>(r.components) : 0.0,
-                clark_gpu ? (std::to_string(static_cast<int>(100 * r.sm_busy + 0.5)) + "%").c_str() : "-",
-                clark_gpu ? std::to_string(r.clusters).c_str() : "-", clark_gpu ? std::to_string(r.chain).c_str() : "-",
+                clark_gpu ? (std::to_string(static_cast<int>(100 * r.minor_stats.sm_busy_fraction + 0.5)) + "%").c_str() : "-",
+                clark_gpu ? std::to_string(r.minor_stats.clusters).c_str() : "-",
+                clark_gpu ? std::to_string(r.minor_stats.longest_chain).c_str() : "-",
                 r.gbps, r.peak_gpu_mib,
                 r.speedup > 0 ? (std::to_string(static_cast<int>(r.speedup + 0.5)) + "x").c_str() : "-");
   }
@@ -191,11 +187,12 @@ int run_bench_clean(const BenchCleanOptions& o) {
           const Row& r = here.back();
           std::fprintf(stderr, "%zu %zu %s: %.3f s\n", size, niter, path.c_str(), r.clean);
           // Where the minor cycle's time goes: its longest chain, and the teams of the large clusters.
-          if (r.chain > 0)
+          const std::size_t chain = r.minor_stats.longest_chain;
+          if (chain > 0)
             std::fprintf(stderr,
                          "  minor %.3f s over a longest chain of %zu: %.3f us a step; widest cluster %zu members; "
                          "tile team %zu clusters, tiles up to %zu px, densest tile %zu members\n",
-                         r.minor, r.chain, 1e6 * r.minor / static_cast<double>(r.chain), r.minor_stats.widest_cluster,
+                         r.minor, chain, 1e6 * r.minor / static_cast<double>(chain), r.minor_stats.widest_cluster,
                          r.minor_stats.tile_clusters, r.minor_stats.tile_side, r.minor_stats.densest_tile);
         } catch (const std::exception& e) {
           std::fprintf(stderr, "%zu %zu %s failed: %s\n", size, niter, path.c_str(), e.what());
@@ -242,7 +239,8 @@ int run_bench_clean(const BenchCleanOptions& o) {
                      {"cycles", r.cycles}, {"stop", r.stop}, {"clean_s", r.clean}, {"setup_s", r.setup}, {"download_s", r.download}, {"select_s", r.select},
                      {"minor_s", r.minor}, {"convolve_s", r.convolve}, {"restore_s", r.restore}, {"scale_images_s", r.scales}, {"noise_map_s", r.noise_map}, {"scales", r.n_scales},
                      {"gbps", r.gbps}, {"peak_gpu_mib", r.peak_gpu_mib}, {"speedup_vs_cpu", r.speedup},
-                     {"sm_busy_fraction", r.sm_busy}, {"clusters", r.clusters}, {"longest_chain", r.chain},
+                     {"sm_busy_fraction", r.minor_stats.sm_busy_fraction}, {"clusters", r.minor_stats.clusters},
+                     {"longest_chain", r.minor_stats.longest_chain},
                      {"minor_us_per_component", r.components ? 1e6 * r.minor / static_cast<double>(r.components) : 0.0}});
       f << j.dump(2) << "\n";
     } else {
@@ -251,8 +249,8 @@ int run_bench_clean(const BenchCleanOptions& o) {
       for (const Row& r : rows)
         f << r.size << ',' << r.niter << ',' << r.path << ',' << r.components << ',' << r.cycles << ',' << r.stop
           << ',' << r.clean << ',' << r.setup << ',' << r.download << ',' << r.select << ',' << r.minor << ',' << r.convolve << ',' << r.restore << ','
-          << r.gbps << ',' << r.peak_gpu_mib << ',' << r.speedup << ',' << r.sm_busy << ',' << r.clusters << ','
-          << r.chain << '\n';
+          << r.gbps << ',' << r.peak_gpu_mib << ',' << r.speedup << ',' << r.minor_stats.sm_busy_fraction << ','
+          << r.minor_stats.clusters << ',' << r.minor_stats.longest_chain << '\n';
     }
   }
   return status;
