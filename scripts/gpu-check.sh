@@ -32,9 +32,14 @@
 #                                   CUBE_SANITIZE=0 or CUBE_BENCH=0 leave those parts out
 #   scripts/gpu-check.sh minor      the minor-cycle engine: its tests (both block teams), racecheck and memcheck of
 #                                   the tile team, bench clean 4096^2 with the row team (the default) and the
-#                                   CPU path, then the tile team (GPUCLEAN_MINOR_TEAM=tiles), bench batch 64 with
-#                                   each team, bench clean --channels 16 (2048^2 joined); MINOR_BIG=1 adds 16384^2;
-#                                   MINOR_TESTS=0 leaves the tests out
+#                                   CPU path, the row team at each width in MINOR_ROW_BLOCKS (e.g. "512 256"),
+#                                   then the tile team (GPUCLEAN_MINOR_TEAM=tiles), bench batch 64 with each team,
+#                                   bench clean --channels 16 (2048^2 joined); MINOR_BIG=1 adds 16384^2;
+#                                   MINOR_TESTS=0, MINOR_SANITIZE=0, MINOR_TILES=0, MINOR_BATCH=0, MINOR_CUBE=0 leave
+#                                   those parts out
+#   scripts/gpu-check.sh issue22    issue 22's figures in one run: bench clean 4096^2 (GPU, CPU; the row team of 512
+#                                   threads), 16384^2, bench batch 64, joined 16 channels, bench select 2^24 and 2^28;
+#                                   then ncu per-kernel profiles of the selection's misses (ISSUE22_NCU=0: none)
 #   scripts/gpu-check.sh minor-profile  ncu's warp-state samples per source line of the minor cycle's team
 #                                   kernels: the one-plane team on the 4096^2 bench, the joined team on 16 channels
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
@@ -78,29 +83,44 @@ case "${1:-tests}" in
       "$bin/tests/test_clean_gpu" --gtest_filter='MinorEngine.*' >"$out/test_minor_engine.log" 2>&1 || status=1
       grep -E "^\[ +(OK|FAILED) |Failure|PASSED" "$out/test_minor_engine.log" | head -30
     fi
-    echo "== compute-sanitizer racecheck and memcheck: the tile team"
-    sanitized racecheck 100 test_clean_gpu 'MinorEngine.SmallScene*' racecheck_minor
-    sanitized memcheck 100 test_clean_gpu \
-      'MinorEngine.SmallScene*:MinorEngine.TileTeamBreaksTies*:MinorEngine.BudgetCuts*' memcheck_minor
-    echo "== bench clean 4096^2: row team, CPU path; then the tile team"
+    if [ "${MINOR_SANITIZE:-1}" = 1 ]; then
+      echo "== compute-sanitizer racecheck and memcheck: both teams, the row team at two widths"
+      sanitized racecheck 100 test_clean_gpu 'MinorEngine.SmallScene*' racecheck_minor
+      sanitized memcheck 100 test_clean_gpu \
+        'MinorEngine.SmallScene*:MinorEngine.TileTeamBreaksTies*:MinorEngine.BudgetCuts*' memcheck_minor
+    fi
+    echo "== bench clean 4096^2: row team, CPU path; the row team at each width of MINOR_ROW_BLOCKS; the tile team"
     timeout 200 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 --paths gpu-clark,cpu-clark --cli-size 4096 \
       >"$out/bench_clean_rows.txt" 2>"$out/bench_clean_rows.err"
     echo "bench exit $?"; cut -c1-300 "$out/bench_clean_rows.txt"; grep "us a step" "$out/bench_clean_rows.err"
-    GPUCLEAN_MINOR_TEAM=tiles timeout 120 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 --paths gpu-clark \
-      --cli-size 0 >"$out/bench_clean_tiles.txt" 2>"$out/bench_clean_tiles.err"
-    echo "bench (tiles) exit $?"; cut -c1-300 "$out/bench_clean_tiles.txt" | tail -1; grep "us a step" "$out/bench_clean_tiles.err"
+    for w in ${MINOR_ROW_BLOCKS:-}; do
+      GPUCLEAN_MINOR_ROW_BLOCK=$w timeout 120 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 --paths gpu-clark \
+        --cli-size 0 >"$out/bench_clean_rows$w.txt" 2>"$out/bench_clean_rows$w.err"
+      echo "bench (row team of $w threads) exit $?"; cut -c1-300 "$out/bench_clean_rows$w.txt" | tail -1
+      grep "us a step" "$out/bench_clean_rows$w.err"
+    done
+    if [ "${MINOR_TILES:-1}" = 1 ]; then
+      GPUCLEAN_MINOR_TEAM=tiles timeout 120 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 --paths gpu-clark \
+        --cli-size 0 >"$out/bench_clean_tiles.txt" 2>"$out/bench_clean_tiles.err"
+      echo "bench (tiles) exit $?"; cut -c1-300 "$out/bench_clean_tiles.txt" | tail -1; grep "us a step" "$out/bench_clean_tiles.err"
+    fi
     if [ "${MINOR_BIG:-0}" = 1 ]; then
       timeout 200 "$bin/gpuclean" bench clean --sizes 16384 --niters 100000 --paths gpu-clark --cli-size 0 \
         >"$out/bench_clean_16384.txt" 2>"$out/bench_clean_16384.err"
       echo "bench 16384 exit $?"; cut -c1-300 "$out/bench_clean_16384.txt" | tail -2
     fi
-    echo "== bench batch 64 x 2048^2: row team, then the tile team"
-    timeout ${MINOR_BATCH_TIMEOUT:-150} "$bin/gpuclean" bench batch --size 2048 --counts 64 --distinct 8 \
-      --dir /tmp/bench-batch >"$out/bench_batch.txt" 2>&1
-    echo "bench batch exit $?"; tail -12 "$out/bench_batch.txt"
-    GPUCLEAN_MINOR_TEAM=tiles timeout ${MINOR_BATCH_TIMEOUT:-150} "$bin/gpuclean" bench batch --size 2048 --counts 64 \
-      --distinct 8 --dir /tmp/bench-batch >"$out/bench_batch_tiles.txt" 2>&1
-    echo "bench batch (tiles) exit $?"; grep -E "clean stage|^ +64 " "$out/bench_batch_tiles.txt"
+    if [ "${MINOR_BATCH:-1}" = 1 ]; then
+      echo "== bench batch 64 x 2048^2: row team, then the tile team"
+      timeout ${MINOR_BATCH_TIMEOUT:-150} "$bin/gpuclean" bench batch --size 2048 --counts 64 --distinct 8 \
+        --dir /tmp/bench-batch >"$out/bench_batch.txt" 2>&1
+      echo "bench batch exit $?"; tail -12 "$out/bench_batch.txt"
+      if [ "${MINOR_TILES:-1}" = 1 ]; then
+        GPUCLEAN_MINOR_TEAM=tiles timeout ${MINOR_BATCH_TIMEOUT:-150} "$bin/gpuclean" bench batch --size 2048 \
+          --counts 64 --distinct 8 --dir /tmp/bench-batch >"$out/bench_batch_tiles.txt" 2>&1
+        echo "bench batch (tiles) exit $?"; grep -E "clean stage|^ +64 " "$out/bench_batch_tiles.txt"
+      fi
+    fi
+    [ "${MINOR_CUBE:-1}" = 1 ] || exit $status
     echo "== bench clean --channels 16 (2048^2 joined, GPU and CPU)"
     timeout 120 "$bin/gpuclean" bench clean --channels 16 --sizes 2048 --niters 100000 --independent-channels 0 \
       --cpu-planes 4 >"$out/bench_cube.txt" 2>"$out/bench_cube.err"
@@ -318,6 +338,44 @@ case "${1:-tests}" in
     done
     ls -l "$out"
     exit $status ;;
+  issue22)
+    # Issue 22's figures in one run (bench clean 4096^2 and 16384^2, bench batch 64, joined 16 channels, bench
+    # select at 2^24 and 2^28), then ncu per-kernel profiles of the selection's misses; ISSUE22_NCU=0 leaves them out.
+    echo "== bench clean 4096^2: GPU Clark (row team of 1024 threads) and the CPU path; the row team of 512"
+    timeout 150 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 --paths gpu-clark,cpu-clark --cli-size 4096 \
+      >"$out/bench_clean_4096.txt" 2>"$out/bench_clean_4096.err"
+    echo "bench exit $?"; cut -c1-330 "$out/bench_clean_4096.txt" | tail -5; grep "us a step" "$out/bench_clean_4096.err"
+    GPUCLEAN_MINOR_ROW_BLOCK=512 timeout 100 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 \
+      --paths gpu-clark --cli-size 0 >"$out/bench_clean_4096_512.txt" 2>"$out/bench_clean_4096_512.err"
+    echo "bench exit $?"; cut -c1-330 "$out/bench_clean_4096_512.txt" | tail -1; grep "us a step" "$out/bench_clean_4096_512.err"
+    echo "== bench clean 16384^2, GPU Clark"
+    timeout 150 "$bin/gpuclean" bench clean --sizes 16384 --niters 100000 --paths gpu-clark --cli-size 0 \
+      >"$out/bench_clean_16384.txt" 2>"$out/bench_clean_16384.err"
+    echo "bench exit $?"; cut -c1-330 "$out/bench_clean_16384.txt" | tail -1; grep "us a step" "$out/bench_clean_16384.err"
+    echo "== bench batch 64 x 2048^2"
+    timeout 150 "$bin/gpuclean" bench batch --size 2048 --counts 64 --distinct 8 --dir /tmp/bench-batch \
+      >"$out/bench_batch.txt" 2>&1
+    echo "bench batch exit $?"; tail -12 "$out/bench_batch.txt"
+    echo "== bench clean --channels 16 (2048^2 joined, GPU and CPU)"
+    timeout 120 "$bin/gpuclean" bench clean --channels 16 --sizes 2048 --niters 100000 --independent-channels 0 \
+      --cpu-planes 4 >"$out/bench_cube.txt" 2>"$out/bench_cube.err"
+    echo "bench exit $?"; cut -c1-330 "$out/bench_cube.txt" | tail -4
+    echo "== bench select 2^24, 2^28 (randomized, sample, CUB sort)"
+    timeout 200 "$bin/gpuclean" bench select --sizes 24,28 --backends randomized,sample --ks 1,65536 --repeats 5 \
+      --no-cpu-check --format csv --output "$out/bench_select.csv" >"$out/bench_select.txt" 2>"$out/bench_select.err"
+    echo "bench select exit $?"
+    [ "${ISSUE22_NCU:-1}" = 1 ] || exit 0
+    echo "== ncu per kernel: randomized top-k misses; sample's 101 percentiles at 2^28"
+    for c in "24 uniform 65536 randomized --no-order-statistics" "28 all_equal 65536 randomized --no-order-statistics" \
+             "28 many_inf 1 randomized --no-order-statistics" "28 huge_outlier 65536 randomized --no-order-statistics" \
+             "28 normal 1 sample"; do
+      set -- $c
+      timeout 150 ncu --clock-control none --print-summary per-kernel --section SpeedOfLight --section LaunchStats \
+        "$bin/gpuclean" bench select --sizes "$1" --distributions "$2" --backends "$4" --ks "$3" ${5:-} --no-robust \
+        --repeats 1 --no-cpu-check >"$out/ncu_$1_$2_$4.txt" 2>&1
+      echo "ncu $c: exit $?"
+    done
+    exit 0 ;;
   profile)
     echo "== bench clean 16384^2: where the set-up goes (then with glibc's huge-page tunable)"
     "$bin/gpuclean" bench clean --sizes 16384 --niters 100000 --paths gpu-clark --cli-size 0 2>/dev/null | tail -2

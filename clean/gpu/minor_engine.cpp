@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "clean/gpu/clean_kernels.hpp"
@@ -40,6 +41,16 @@ std::size_t record_bytes(std::size_t records) {
 BlockTeam default_block_team() {
   const char* v = std::getenv("GPUCLEAN_MINOR_TEAM");
   return v && std::string_view(v) == "tiles" ? BlockTeam::tiles : BlockTeam::rows;
+}
+
+int default_row_block() {
+  const char* v = std::getenv("GPUCLEAN_MINOR_ROW_BLOCK");
+  if (!v || !*v) return kRowBlock;
+  const std::string_view s(v);
+  if (s == "256") return 256;
+  if (s == "512") return 512;
+  if (s == "1024") return 1024;
+  throw std::invalid_argument("GPUCLEAN_MINOR_ROW_BLOCK must be 256, 512 or 1024, not '" + std::string(s) + "'");
 }
 
 MinorCycleEngine::MinorCycleEngine(cudaStream_t stream, std::size_t width, std::size_t height, const float* patch,
@@ -201,6 +212,7 @@ void MinorCycleEngine::launch(const MinorCycleRequest& r, const JoinedMinorReque
   a.order_bins = order_bins_.data();
   a.shared_bytes = team_shared_bytes();
   a.tiles = options_.block_team == BlockTeam::tiles;
+  a.row_block = options_.row_block;
   launch_teams(stream_, a);
 }
 

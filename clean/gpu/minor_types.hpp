@@ -13,9 +13,10 @@ namespace gpuclean::clean::gpu {
 /// (MinorEngineOptions::block_team), the tile team (tile_team.cuh), whose chain runs on one warp,
 /// with the row team for what it cannot hold.
 inline constexpr std::uint32_t kWarpTeamMax = 256;
-/// Threads of a team block: 1024 when the row team takes the large clusters (every thread scans
-/// its members each step), 512 when the tile team does (128 registers a thread for its one-warp
-/// chain; the row team still takes what the tile team cannot hold, at half the width).
+/// Threads of a team block: kRowBlock by default when the row team takes the large clusters
+/// (every thread scans its members each step; 256 and 512 are built too, TeamArgs::row_block),
+/// 512 when the tile team does (104 registers a thread for its one-warp chain; the row team
+/// still takes what the tile team cannot hold, at half the width).
 inline constexpr int kRowBlock = 1024;
 inline constexpr int kTileBlock = 512;
 /// Bins of the budget cutoff's histogram of recorded orders (budget_cutoff.cuh).
@@ -60,6 +61,7 @@ struct TeamArgs {
   unsigned int* order_bins = nullptr;   ///< the recorded orders' histogram (budget_cutoff.cuh)
   std::uint32_t shared_bytes = 0;       ///< dynamic shared memory of each block
   bool tiles = false;                   ///< large clusters to the tile team where it can hold them
+  int row_block = kRowBlock;            ///< threads of the row team's block: 256, 512 or 1024
 };
 
 }  // namespace gpuclean::clean::gpu

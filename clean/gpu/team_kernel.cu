@@ -2,6 +2,7 @@
 // subtracts with subtract_rn, so that it reproduces MinorCycleCpu bit for bit.
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "clean/gpu/subtract_rn.cuh"
 #include "clean/gpu/team_common.cuh"
@@ -213,9 +214,10 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
   if (lane == 0) atomicMax(&a.counters->longest, made);
 }
 
-// kBlock threads a block: kRowBlock when the row team takes every large cluster, kTileBlock
-// when the tile team does (it runs its chain on one warp and needs more registers a thread).
-template <int kBlock>
+// kBlock threads a block: the row team's width (TeamArgs::row_block) when it takes every large
+// cluster, kTileBlock when the tile team does (it runs its chain on one warp and needs more
+// registers a thread).
+template <int kBlock, bool kTiles>
 __global__ void __launch_bounds__(kBlock, 1) teams_kernel(const TeamArgs a) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ BlockShared sh;
@@ -228,7 +230,7 @@ __global__ void __launch_bounds__(kBlock, 1) teams_kernel(const TeamArgs a) {
     __syncthreads();
     if (item >= n_big) break;
     const ClusterRange r = a.big[item];
-    if constexpr (kBlock == kTileBlock) {
+    if constexpr (kTiles) {
       if (tile_team<kBlock>(a, r, smem, sh, top)) continue;
     }
     if (r.y - r.x <= team_shared_members()) block_team<kBlock, true>(a, r, smem, sh, top);
@@ -256,24 +258,29 @@ std::uint32_t team_shared_bytes() { return kSharedBytes; }
 
 int team_blocks() { return std::max(cuda::sm_count(), 1); }
 
-template <int kBlock>
+template <int kBlock, bool kTiles>
 void launch(cudaStream_t s, const TeamArgs& a) {
   static cuda::PerDeviceOnce configured;
   cuda::once_per_device(configured, [] {
-    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kBlock>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kBlock, kTiles>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(kSharedBytes)));
     // Prefer the split that gives the block its shared memory and leaves the rest to L1, where
     // the beam patch lives.
-    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kBlock>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                           kCarveoutPercent));
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kBlock, kTiles>,
+                                           cudaFuncAttributePreferredSharedMemoryCarveout, kCarveoutPercent));
   });
-  teams_kernel<kBlock><<<team_blocks(), kBlock, kSharedBytes, s>>>(a);
+  teams_kernel<kBlock, kTiles><<<team_blocks(), kBlock, kSharedBytes, s>>>(a);
   GPUCLEAN_CHECK_LAUNCH();
 }
 
 void launch_teams(cudaStream_t s, const TeamArgs& a) {
-  if (a.tiles) launch<kTileBlock>(s, a);
-  else launch<kRowBlock>(s, a);
+  if (a.tiles) return launch<kTileBlock, true>(s, a);
+  switch (a.row_block) {
+    case 256: return launch<256, false>(s, a);
+    case 512: return launch<512, false>(s, a);
+    case 1024: return launch<1024, false>(s, a);
+    default: throw std::logic_error("team kernel: the row team's block must be 256, 512 or 1024 threads");
+  }
 }
 
 }  // namespace gpuclean::clean::gpu

@@ -68,8 +68,11 @@ struct Stager {
 
 // Keys at or above the last bound (segment 4) take the fast path: a compare (so would keys
 // below fast_lo, counted in segment 0, but top-k plans set it to 0). A warp with any other key
-// among its four elements per lane takes the slow path for all of them: the segment, its count,
-// the append and, with an equality window, the tie count of the tile.
+// among its four elements per lane takes the slow path for all four: the segment and, when some
+// lane saves one, the append. A lane counts its slow keys of a tile by segment in one word, a
+// byte a segment (16 keys at most), and the tile's tie count (segment 2, with an equality window)
+// is one warp sum of that byte: duplicate-heavy data, where nearly every tile takes the slow
+// path, costs a few instructions a key and no vote per key.
 template <WindowKey K>
 __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassParams p) {
   __shared__ std::uint64_t s_stage[kPassWarps][kStage];
@@ -93,21 +96,24 @@ __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassPar
     below += ok && key < flo;
     return ok && key - flo < span;
   };
-  auto slow = [&](std::uint32_t key, bool inside, std::size_t index, unsigned& ties) {
-    const int sg = static_cast<int>(b0 <= key) + static_cast<int>(b1 <= key) + static_cast<int>(b2 <= key);
-    if (inside) {
-      c0 += sg == 0;
-      c1 += sg == 1;
-      c2 += sg == 2;
-      c3 += sg == 3;
-    }
-    if (ties_out) ties += __popc(__ballot_sync(kFullMask, inside && sg == 2));
-    const unsigned region = inside ? (regions >> (2 * sg)) & 3u : static_cast<unsigned>(kRegionNone);
+  // The key's region (kRegionNone when it is not inside or its segment is not saved); counts it.
+  auto slow = [&](std::uint32_t key, bool inside, unsigned& seg_bytes) -> unsigned {
+    const unsigned sg = static_cast<unsigned>(b0 <= key) + static_cast<unsigned>(b1 <= key) +
+                        static_cast<unsigned>(b2 <= key);
+    if (!inside) return kRegionNone;
+    seg_bytes += 1u << (8 * sg);
+    const unsigned region = (regions >> (2 * sg)) & 3u;
     if (region == kRegionB) {
       b_min_inv = max(b_min_inv, ~key);
       b_max = max(b_max, key);
     }
-    st.push(region, composite(key, static_cast<std::uint32_t>(index)));
+    return region;
+  };
+  auto add_segments = [&](unsigned seg_bytes) {
+    c0 += seg_bytes & 0xFFu;
+    c1 += (seg_bytes >> 8) & 0xFFu;
+    c2 += (seg_bytes >> 16) & 0xFFu;
+    c3 += seg_bytes >> 24;
   };
 
   const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
@@ -124,7 +130,7 @@ __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassPar
       const std::size_t v = base + static_cast<std::size_t>(u * 32 + ln);
       q[u] = v < n_vec ? __ldcs(in4 + v) : make_uint4(0u, 0u, 0u, 0u);
     }
-    unsigned ties = 0;
+    unsigned seg_bytes = 0;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const std::size_t v = base + static_cast<std::size_t>(u * 32 + ln);
@@ -133,13 +139,21 @@ __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassPar
       const std::uint32_t k2 = window_key<K>(q[u].z), k3 = window_key<K>(q[u].w);
       const bool i0 = fast(k0, ok), i1 = fast(k1, ok), i2 = fast(k2, ok), i3 = fast(k3, ok);
       if (__any_sync(kFullMask, i0 | i1 | i2 | i3)) {
-        slow(k0, i0, 4 * v, ties);
-        slow(k1, i1, 4 * v + 1, ties);
-        slow(k2, i2, 4 * v + 2, ties);
-        slow(k3, i3, 4 * v + 3, ties);
+        const unsigned r0 = slow(k0, i0, seg_bytes), r1 = slow(k1, i1, seg_bytes);
+        const unsigned r2 = slow(k2, i2, seg_bytes), r3 = slow(k3, i3, seg_bytes);
+        if (__any_sync(kFullMask, (r0 | r1 | r2 | r3) != kRegionNone)) {
+          st.push(r0, composite(k0, static_cast<std::uint32_t>(4 * v)));
+          st.push(r1, composite(k1, static_cast<std::uint32_t>(4 * v + 1)));
+          st.push(r2, composite(k2, static_cast<std::uint32_t>(4 * v + 2)));
+          st.push(r3, composite(k3, static_cast<std::uint32_t>(4 * v + 3)));
+        }
       }
     }
-    if (ties_out && ln == 0) ties_out[base / kTile] = ties;  // every vector tile once, zero included
+    add_segments(seg_bytes);
+    if (ties_out) {  // every vector tile once, zero included
+      const unsigned ties = __reduce_add_sync(kFullMask, (seg_bytes >> 16) & 0xFFu);
+      if (ln == 0) ties_out[base / kTile] = ties;
+    }
   }
   // The tail (fewer than four elements when aligned; everything when not) is the last tile.
   for (std::size_t base = n_vec * 4 + warp * 32; base < n; base += n_warps * 32) {
@@ -147,9 +161,13 @@ __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassPar
     const bool ok = i < n;
     const std::uint32_t key = window_key<K>(ok ? __float_as_uint(__ldcs(p.in + i)) : 0u);
     const bool inside = fast(key, ok);
-    unsigned ties = 0;
-    if (__any_sync(kFullMask, inside)) slow(key, inside, i, ties);
-    if (ties_out && ln == 0 && ties) atomicAdd(&ties_out[p.n_tiles - 1], ties);
+    unsigned seg_bytes = 0;
+    if (__any_sync(kFullMask, inside)) st.push(slow(key, inside, seg_bytes), composite(key, static_cast<std::uint32_t>(i)));
+    add_segments(seg_bytes);
+    if (ties_out) {
+      const unsigned ties = __reduce_add_sync(kFullMask, (seg_bytes >> 16) & 0xFFu);
+      if (ln == 0 && ties) atomicAdd(&ties_out[p.n_tiles - 1], ties);
+    }
   }
   st.flush();
 

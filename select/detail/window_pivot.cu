@@ -1,5 +1,6 @@
 // The window chain's pivot step: one block samples S keys, finds the sample's order statistics
-// at the window's ends and centre, and writes the window plan (see window_select.hpp).
+// at the window's ends and centre (a radix select, a byte a round), and writes the window plan
+// (see window_select.hpp).
 
 #include <stdexcept>
 
@@ -42,24 +43,74 @@ __global__ void __launch_bounds__(kPivotThreads) pivot_kernel(const PivotParams 
   const long long first = a.first, last = a.last;
   const long long rank[3] = {first < 0 ? 0 : first, a.centre, last >= kS ? 0 : last};
 
-  // The sample's order statistics at the three ranks, bit by bit from the highest bit in which
-  // the keys differ: res = the largest key y with #(keys < y) <= rank.
+  // The sample's order statistics at the three ranks (the rank-th smallest key), a byte a round
+  // from the highest bit in which the keys differ: a shared histogram of the round's digit for
+  // each distinct prefix of the three, then one warp a rank reads its digit off a scan. A key
+  // shares its prefix with at most one histogram; a warp's equal bins are added once (match_any),
+  // so runs of equal keys do not serialise on one bin.
+  __shared__ unsigned s_hist[3][256];
+  __shared__ unsigned s_res[3], s_before[3];
   unsigned res[3];
   const int hb = mn == mx ? -1 : 31 - __clz(mn ^ mx);
   const unsigned pre = hb < 0 ? mn : static_cast<unsigned>(mn & ~((2ull << hb) - 1ull));
   res[0] = res[1] = res[2] = pre;
-  for (int bit = hb; bit >= 0; --bit) {
-    unsigned cnt[3] = {0u, 0u, 0u};
+  unsigned before[3] = {0u, 0u, 0u};  // sample keys below the rank's current prefix
+  for (int shift = hb < 0 ? -8 : (hb >> 3) << 3; shift >= 0; shift -= 8) {
+    // The histogram of rank j is that of the first rank with the same prefix (the bits above the digit).
+    const auto prefix = [&](unsigned x) { return static_cast<unsigned>(static_cast<std::uint64_t>(x) >> (shift + 8)); };
+    const int owner1 = prefix(res[1]) == prefix(res[0]) ? 0 : 1;
+    const int owner2 = prefix(res[2]) == prefix(res[0]) ? 0 : prefix(res[2]) == prefix(res[1]) ? owner1 : 2;
+    for (int i = static_cast<int>(threadIdx.x); i < 3 * 256; i += kPivotThreads) (&s_hist[0][0])[i] = 0;
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const unsigned pk = prefix(key[i]), digit = (key[i] >> shift) & 0xFFu;
+      const int h = pk == prefix(res[0]) ? 0 : pk == prefix(res[1]) ? owner1 : pk == prefix(res[2]) ? owner2 : -1;
+      const int bin = h < 0 ? -1 : h * 256 + static_cast<int>(digit);
+      const unsigned peers = __match_any_sync(kFullMask, bin);
+      if (bin >= 0 && lane_id() == __ffs(peers) - 1) atomicAdd(&s_hist[0][0] + bin, static_cast<unsigned>(__popc(peers)));
+    }
+    __syncthreads();
+    const int w = static_cast<int>(threadIdx.x >> 5);
+    if (w < 3) {
+      const int h = w == 0 ? 0 : w == 1 ? owner1 : owner2;
+      const int ln = lane_id();
+      unsigned c[8], sum = 0;
+#pragma unroll
+      for (int d = 0; d < 8; ++d) {
+        c[d] = s_hist[h][8 * ln + d];
+        sum += c[d];
+      }
+      unsigned incl = sum;
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const unsigned up = __shfl_up_sync(kFullMask, incl, o);
+        if (ln >= o) incl += up;
+      }
+      // The digit: the first bin whose running count passes the rank within the prefix.
+      const unsigned target = static_cast<unsigned>(rank[w]) - before[w];
+      const unsigned owner = __ballot_sync(kFullMask, incl > target);
+      const int lane = __ffs(owner) - 1;  // the rank is below the prefix's count: some lane holds it
+      if (ln == lane) {
+        unsigned below = incl - sum;
+        int d = 0;
+#pragma unroll
+        for (int e = 0; e < 7; ++e) {  // static indices: c stays in registers
+          if (d == e && below + c[e] <= target) {
+            below += c[e];
+            d = e + 1;
+          }
+        }
+        s_res[w] = (res[w] & ~(0xFFu << shift)) | (static_cast<unsigned>(8 * lane + d) << shift);
+        s_before[w] = before[w] + below;
+      }
+    }
+    __syncthreads();
 #pragma unroll
     for (int j = 0; j < 3; ++j) {
-      const unsigned c = res[j] | (1u << bit);
-#pragma unroll
-      for (int i = 0; i < kItems; ++i) cnt[j] += key[i] < c;
+      res[j] = s_res[j];
+      before[j] = s_before[j];
     }
-    block_sum(cnt, s_red, parity);
-#pragma unroll
-    for (int j = 0; j < 3; ++j)
-      if (static_cast<long long>(cnt[j]) <= rank[j]) res[j] |= 1u << bit;
   }
   // Runs of equal keys at the three: samples below and equal.
   unsigned runs[6] = {0u, 0u, 0u, 0u, 0u, 0u};

@@ -4,7 +4,7 @@
 // the steps; window_kernels.hpp lists their files).
 //
 //   pivot   one block: samples S keys, finds the sample's order statistics at the window's ends
-//           and centre (bitwise radix select over the block), measures the runs of equal keys
+//           and centre (radix select over the block, a byte a round), measures the runs of equal keys
 //           there, and writes the plan: a normal window [lo, hi], or an equality window on a
 //           heavy key v with the parts of the window below and above v.
 //   pass    one pass over the input: counts five segments and saves segment 0 (top-k: keys

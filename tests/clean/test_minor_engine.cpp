@@ -10,8 +10,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 #include "clean/gpu/minor_engine.hpp"
 #include "clean/gpu/team_kernel.hpp"
@@ -170,7 +173,9 @@ struct Outcome {
 gc::MinorCycleStats engine_run_matches(const Scene& s, const gc::PreparedPsf& psf, int hw, double limit,
                                        bool abs_key, std::size_t budget, gg::MinorEngineOptions options,
                                        const std::vector<gc::Component>& want) {
-  SCOPED_TRACE(options.block_team == gg::BlockTeam::tiles ? "tile team" : "row team");
+  SCOPED_TRACE(options.block_team == gg::BlockTeam::tiles
+                   ? std::string("tile team")
+                   : "row team of " + std::to_string(options.row_block) + " threads");
 
   std::vector<float> values;
   std::vector<std::uint32_t> pixels;
@@ -219,7 +224,7 @@ gc::MinorCycleStats engine_run_matches(const Scene& s, const gc::PreparedPsf& ps
   return engine.stats();
 }
 
-// The CPU's cycle, then the engine's with each block team.
+// The CPU's cycle, then the engine's with each block team, the row team at two widths.
 Outcome expect_engine_matches_cpu(const Scene& s, const gc::PreparedPsf& psf, int hw, double limit, bool abs_key,
                                   std::size_t budget, gg::MinorEngineOptions options) {
   std::vector<gc::ActiveMember> cpu_members = s.members;
@@ -232,6 +237,10 @@ Outcome expect_engine_matches_cpu(const Scene& s, const gc::PreparedPsf& psf, in
   options.block_team = gg::BlockTeam::rows;
   o.rows = engine_run_matches(s, psf, hw, limit, abs_key, budget, options, want);
   EXPECT_EQ(o.rows.tile_clusters, 0u);
+  // The narrowest row team: four times the quads a thread, a quarter of the warps.
+  const int width = options.row_block;
+  options.row_block = width == 256 ? 1024 : 256;
+  engine_run_matches(s, psf, hw, limit, abs_key, budget, options, want);
   return o;
 }
 
@@ -444,4 +453,26 @@ TEST_F(MinorEngine, ClusterAcrossTheImageTakesLargeTilesOrTheRowTeam) {
     EXPECT_GT(o.stats.widest_cluster, gg::tile_team_members());
     EXPECT_EQ(o.stats.tile_clusters, 0u);
   }
+}
+
+// GPUCLEAN_MINOR_ROW_BLOCK picks the row team's width; anything but the three built widths is
+// refused with the variable's name (no GPU needed).
+TEST(MinorEngineOptions, RowBlockFromTheEnvironment) {
+  const char* saved = std::getenv("GPUCLEAN_MINOR_ROW_BLOCK");
+  const std::string keep = saved ? saved : "";
+  unsetenv("GPUCLEAN_MINOR_ROW_BLOCK");
+  EXPECT_EQ(gg::default_row_block(), gg::kRowBlock);
+  setenv("GPUCLEAN_MINOR_ROW_BLOCK", "256", 1);
+  EXPECT_EQ(gg::default_row_block(), 256);
+  setenv("GPUCLEAN_MINOR_ROW_BLOCK", "512", 1);
+  EXPECT_EQ(gg::MinorEngineOptions{}.row_block, 512);
+  setenv("GPUCLEAN_MINOR_ROW_BLOCK", "300", 1);
+  try {
+    (void)gg::default_row_block();
+    ADD_FAILURE() << "300 threads accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("GPUCLEAN_MINOR_ROW_BLOCK"), std::string::npos);
+  }
+  if (saved) setenv("GPUCLEAN_MINOR_ROW_BLOCK", keep.c_str(), 1);
+  else unsetenv("GPUCLEAN_MINOR_ROW_BLOCK");
 }
