@@ -249,6 +249,12 @@ void add_bench_batch_options(CLI::App& sub, BenchBatchOptions& o) {
       ->allow_extra_args(false);
   sub.add_option("--target", o.target, "observations/s the batch should reach (unless the disk's rate is lower)")
       ->check(CLI::PositiveNumber)->capture_default_str();
+  sub.add_option("--streams", o.sweep_streams,
+                 "also run the clean stage in memory on this many workers at once, and the first length with "
+                 "this many streams per GPU (with every --io value)")
+      ->delimiter(',')->check(CLI::Range(1, 64));
+  sub.add_option("--io", o.sweep_io, "also run the first length with each of these I/O thread counts")
+      ->delimiter(',')->check(CLI::Range(1, 64));
 }
 
 void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {

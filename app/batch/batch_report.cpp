@@ -82,7 +82,13 @@ nlohmann::json batch_report_json(const std::vector<ObservationOutcome>& outcomes
                     {"read", o.read_seconds},
                     {"clean", o.clean_seconds},
                     {"restore", o.restore_seconds},
-                    {"write", o.write_seconds}};
+                    {"write", o.write_seconds},
+                    {"clean_stages",
+                     {{"setup", o.setup_seconds},
+                      {"select", o.select_seconds},
+                      {"minor", o.minor_seconds},
+                      {"convolve", o.convolve_seconds},
+                      {"download", o.download_seconds}}}};
     list.push_back(std::move(e));
   }
   j["observations"] = list;

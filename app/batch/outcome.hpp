@@ -22,6 +22,8 @@ struct ObservationOutcome {
   std::size_t width = 0, height = 0;
   double read_seconds = 0, clean_seconds = 0, restore_seconds = 0, write_seconds = 0;
   double seconds = 0;     ///< from the start of its read to the end of its write
+  /// Inside clean_seconds: the major-cycle stages as CLEAN timed them (0 for a channel set).
+  double setup_seconds = 0, select_seconds = 0, minor_seconds = 0, convolve_seconds = 0, download_seconds = 0;
   std::size_t iterations = 0, major_cycles = 0;
   std::string stop_reason;
   double rms_residual = 0, model_flux = 0, peak_residual = 0;

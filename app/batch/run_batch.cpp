@@ -195,6 +195,12 @@ class Pipeline {
         w.result = clean_observation(obs, device, *d, log);
         w.outcome.device = device == clean::Device::kGpu ? "gpu " + std::to_string(gpu) : "cpu";
         w.outcome.clean_seconds = obs.report.seconds.clean;
+        const clean::StageSeconds& st = w.result->seconds;
+        w.outcome.setup_seconds = st.setup;
+        w.outcome.select_seconds = st.select;
+        w.outcome.minor_seconds = st.minor;
+        w.outcome.convolve_seconds = st.convolve;
+        w.outcome.download_seconds = st.download;
         w.outcome.restore_seconds = obs.report.seconds.restore;
       } catch (...) {
         fail(w, std::current_exception());

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -66,6 +67,81 @@ double disk_write_rate(const fs::path& dir, const io::FitsImage& like, std::size
   return failed || seconds <= 0 ? 0.0 : static_cast<double>(count) / seconds;
 }
 
+// Where the clean stage's time goes, summed over its observations: the stages CLEAN times itself
+// (each ends with the host waiting for its work), the major cycles and the longest chain.
+struct StageTally {
+  clean::StageSeconds s;
+  double wall = 0;
+  std::size_t cycles = 0, chain = 0;
+  double minor_per_chain = 0;  // summed minor seconds over each run's longest chain
+
+  void add(const clean::CleanResult& r, double seconds) {
+    s.setup += r.seconds.setup;
+    s.select += r.seconds.select;
+    s.minor += r.seconds.minor;
+    s.convolve += r.seconds.convolve;
+    s.download += r.seconds.download;
+    s.restore += r.seconds.restore;
+    s.noise_map += r.seconds.noise_map;
+    s.scales += r.seconds.scales;
+    wall += seconds;
+    cycles += r.major_cycles;
+    chain = std::max(chain, r.minor_stats.longest_chain);
+  }
+
+  void print(std::size_t runs) const {
+    if (runs == 0) return;
+    const double n = static_cast<double>(runs), ms = 1e3 / n;
+    const double staged = s.setup + s.select + s.minor + s.convolve + s.download + s.restore + s.noise_map + s.scales;
+    std::printf("clean stage per observation (ms): setup %.2f, select %.2f, minor %.2f, convolve %.2f, download %.2f, "
+                "restore %.2f, other %.2f (thresholds, peaks, flux, report: the stages CLEAN does not time); "
+                "%.1f major cycles, so %.3f ms a cycle outside the minor cycles; longest chain of any observation %zu\n",
+                s.setup * ms, s.select * ms, s.minor * ms, s.convolve * ms, s.download * ms, s.restore * ms,
+                (wall - staged) * ms, static_cast<double>(cycles) / n,
+                cycles ? 1e3 * (wall - s.minor - s.setup - s.download - s.restore) / static_cast<double>(cycles) : 0.0,
+                chain);
+  }
+};
+
+struct ConcurrentStage {
+  double rate = 0;  // observations/s
+  StageTally tally;
+};
+
+// `runs` observations (round-robin over `loaded`) cleaned by `workers` threads, each with its own
+// deconvolver (a stream, plans and staging of its own) and its own copy of the observations.
+ConcurrentStage concurrent_stage(const std::vector<LoadedObservation>& loaded, clean::Algorithm algorithm,
+                                 std::size_t workers, std::size_t runs, const Log& quiet) {
+  ConcurrentStage out;
+  std::mutex m;
+  std::atomic<std::size_t> next{0}, ready{0};
+  std::atomic<bool> go{false};
+  Clock::time_point t0;
+  std::vector<std::thread> pool;
+  for (std::size_t w = 0; w < workers; ++w) {
+    pool.emplace_back([&] {
+      std::vector<LoadedObservation> mine = loaded;
+      const auto deconvolver = clean::make_deconvolver(algorithm, clean::Device::kGpu);
+      clean_observation(mine[0], clean::Device::kGpu, *deconvolver, quiet);  // warm-up
+      if (++ready == workers) {
+        t0 = Clock::now();
+        go = true;
+      }
+      while (!go) std::this_thread::yield();
+      for (std::size_t j; (j = next.fetch_add(1)) < runs;) {
+        const auto t_run = Clock::now();
+        const clean::CleanResult r = clean_observation(mine[j % mine.size()], clean::Device::kGpu, *deconvolver, quiet);
+        const double seconds = since(t_run);
+        const std::lock_guard<std::mutex> lock(m);
+        out.tally.add(r, seconds);
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  out.rate = static_cast<double>(runs) / since(t0);
+  return out;
+}
+
 }  // namespace
 
 int run_bench_batch(const BenchBatchOptions& o) {
@@ -113,28 +189,46 @@ int run_bench_batch(const BenchBatchOptions& o) {
   const std::size_t stage_runs = o.counts.empty() ? 64 : o.counts.front();
   std::size_t components = 0;
   double stage_seconds = 0;
+  StageTally tally;
   {
     // Gone before the batches run, so that their automatic choice sees the GPU's memory.
     const auto deconvolver = clean::make_deconvolver(base.settings.algorithm, device);
     clean_observation(loaded[0], device, *deconvolver, quiet);  // warm-up: context, plans, pool
     const auto t_stage = Clock::now();
-    for (std::size_t j = 0; j < stage_runs; ++j)
-      components += clean_observation(loaded[j % loaded.size()], device, *deconvolver, quiet).iterations;
+    for (std::size_t j = 0; j < stage_runs; ++j) {
+      const auto t_run = Clock::now();
+      const clean::CleanResult r = clean_observation(loaded[j % loaded.size()], device, *deconvolver, quiet);
+      tally.add(r, since(t_run));
+      components += r.iterations;
+    }
     stage_seconds = since(t_stage);
   }
   const double stage_rate = static_cast<double>(stage_runs) / stage_seconds;
-  loaded.clear();
   std::printf("clean stage alone (%s, images in memory, upload/download/restore included): %zu observations in "
               "%.2f s = %.2f observations/s, %.0f components each\n",
               gpu ? "GPU" : "CPU", stage_runs, stage_seconds, stage_rate,
               static_cast<double>(components) / static_cast<double>(stage_runs));
+  tally.print(stage_runs);
+  // The same observations on several workers at once, still without files: what concurrent
+  // streams gain on the GPU alone, apart from the batch's reading and writing.
+  if (gpu) {
+    for (const std::size_t workers : o.sweep_streams) {
+      if (workers < 2) continue;
+      const ConcurrentStage c = concurrent_stage(loaded, base.settings.algorithm, workers, stage_runs, quiet);
+      std::printf("clean stage on %zu workers (a stream and deconvolver each, images in memory): %.2f observations/s, "
+                  "%.2fx one worker\n", workers, c.rate, c.rate / stage_rate);
+      c.tally.print(stage_runs);
+    }
+  }
+  loaded.clear();
 
   // (b) Whole batches as child processes; (c) the disk's rate for their outputs.
   std::error_code ec;
   const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
   const io::FitsImage sample = io::read_fits_image(fields.front().first);
-  std::printf("\n%8s %8s %4s %10s %10s %10s %8s %11s %10s %6s\n", "batch", "streams", "io", "wall [s]", "obs/s",
-              "vs stage", "busy", "peak host", "disk obs/s", "exit");
+  std::printf("\n%8s %8s %4s %10s %10s %10s %8s %11s %10s %6s %8s %8s %8s %8s\n", "batch", "streams", "io",
+              "wall [s]", "obs/s", "vs stage", "busy", "peak host", "disk obs/s", "exit", "read ms", "clean ms",
+              "minor ms", "write ms");
   int status = 0;
   double first_rate = 0, first_disk = 0;  // the first length's automatic batch and disk rate
   for (std::size_t ci = 0; ci < o.counts.size(); ++ci) {
@@ -153,6 +247,15 @@ int run_bench_batch(const BenchBatchOptions& o) {
     // One stream per GPU first (the first length only), then the automatic number.
     std::vector<std::string> variants = {""};
     if (ci == 0 && gpu) variants.insert(variants.begin(), "--streams-per-gpu=1");
+    // The first length only: each asked-for streams x I/O threads pair (a missing list: the automatic choice).
+    if (ci == 0 && gpu && (!o.sweep_streams.empty() || !o.sweep_io.empty())) {
+      const std::vector<std::size_t> ss = o.sweep_streams.empty() ? std::vector<std::size_t>{0} : o.sweep_streams;
+      const std::vector<std::size_t> ios = o.sweep_io.empty() ? std::vector<std::size_t>{0} : o.sweep_io;
+      for (const std::size_t st : ss)
+        for (const std::size_t io : ios)
+          variants.push_back((st ? "--streams-per-gpu=" + std::to_string(st) : std::string()) +
+                             (io ? " --io-threads=" + std::to_string(io) : std::string()));
+    }
     for (const std::string& variant : variants) {
       fs::remove_all(out, ec);
       fs::create_directories(out);
@@ -162,6 +265,10 @@ int run_bench_batch(const BenchBatchOptions& o) {
       for (const auto& a : o.batch_args) cmd += " " + quoted(a);
       const int rc = std::system(cmd.c_str());
       double wall = 0, rate = 0, busy = 0;
+      struct {
+        double read = 0, clean = 0, write = 0, minor = 0;
+        std::size_t count = 0;
+      } stages;  // summed over the observations
       long peak_kib = 0;
       std::size_t streams = 0, io_threads = 1;
       try {
@@ -174,6 +281,14 @@ int run_bench_batch(const BenchBatchOptions& o) {
         peak_kib = t["peak_host_memory_kib"].get<long>();
         streams = t["streams_per_gpu"].get<std::size_t>();
         io_threads = std::max<std::size_t>(1, t["io_threads"].get<std::size_t>());
+        for (const auto& e : j["observations"]) {
+          const auto& sec = e["seconds"];
+          stages.read += sec.value("read", 0.0);
+          stages.clean += sec.value("clean", 0.0) + sec.value("restore", 0.0);
+          stages.write += sec.value("write", 0.0);
+          if (sec.contains("clean_stages")) stages.minor += sec["clean_stages"].value("minor", 0.0);
+          ++stages.count;
+        }
       } catch (const std::exception& e) {
         std::fprintf(stderr, "no report from the %zu-observation batch: %s\n", count, e.what());
         status = 4;
@@ -186,18 +301,23 @@ int run_bench_batch(const BenchBatchOptions& o) {
         disk_rate = disk_write_rate(dir / ("disk-" + std::to_string(count)), sample, count, io_threads);
         if (ci == 0) first_rate = rate, first_disk = disk_rate;
       }
-      std::printf("%8zu %8s %4zu %10.2f %10.2f %9.0f%% %7.0f%% %7.0f MiB %10s %6d\n", count,
+      const double per = stages.count ? 1e3 / static_cast<double>(stages.count) : 0.0;
+      std::printf("%8zu %8s %4zu %10.2f %10.2f %9.0f%% %7.0f%% %7.0f MiB %10s %6d %8.0f %8.0f %8.0f %8.0f\n", count,
                   streams ? std::to_string(streams).c_str() : "cpu", io_threads, wall, rate,
                   stage_rate > 0 ? 100.0 * rate / stage_rate : 0.0, 100.0 * busy, peak_kib / 1024.0,
-                  disk_rate > 0 ? fixed2(disk_rate).c_str() : "-", rc);
+                  disk_rate > 0 ? fixed2(disk_rate).c_str() : "-", rc, stages.read * per, stages.clean * per,
+                  stages.minor * per, stages.write * per);
       std::fflush(stdout);
     }
   }
-  std::printf("streams: clean workers per GPU (the first run sets 1, the others leave it automatic); io: reader and "
+  std::printf("streams: clean workers per GPU (the first run sets 1, the second leaves it automatic, any further "
+              "rows are --streams/--io's sweep); io: reader and "
               "writer threads each; vs stage: batch observations/s over the clean stage alone on one stream; busy: "
               "share of the wall time the workers spent in the clean stage; disk obs/s: the same number of "
               "observations' outputs (restored, model, residual) written by the same writer with as many threads, "
-              "no CLEAN\n");
+              "no CLEAN; read, clean, minor, write ms: each stage's time per observation in the batch's report "
+              "(read: FITS in, checks, PSF and beam; clean: the worker's CLEAN and restoration; minor: the minor "
+              "cycles inside it)\n");
   if (first_disk > 0) {
     const double bound = std::min(o.target, first_disk);
     std::printf("bound for %zu observations: %s %.2f observations/s (target %.1f, disk %.2f); the automatic batch "

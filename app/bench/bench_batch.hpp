@@ -22,6 +22,10 @@ struct BenchBatchOptions {
   std::string dir;                              ///< scratch folder (default: a temporary one, removed)
   std::vector<std::string> batch_args;          ///< extra options for the batch runs
   double target = 20.0;                         ///< observations/s the batch should reach (or the disk's rate)
+  /// The first length is also run with every pair of these streams per GPU and I/O threads (an
+  /// empty list: the automatic choice), to find what keeps the GPU busy; and the clean stage
+  /// alone on each of these numbers of workers (a deconvolver each, no files).
+  std::vector<std::size_t> sweep_streams, sweep_io;
 };
 
 int run_bench_batch(const BenchBatchOptions& options);

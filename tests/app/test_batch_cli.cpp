@@ -96,6 +96,12 @@ TEST_F(Batch, FolderRunsEveryPairReportsFailuresAndSaysSoInTheExitCode) {
     EXPECT_GT(o["rms_residual"].get<double>(), 0.0);
     EXPECT_GT(o["model_flux"].get<double>(), 0.0);
     EXPECT_GT(o["seconds"]["total"].get<double>(), 0.0);
+    // The stages CLEAN timed lie inside its clean time, and its minor cycles took some of it.
+    const auto& stages = o["seconds"]["clean_stages"];
+    double staged = 0.0;
+    for (const char* k : {"setup", "select", "minor", "convolve", "download"}) staged += stages[k].get<double>();
+    EXPECT_GT(stages["minor"].get<double>(), 0.0);
+    EXPECT_LE(staged, o["seconds"]["clean"].get<double>() + o["seconds"]["restore"].get<double>() + 1e-3);
     for (const auto& out : o["outputs"]) EXPECT_TRUE(fs::exists(out.get<std::string>())) << out;
   }
   EXPECT_EQ(rep["totals"]["done"], 3);
