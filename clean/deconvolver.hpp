@@ -118,6 +118,13 @@ struct StageSeconds {
   double minor = 0.0;     ///< minor cycles / Högbom iterations
   double convolve = 0.0;  ///< major-cycle PSF convolutions
   double restore = 0.0;   ///< restoration (when asked for)
+
+  /// Sums runs' stages (the benchmarks' totals).
+  StageSeconds& operator+=(const StageSeconds& o) {
+    setup += o.setup, download += o.download, scales += o.scales, noise_map += o.noise_map;
+    select += o.select, minor += o.minor, convolve += o.convolve, restore += o.restore;
+    return *this;
+  }
 };
 
 /// How GPU Clark's minor cycles used the GPU (zero on other paths).

@@ -73,17 +73,9 @@ struct StageTally {
   clean::StageSeconds s;
   double wall = 0;
   std::size_t cycles = 0, chain = 0;
-  double minor_per_chain = 0;  // summed minor seconds over each run's longest chain
 
   void add(const clean::CleanResult& r, double seconds) {
-    s.setup += r.seconds.setup;
-    s.select += r.seconds.select;
-    s.minor += r.seconds.minor;
-    s.convolve += r.seconds.convolve;
-    s.download += r.seconds.download;
-    s.restore += r.seconds.restore;
-    s.noise_map += r.seconds.noise_map;
-    s.scales += r.seconds.scales;
+    s += r.seconds;
     wall += seconds;
     cycles += r.major_cycles;
     chain = std::max(chain, r.minor_stats.longest_chain);

@@ -121,12 +121,7 @@ double run_independent(const Cube& cube, std::size_t planes, std::size_t niter, 
     if (first && c == 0 && n == niter) *first = result;
     if (n == niter) {
       std::lock_guard<std::mutex> lock(sum_mutex);
-      sum.setup += result.seconds.setup;
-      sum.select += result.seconds.select;
-      sum.minor += result.seconds.minor;
-      sum.convolve += result.seconds.convolve;
-      sum.download += result.seconds.download;
-      sum.restore += result.seconds.restore;
+      sum += result.seconds;
       wall += run_seconds;
     }
   };
