@@ -96,8 +96,9 @@ struct StageTally {
 };
 
 struct ConcurrentStage {
-  double rate = 0;  // observations/s
+  double rate = 0;  // observations/s; 0 when a worker failed
   StageTally tally;
+  std::string error;  // the first worker's failure
 };
 
 // `runs` observations (round-robin over `loaded`) cleaned by `workers` threads, each with its own
@@ -112,25 +113,40 @@ ConcurrentStage concurrent_stage(const std::vector<LoadedObservation>& loaded, c
   std::vector<std::thread> pool;
   for (std::size_t w = 0; w < workers; ++w) {
     pool.emplace_back([&] {
-      std::vector<LoadedObservation> mine = loaded;
-      const auto deconvolver = clean::make_deconvolver(algorithm, clean::Device::kGpu);
-      clean_observation(mine[0], clean::Device::kGpu, *deconvolver, quiet);  // warm-up
-      if (++ready == workers) {
-        t0 = Clock::now();
-        go = true;
-      }
-      while (!go) std::this_thread::yield();
-      for (std::size_t j; (j = next.fetch_add(1)) < runs;) {
-        const auto t_run = Clock::now();
-        const clean::CleanResult r = clean_observation(mine[j % mine.size()], clean::Device::kGpu, *deconvolver, quiet);
-        const double seconds = since(t_run);
-        const std::lock_guard<std::mutex> lock(m);
-        out.tally.add(r, seconds);
+      bool counted = false;  // in `ready`: a worker that fails before the start must not hold the others
+      try {
+        std::vector<LoadedObservation> mine = loaded;
+        const auto deconvolver = clean::make_deconvolver(algorithm, clean::Device::kGpu);
+        clean_observation(mine[0], clean::Device::kGpu, *deconvolver, quiet);  // warm-up
+        counted = true;
+        if (++ready == workers) {
+          t0 = Clock::now();
+          go = true;
+        }
+        while (!go) std::this_thread::yield();
+        for (std::size_t j; (j = next.fetch_add(1)) < runs;) {
+          const auto t_run = Clock::now();
+          const clean::CleanResult r =
+              clean_observation(mine[j % mine.size()], clean::Device::kGpu, *deconvolver, quiet);
+          const double seconds = since(t_run);
+          const std::lock_guard<std::mutex> lock(m);
+          out.tally.add(r, seconds);
+        }
+      } catch (const std::exception& e) {
+        {
+          const std::lock_guard<std::mutex> lock(m);
+          if (out.error.empty()) out.error = e.what();
+        }
+        next = runs;  // the others stop after their current observation
+        if (!counted && ++ready == workers) {
+          t0 = Clock::now();
+          go = true;
+        }
       }
     });
   }
   for (auto& t : pool) t.join();
-  out.rate = static_cast<double>(runs) / since(t0);
+  if (out.error.empty()) out.rate = static_cast<double>(runs) / since(t0);
   return out;
 }
 
@@ -207,6 +223,10 @@ int run_bench_batch(const BenchBatchOptions& o) {
     for (const std::size_t workers : o.sweep_streams) {
       if (workers < 2) continue;
       const ConcurrentStage c = concurrent_stage(loaded, base.settings.algorithm, workers, stage_runs, quiet);
+      if (!c.error.empty()) {
+        std::fprintf(stderr, "clean stage on %zu workers failed: %s\n", workers, c.error.c_str());
+        continue;
+      }
       std::printf("clean stage on %zu workers (a stream and deconvolver each, images in memory): %.2f observations/s, "
                   "%.2fx one worker\n", workers, c.rate, c.rate / stage_rate);
       c.tally.print(stage_runs);
