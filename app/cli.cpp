@@ -323,13 +323,14 @@ void add_batch_options(CLI::App& sub, BatchOptions& o) {
   sub.add_option("--report", o.report, "JSON report, one entry per observation (default: gpuclean-batch[-shard-I-of-N].json "
                  "in the output folder)")->group(b);
   sub.add_option("--io-threads", o.io_threads,
-                 "Reader threads and writer threads around the clean workers (0: about one each per two workers)")
+                 "Reader threads and writer threads around the clean workers (0: one each per worker, at most half the "
+                 "cores and 8)")
       ->check(CLI::Range(0, 64))->capture_default_str()->group(b);
   sub.add_option("--max-gpus", o.max_gpus, "Use at most this many of the visible GPUs (0: all)")
       ->capture_default_str()->group(b);
   sub.add_option("--streams-per-gpu", o.streams_per_gpu,
-                 "Observations cleaned at once on each GPU, each on its own stream (0: from the GPU's free memory "
-                 "and SM count, at most " + std::to_string(kMaxAutomaticStreams) + ")")
+                 "Observations cleaned at once on each GPU, each on its own stream (0: from the GPU's free memory, "
+                 "SM count and the host's cores, at most " + std::to_string(kMaxAutomaticStreams) + ")")
       ->check(CLI::Range(0, kMaxStreamsPerGpu))->capture_default_str()->group(b);
   sub.add_option("--queue", o.queue_depth, "Observations waiting between stages, per GPU worker (bounds host memory)")
       ->check(CLI::Range(1, 64))->capture_default_str()->group(b);

@@ -38,11 +38,11 @@
 #                                   MINOR_TESTS=0, MINOR_SANITIZE=0, MINOR_TILES=0, MINOR_BATCH=0, MINOR_CUBE=0 leave
 #                                   those parts out
 #   scripts/gpu-check.sh issue22    issue 22's figures in one run: bench clean 4096^2 (GPU, CPU; the row team of 512
-#                                   threads), 16384^2, bench batch 64 (with 4 and 8 workers in memory, 4 and 8
-#                                   streams), joined 16 channels, bench select 2^24 and 2^28;
+#                                   threads), 16384^2, bench batch 64 (with 4, 6, 8 workers in memory, 4, 6, 8
+#                                   streams x 4, 6 I/O threads), joined 16 channels, bench select 2^24 and 2^28;
 #                                   then ncu per-kernel profiles of the selection's misses (ISSUE22_NCU=0: none)
 #   scripts/gpu-check.sh batch-sweep  bench batch 64 x 2048^2: the clean stage's time per observation, then every
-#                                   pair of SWEEP_STREAMS (default 2,4,8,16) and SWEEP_IO (2,8) streams and I/O threads,
+#                                   pair of SWEEP_STREAMS (default 2,4,8,16) and SWEEP_IO (2,4,6) streams and I/O threads,
 #                                   once per row-team width of SWEEP_ROW_BLOCKS (e.g. "1024 512 256")
 #   scripts/gpu-check.sh minor-profile  ncu's warp-state samples per source line of the minor cycle's team
 #                                   kernels: the one-plane team on the 4096^2 bench, the joined team on 16 channels
@@ -356,9 +356,9 @@ case "${1:-tests}" in
     timeout 150 "$bin/gpuclean" bench clean --sizes 16384 --niters 100000 --paths gpu-clark --cli-size 0 \
       >"$out/bench_clean_16384.txt" 2>"$out/bench_clean_16384.err"
     echo "bench exit $?"; cut -c1-330 "$out/bench_clean_16384.txt" | tail -1; grep "us a step" "$out/bench_clean_16384.err"
-    echo "== bench batch 64 x 2048^2 (and the clean stage in memory on 4 and 8 workers, the batch with 4 and 8 streams)"
+    echo "== bench batch 64 x 2048^2 (and the clean stage in memory on 4, 6 and 8 workers, the batch with 4, 6 and 8 streams and 4 or 6 I/O threads)"
     timeout 250 "$bin/gpuclean" bench batch --size 2048 --counts 64 --distinct 8 --dir /tmp/bench-batch \
-      --streams 4,8 --io 2 >"$out/bench_batch.txt" 2>&1
+      --streams 4,6,8 --io 4,6 >"$out/bench_batch.txt" 2>&1
     echo "bench batch exit $?"; grep -E "^clean stage|^ +64 |^bound" "$out/bench_batch.txt"
     echo "== bench clean --channels 16 (2048^2 joined, GPU and CPU)"
     timeout 120 "$bin/gpuclean" bench clean --channels 16 --sizes 2048 --niters 100000 --independent-channels 0 \
@@ -388,7 +388,7 @@ case "${1:-tests}" in
       echo "== row team: $rb"
       [ "$rb" = default ] && unset GPUCLEAN_MINOR_ROW_BLOCK || export GPUCLEAN_MINOR_ROW_BLOCK=$rb
       timeout ${SWEEP_TIMEOUT:-500} "$bin/gpuclean" bench batch --size 2048 --counts 64 --distinct 8 \
-        --dir /tmp/bench-batch --streams "${SWEEP_STREAMS:-2,4,8,16}" --io "${SWEEP_IO:-2,8}" \
+        --dir /tmp/bench-batch --streams "${SWEEP_STREAMS:-2,4,8,16}" --io "${SWEEP_IO:-2,4,6}" \
         >"$out/bench_batch_sweep_$rb.txt" 2>&1
       echo "bench batch exit $?"; grep -E "^clean stage|^ +64 |^bound" "$out/bench_batch_sweep_$rb.txt"
     done

@@ -295,10 +295,12 @@ int choose_streams(const std::vector<int>& gpus, const std::vector<const BatchJo
                                   .psf_height = psf.height};
       const std::size_t per_stream = clean::gpu_bytes_per_worker(shape, job->options.settings);
       int streams = kMaxAutomaticStreams;
+      const unsigned cores_per_gpu = std::thread::hardware_concurrency() / static_cast<unsigned>(std::max<std::size_t>(1, gpus.size()));
       for (int g : gpus) {
         cuda::set_device(g);
         std::string why;
-        const int n = automatic_streams(cuda::device_memory().free_bytes, per_stream, cuda::multiprocessor_count(), &why);
+        const int n = automatic_streams(cuda::device_memory().free_bytes, per_stream, cuda::multiprocessor_count(),
+                                        cores_per_gpu, &why);
         log.verbose("streams per GPU on gpu %d for %zux%zu observations: %d (%s)", g, dirty.width, dirty.height, n,
                     why.c_str());
         streams = std::min(streams, n);

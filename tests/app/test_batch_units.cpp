@@ -247,29 +247,34 @@ TEST(Devices, RanksOnANodeShareItsGpus) {
   EXPECT_EQ(app::local_rank(env_of({})).size, 1);
 }
 
-TEST(Streams, AutomaticNumberFollowsMemoryAndMultiprocessors) {
+TEST(Streams, AutomaticNumberFollowsMemoryMultiprocessorsAndCores) {
   constexpr std::size_t GiB = std::size_t{1} << 30;
   std::string why;
-  // An H100: 132 SMs allow 8; 79 GiB free hold far more streams of 0.5 GiB.
-  EXPECT_EQ(app::automatic_streams(79 * GiB, GiB / 2, 132, &why), 8);
+  // An H100 or H200 with 128 cores to itself: 132 SMs allow 8; 79 GiB free hold far more streams of 0.5 GiB.
+  EXPECT_EQ(app::automatic_streams(79 * GiB, GiB / 2, 132, 128, &why), 8);
   EXPECT_NE(why.find("132 SMs"), std::string::npos) << why;
+  // The same GPU on a host of 16 cores: the cores allow 6.
+  EXPECT_EQ(app::automatic_streams(79 * GiB, GiB / 2, 132, 16, &why), 6);
+  EXPECT_NE(why.find("16 cores"), std::string::npos) << why;
   // Memory decides: 80% of 10 GiB at 3 GiB each is 2.
-  EXPECT_EQ(app::automatic_streams(10 * GiB, 3 * GiB, 132), 2);
+  EXPECT_EQ(app::automatic_streams(10 * GiB, 3 * GiB, 132, 128), 2);
   // A small GPU: 40 SMs allow 2.
-  EXPECT_EQ(app::automatic_streams(79 * GiB, GiB, 40), 2);
-  // Never below 1, even when one stream does not fit or nothing is known.
-  EXPECT_EQ(app::automatic_streams(GiB, 4 * GiB, 132), 1);
-  EXPECT_EQ(app::automatic_streams(0, 0, 0), 1);
-  // Never above the automatic maximum, however large the GPU.
-  EXPECT_EQ(app::automatic_streams(1000 * GiB, GiB, 1000), app::kMaxAutomaticStreams);
+  EXPECT_EQ(app::automatic_streams(79 * GiB, GiB, 40, 128), 2);
+  // Never below 1, even when one stream does not fit, the host has 2 cores or nothing is known.
+  EXPECT_EQ(app::automatic_streams(GiB, 4 * GiB, 132, 128), 1);
+  EXPECT_EQ(app::automatic_streams(79 * GiB, GiB, 132, 2), 1);
+  EXPECT_EQ(app::automatic_streams(0, 0, 0, 0), 1);
+  // Never above the automatic maximum, however large the GPU and host.
+  EXPECT_EQ(app::automatic_streams(1000 * GiB, GiB, 1000, 1000), app::kMaxAutomaticStreams);
   EXPECT_LE(app::kMaxAutomaticStreams, app::kMaxStreamsPerGpu);
 }
 
 TEST(Streams, AutomaticIoThreads) {
   EXPECT_EQ(app::automatic_io_threads(1, 2), 1);    // the CPU worker on this machine
   EXPECT_EQ(app::automatic_io_threads(1, 16), 1);
-  EXPECT_EQ(app::automatic_io_threads(8, 16), 4);   // eight streams on one H100 host
-  EXPECT_EQ(app::automatic_io_threads(8, 8), 1);    // no cores to spare
+  EXPECT_EQ(app::automatic_io_threads(6, 16), 6);   // six streams on one H200 host: one reader and writer each
+  EXPECT_EQ(app::automatic_io_threads(8, 8), 4);    // at most half the cores
+  EXPECT_EQ(app::automatic_io_threads(4, 0), 1);    // nothing known of the cores
   EXPECT_EQ(app::automatic_io_threads(16, 128), 8);
   EXPECT_EQ(app::automatic_io_threads(64, 256), 8);  // capped
 }
