@@ -122,8 +122,8 @@ void add_cube_options(CLI::App& app, CubeOptions& c, clean::CleanSettings& s) {
                  "--join-channels: fit each component's channel fluxes with a logarithmic polynomial of N terms "
                  "(S = S0 10^(a1 x + a2 x^2 ...), x = log10(nu/nu0); WSClean's -fit-spectral-log-pol)")->group(g);
   app.add_option("--parallel-planes", c.parallel_planes,
-                 "Cubes without joining: planes cleaned at once on the GPU, each on its own stream (0: from the "
-                 "GPU's free memory, at most 16)")->group(g)->capture_default_str();
+                 "Cubes: plane groups cleaned at once on each GPU, each on its own stream (0: from the GPU's "
+                 "free memory, at most 16)")->group(g)->capture_default_str();
 }
 
 void add_output_file_options(CLI::App& app, RunOptions& r) {
@@ -152,6 +152,9 @@ void add_cube_input_options(CLI::App& app, CubeOptions& c) {
   app.add_option("--save-source-list", c.source_list,
                  "--join-channels: write the components as a WSClean source list (text; one source per pixel and "
                  "scale with its spectrum fitted, or a flat spectrum without a fit)")->group(g);
+  app.add_option("--max-gpus", c.max_gpus,
+                 "Cubes: spread the plane groups over at most this many of the visible GPUs (0: all)")
+      ->group(g)->capture_default_str();
 }
 
 void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
@@ -254,6 +257,10 @@ void add_bench_batch_options(CLI::App& sub, BenchBatchOptions& o) {
                  "this many streams per GPU (with every --io value)")
       ->delimiter(',')->check(CLI::Range(1, 64));
   sub.add_option("--io", o.sweep_io, "also run the first length with each of these I/O thread counts")
+      ->delimiter(',')->check(CLI::Range(1, 64));
+  sub.add_option("--gpus", o.sweep_gpus,
+                 "also run every length on this many GPUs each (--max-gpus; counts above the visible GPUs are left "
+                 "out), with the automatic streams and I/O threads")
       ->delimiter(',')->check(CLI::Range(1, 64));
 }
 

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "clean/clean_settings.hpp"
 
@@ -17,8 +18,13 @@ struct CubeOptions {
   bool wsclean_channels = false;
   // --join-channels, --join-polarizations and the spectral fits are CleanSettings'.
   std::string source_list;          ///< --save-source-list FILE (WSClean's text format)
-  /// --parallel-planes: planes cleaned at once on the GPU in independent mode (0: from memory).
+  /// --parallel-planes: plane groups cleaned at once on each GPU (0: from memory).
   std::size_t parallel_planes = 0;
+  /// --max-gpus: the visible GPUs the plane groups spread over, at most this many (0: all).
+  std::size_t max_gpus = 0;
+  /// The GPUs to use instead, in order (batch: its worker's). A device given twice gets two
+  /// shares of workers on its one memory: the tests run the spreading on one GPU so.
+  std::vector<int> gpus;
 };
 
 struct RunOptions {

@@ -46,6 +46,9 @@
 #                                   once per row-team width of SWEEP_ROW_BLOCKS (e.g. "1024 512 256")
 #   scripts/gpu-check.sh minor-profile  ncu's warp-state samples per source line of the minor cycle's team
 #                                   kernels: the one-plane team on the 4096^2 bench, the joined team on 16 channels
+#   scripts/gpu-check.sh issue23    several GPUs: test_cube_gpus, bench batch 64 and 256 x 2048^2 on 1, 2, 4, 8 GPUs
+#                                   (those the host has), and a 64-channel 2048^2 cube (CUBE_SIZE, CUBE_CHANNELS)
+#                                   cleaned plane by plane on one GPU and on all
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -393,6 +396,26 @@ case "${1:-tests}" in
       echo "bench batch exit $?"; grep -E "^clean stage|^ +64 |^bound" "$out/bench_batch_sweep_$rb.txt"
     done
     unset GPUCLEAN_MINOR_ROW_BLOCK
+    exit 0 ;;
+  issue23)
+    nvidia-smi -L
+    "$bin/tests/test_cube_gpus" --gtest_brief=1 >"$out/test_cube_gpus.log" 2>&1
+    echo "test_cube_gpus exit $?"; grep -E "PASSED|FAILED|SKIPPED|Skipped|Failure" "$out/test_cube_gpus.log" | tail -6
+    echo "== bench batch 64 and 256 x 2048^2 on 1, 2, 4, 8 GPUs"
+    timeout ${ISSUE23_BATCH_TIMEOUT:-400} "$bin/gpuclean" bench batch --size 2048 --counts 64,256 --distinct 8 \
+      --dir /tmp/bench-batch --gpus 1,2,4,8 >"$out/bench_batch_gpus.txt" 2>&1
+    echo "bench batch exit $?"; grep -E "^ +(64|256) |^bound" "$out/bench_batch_gpus.txt"
+    size=${CUBE_SIZE:-2048} channels=${CUBE_CHANNELS:-64}
+    echo "== ${channels} channels of ${size}^2, every plane its own CLEAN: one GPU, then all"
+    "$bin/gpuclean" simulate --size "$size" --channels "$channels" --bandwidth 4e8 --name obs --out /tmp/cube-gpus \
+      >"$out/cube_simulate.log" 2>&1 || echo "simulate failed: $(tail -1 "$out/cube_simulate.log")"
+    for g in 1 0; do
+      "$bin/gpuclean" /tmp/cube-gpus/obs --wsclean-channels -o "/tmp/cube-gpus/out-$g" --max-gpus "$g" --overwrite \
+        --json "$out/cube_gpus_$g.json" -q
+      echo "--max-gpus $g: exit $?"
+      python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print('  gpus', j.get('gpus'), 'clean %.2f s' % j['seconds']['clean'], 'components', j['components'])" \
+        "$out/cube_gpus_$g.json"
+    done
     exit 0 ;;
   profile)
     echo "== bench clean 16384^2: where the set-up goes (then with glibc's huge-page tunable)"

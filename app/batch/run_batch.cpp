@@ -214,6 +214,7 @@ class Pipeline {
   static void run_cube_job(Work& w, int gpu) {
     RunOptions run = *w.cube;
     if (gpu < 0 && run.settings.device != clean::Device::kGpu) run.settings.device = clean::Device::kCpu;
+    if (gpu >= 0) run.cube.gpus = {gpu};  // the batch spreads its sets over the GPUs, each set on its worker's
     const nlohmann::json summary = run_cube(run);
     ObservationOutcome& o = w.outcome;
     o.status = OutcomeStatus::kDone;

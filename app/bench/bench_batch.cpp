@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -238,7 +239,7 @@ int run_bench_batch(const BenchBatchOptions& o) {
   std::error_code ec;
   const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
   const io::FitsImage sample = io::read_fits_image(fields.front().first);
-  std::printf("\n%8s %8s %4s %10s %10s %10s %8s %11s %10s %6s %8s %8s %8s %8s\n", "batch", "streams", "io",
+  std::printf("\n%8s %5s %8s %4s %10s %10s %10s %8s %11s %10s %6s %8s %8s %8s %8s\n", "batch", "gpus", "streams", "io",
               "wall [s]", "obs/s", "vs stage", "busy", "peak host", "disk obs/s", "exit", "read ms", "clean ms",
               "minor ms", "write ms");
   int status = 0;
@@ -268,6 +269,9 @@ int run_bench_batch(const BenchBatchOptions& o) {
           variants.push_back((st ? "--streams-per-gpu=" + std::to_string(st) : std::string()) +
                              (io ? " --io-threads=" + std::to_string(io) : std::string()));
     }
+    // Every length on each asked-for number of GPUs that the host has.
+    for (const std::size_t g : o.sweep_gpus)
+      if (gpu && g <= static_cast<std::size_t>(cuda::device_count())) variants.push_back("--max-gpus=" + std::to_string(g));
     for (const std::string& variant : variants) {
       fs::remove_all(out, ec);
       fs::create_directories(out);
@@ -282,7 +286,7 @@ int run_bench_batch(const BenchBatchOptions& o) {
         std::size_t count = 0;
       } stages;  // summed over the observations
       long peak_kib = 0;
-      std::size_t streams = 0, io_threads = 1;
+      std::size_t streams = 0, io_threads = 1, gpus_used = 0;
       try {
         std::ifstream in(report);
         const auto j = nlohmann::json::parse(in);
@@ -293,6 +297,9 @@ int run_bench_batch(const BenchBatchOptions& o) {
         peak_kib = t["peak_host_memory_kib"].get<long>();
         streams = t["streams_per_gpu"].get<std::size_t>();
         io_threads = std::max<std::size_t>(1, t["io_threads"].get<std::size_t>());
+        std::set<std::string> distinct;
+        for (const auto& w : t["workers"]) distinct.insert(w.get<std::string>());
+        gpus_used = streams ? distinct.size() : 0;
         for (const auto& e : j["observations"]) {
           const auto& sec = e["seconds"];
           stages.read += sec.value("read", 0.0);
@@ -314,16 +321,16 @@ int run_bench_batch(const BenchBatchOptions& o) {
         if (ci == 0) first_rate = rate, first_disk = disk_rate;
       }
       const double per = stages.count ? 1e3 / static_cast<double>(stages.count) : 0.0;
-      std::printf("%8zu %8s %4zu %10.2f %10.2f %9.0f%% %7.0f%% %7.0f MiB %10s %6d %8.0f %8.0f %8.0f %8.0f\n", count,
-                  streams ? std::to_string(streams).c_str() : "cpu", io_threads, wall, rate,
+      std::printf("%8zu %5zu %8s %4zu %10.2f %10.2f %9.0f%% %7.0f%% %7.0f MiB %10s %6d %8.0f %8.0f %8.0f %8.0f\n",
+                  count, gpus_used, streams ? std::to_string(streams).c_str() : "cpu", io_threads, wall, rate,
                   stage_rate > 0 ? 100.0 * rate / stage_rate : 0.0, 100.0 * busy, peak_kib / 1024.0,
                   disk_rate > 0 ? fixed2(disk_rate).c_str() : "-", rc, stages.read * per, stages.clean * per,
                   stages.minor * per, stages.write * per);
       std::fflush(stdout);
     }
   }
-  std::printf("streams: clean workers per GPU (the first run sets 1, the second leaves it automatic, any further "
-              "rows are --streams/--io's sweep); io: reader and "
+  std::printf("gpus: GPUs that cleaned (0: the CPU); streams: clean workers per GPU (the first run sets 1, the "
+              "second leaves it automatic, any further rows are --streams/--io's sweep, then --gpus'); io: reader and "
               "writer threads each; vs stage: batch observations/s over the clean stage alone on one stream; busy: "
               "share of the wall time the workers spent in the clean stage; disk obs/s: the same number of "
               "observations' outputs (restored, model, residual) written by the same writer with as many threads, "

@@ -26,6 +26,7 @@ struct BenchBatchOptions {
   /// empty list: the automatic choice), to find what keeps the GPU busy; and the clean stage
   /// alone on each of these numbers of workers (a deconvolver each, no files).
   std::vector<std::size_t> sweep_streams, sweep_io;
+  std::vector<std::size_t> sweep_gpus;  ///< --gpus: every length again on this many GPUs each
 };
 
 int run_bench_batch(const BenchBatchOptions& options);

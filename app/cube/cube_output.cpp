@@ -1,5 +1,6 @@
 #include "app/cube/cube_output.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -108,6 +109,12 @@ nlohmann::json summary_json(const RunOptions& o, const CubeInput& in, const Cube
   j["input"] = in.wsclean ? "wsclean-channels" : "cube";
   j["mode"] = mode_of(o.settings);
   j["device"] = run.device;
+  if (!run.group_gpu.empty()) {  // the GPUs that cleaned, in order
+    std::vector<int> gpus = run.group_gpu;
+    std::sort(gpus.begin(), gpus.end());
+    gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+    j["gpus"] = gpus;
+  }
   j["channels"] = in.channels;
   j["stokes"] = in.stokes;
   j["weights"] = in.weights_from_headers ? "WSCIMGWG" : "equal";
@@ -125,6 +132,7 @@ nlohmann::json summary_json(const RunOptions& o, const CubeInput& in, const Cube
                       {"peak_residual", r.peak_residual},
                       {"threshold", r.threshold},
                       {"reference_frequency_hz", r.reference_frequency_hz}});
+    if (g < run.group_gpu.size()) groups.back()["gpu"] = run.group_gpu[g];
     if (o.settings.multiscale.enabled) {
       nlohmann::json scales = nlohmann::json::array();
       for (const clean::ScaleSummary& sc : r.scales)

@@ -25,6 +25,7 @@ struct CubeRunResult {
   std::vector<CleanGroup> groups;
   std::vector<clean::CleanResult> results;  ///< one per group
   std::string device;
+  std::vector<int> group_gpu;  ///< the GPU that cleaned each group (empty on the CPU)
   double seconds_read = 0, seconds_clean = 0;
 };
 

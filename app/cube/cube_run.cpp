@@ -5,6 +5,7 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "app/cube/cube_output.hpp"
@@ -71,7 +72,8 @@ struct GpuPlan {
   std::size_t device_planes = 0;
 };
 
-GpuPlan gpu_plan(const CubeInput& in, const RunOptions& o, const std::vector<CleanGroup>& groups) {
+GpuPlan gpu_plan(const CubeInput& in, const RunOptions& o, const std::vector<CleanGroup>& groups,
+                 const std::vector<int>& gpus) {
 #ifdef GPUCLEAN_HAVE_CUDA
   const InputPlane& p = in.planes.front();
   clean::RunShape shape{.width = p.dirty.width,
@@ -79,34 +81,50 @@ GpuPlan gpu_plan(const CubeInput& in, const RunOptions& o, const std::vector<Cle
                         .psf_width = p.psf.image.width,
                         .psf_height = p.psf.image.height,
                         .beam = p.beam};
-  const std::size_t budget = cuda::device_memory().free_bytes * 9 / 10;
-  const std::size_t wanted = o.cube.parallel_planes ? o.cube.parallel_planes : kMaxAutomaticParallelPlanes;
-  if (!groups.front().joined()) {
-    const std::size_t one = clean::gpu_bytes_needed(shape, o.settings);
-    return {std::min({one > 0 ? budget / one : 0, wanted, groups.size()}), 0};
+  // Every GPU gets as many workers as the one with the least free memory holds.
+  std::size_t budget = 0;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const cuda::ScopedDevice on(gpus[i]);
+    const std::size_t free = cuda::device_memory().free_bytes * 9 / 10;
+    budget = i == 0 ? free : std::min(budget, free);
   }
+  const std::size_t per_gpu = o.cube.parallel_planes ? o.cube.parallel_planes : kMaxAutomaticParallelPlanes;
+  const std::size_t wanted = per_gpu * std::max<std::size_t>(gpus.size(), 1);
+  auto workers = [&](std::size_t one) {
+    return one > 0 ? std::min({budget / one * gpus.size(), wanted, groups.size()}) : std::size_t{0};
+  };
+  if (!groups.front().joined()) return {workers(clean::gpu_bytes_needed(shape, o.settings)), 0};
   shape.planes = groups.front().planes.size();
   const std::size_t planes = shape.planes;
   auto joined_bytes = [&](std::size_t block) {
     shape.device_planes = block;
     return clean::gpu_bytes_needed(shape, o.settings);
   };
-  if (const std::size_t all = joined_bytes(0); all <= budget)
-    return {std::min({budget / all, wanted, groups.size()}), 0};
+  if (const std::size_t all = joined_bytes(0); all <= budget) return {workers(all), 0};
   // One group at a time, its planes streamed through the device in the largest block that fits.
   for (std::size_t block = planes - 1; block >= 1; --block)
     if (joined_bytes(block) <= budget) return {1, block};
   return {};
 #else
-  (void)in, (void)o, (void)groups;
+  (void)in, (void)o, (void)groups, (void)gpus;
   return {};
 #endif
 }
 
 }  // namespace
 
+std::vector<int> cube_gpus(const CubeOptions& c) {
+  if (!c.gpus.empty()) return c.gpus;
+  std::vector<int> out;
+  if (!cuda::built_with_cuda() || !cuda::has_usable_device()) return out;
+  const int visible = cuda::device_count();
+  for (int g = 0; g < visible && (c.max_gpus == 0 || out.size() < c.max_gpus); ++g) out.push_back(g);
+  return out;
+}
+
 void for_each_clean(std::size_t count, std::size_t workers, clean::Algorithm algorithm, clean::Device device,
-                    const std::function<void(std::size_t, clean::Deconvolver&)>& run, DeconvolverPool* pool) {
+                    const std::function<void(std::size_t, clean::Deconvolver&)>& run, DeconvolverPool* pool,
+                    const std::vector<int>& gpus) {
   workers = std::max<std::size_t>(workers, 1);
   DeconvolverPool local;
   if (!pool) pool = &local;
@@ -116,6 +134,8 @@ void for_each_clean(std::size_t count, std::size_t workers, clean::Algorithm alg
   std::mutex failure_mutex;
   auto worker = [&](std::size_t w) {
     try {
+      std::optional<cuda::ScopedDevice> on;
+      if (device == clean::Device::kGpu && !gpus.empty()) on.emplace(gpus[w % gpus.size()]);
       std::unique_ptr<clean::Deconvolver>& deconvolver = (*pool)[w];
       if (!deconvolver) deconvolver = clean::make_deconvolver(algorithm, device);
       for (std::size_t g = next++; g < count; g = next++) run(g, *deconvolver);
@@ -224,8 +244,10 @@ nlohmann::json run_cube(const RunOptions& o) {
   run.seconds_read = since(t_read);
 
   std::size_t workers = 1, device_planes = 0;
+  std::vector<int> gpus;
   if (device == clean::Device::kGpu) {
-    const GpuPlan plan = gpu_plan(in, o, run.groups);
+    gpus = cube_gpus(o.cube);
+    const GpuPlan plan = gpu_plan(in, o, run.groups, gpus);
     workers = plan.workers;
     device_planes = plan.device_planes;
     if (workers == 0) {
@@ -241,9 +263,12 @@ nlohmann::json run_cube(const RunOptions& o) {
   run.device = std::string(clean::to_string(device));
   const char* mode = o.settings.join_channels ? "joined channels" : o.settings.join_polarizations ? "joined polarizations"
                                                                                            : "independent planes";
+  const std::string on = device == clean::Device::kGpu && gpus.size() > 1
+                           ? std::to_string(std::min(gpus.size(), workers)) + " GPUs"
+                           : run.device;
   log.info("%s: %zu channel(s) x %zu Stokes, %zux%zu, %s; %zu CLEAN run(s) on %s, %zu at once",
            o.dirty.c_str(), in.channels, in.stokes, in.planes.front().dirty.width, in.planes.front().dirty.height, mode,
-           run.groups.size(), run.device.c_str(), workers);
+           run.groups.size(), on.c_str(), workers);
   if (device_planes > 0)
     log.info("the joined planes do not fit on the GPU together: %zu at a time stream through it each major cycle",
              device_planes);
@@ -252,6 +277,7 @@ nlohmann::json run_cube(const RunOptions& o) {
   // stream and workspaces.
   const auto t_clean = Clock::now();
   run.results.resize(run.groups.size());
+  if (device == clean::Device::kGpu) run.group_gpu.assign(run.groups.size(), -1);
   for_each_clean(run.groups.size(), workers, o.settings.algorithm, device, [&](std::size_t g, clean::Deconvolver& d) {
     GroupProblem gp;
     prepare_group(in, o, run.groups[g], fits_mask, gp);
@@ -262,13 +288,14 @@ nlohmann::json run_cube(const RunOptions& o) {
                                 group.joined() ? gp.images.psf : first.psf, gp.mask, &gp.beam};
     if (group.joined()) problem.joined = &gp.joined;
     run.results[g] = d.run(problem, o.settings, {});
+    if (device == clean::Device::kGpu) run.group_gpu[g] = cuda::current_device();
     const clean::CleanResult& r = run.results[g];
     const std::string what = group.joined() ? "group of " + std::to_string(group.planes.size()) + " planes"
                                             : "channel " + std::to_string(first.channel) +
                                                   (first.pol.empty() ? "" : " " + first.pol);
     log.info("  %s: %zu components, %zu major cycles, stopped on %s, peak residual %.4e Jy/beam", what.c_str(),
              r.iterations, r.major_cycles, std::string(clean::to_string(r.reason)).c_str(), r.peak_residual);
-  });
+  }, nullptr, gpus);
   run.seconds_clean = since(t_clean);
 
   const nlohmann::json summary = write_cube_outputs(o, in, run);

@@ -51,6 +51,28 @@ __device__ inline bool flush_records(const TeamArgs& a, std::uint32_t top, std::
   return base + n < a.budget || !past_budget(a.order_bins, top, current, a.budget, lane);
 }
 
+// A warp's records of the current group of 32 (lane i holds record i), written to the pool by
+// flush_records when the group is full and once more at the end.
+struct WarpRecords {
+  std::uint32_t pixel = 0;
+  float flux = 0.0f;
+  unsigned long long order = 0;
+  // Component number `made`: lane made % 32 keeps it.
+  __device__ __forceinline__ void keep(std::uint32_t made, std::uint32_t lane, std::uint32_t p, float f,
+                                       unsigned long long o) {
+    if (lane == (made & 31)) {
+      pixel = p;
+      flux = f;
+      order = o;
+    }
+  }
+  // The first n records to the pool; `current` is the team's running order (flush_records).
+  __device__ __forceinline__ bool flush(const TeamArgs& a, std::uint32_t top, std::uint32_t n,
+                                        unsigned long long current, std::uint32_t lane) const {
+    return flush_records(a, top, n, pixel, flux, order, current, lane);
+  }
+};
+
 // --local-rms: a component's flux from its weighed value, and its weighed share at a member
 // (MinorCycleCpu's rounding); without weights, the plain rule. xy = y << 16 | x.
 __device__ __forceinline__ float component_flux(const TeamArgs& a, float value, std::uint32_t pixel) {

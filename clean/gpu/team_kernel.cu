@@ -90,9 +90,7 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
   const int hw = a.half_width, side = 2 * hw + 1;
   std::uint32_t made = 0;
   unsigned long long order = ~0ull;
-  std::uint32_t r_pixel = 0;  // warp 0: lane i buffers record i of the current group of 32
-  float r_flux = 0.0f;
-  unsigned long long r_order = 0;
+  WarpRecords rec;  // warp 0: lane i buffers record i of the current group of 32
   bool room = true;  // warp 0: the pool took every flush so far, and the cutoff has not fired
   int buf = 0;
   while (true) {
@@ -112,13 +110,9 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
     const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
     const float flux = component_flux(a, p.value, pixel);
     order = min(order, pack_peak(p.key, pixel, p.value < 0.0f));
-    if (warp == 0 && lane == (made & 31)) {
-      r_pixel = pixel;
-      r_flux = flux;
-      r_order = order;
-    }
+    if (warp == 0) rec.keep(made, lane, pixel, flux, order);
     ++made;
-    if (warp == 0 && (made & 31) == 0 && room) room = flush_records(a, top, 32, r_pixel, r_flux, r_order, order, lane);
+    if (warp == 0 && (made & 31) == 0 && room) room = rec.flush(a, top, 32, order, lane);
 
     std::uint32_t lo, hi;
     if (row_start) {
@@ -150,7 +144,7 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
     }
     if (hit) local = rescan();
   }
-  if (warp == 0 && room && (made & 31) != 0) flush_records(a, top, made & 31, r_pixel, r_flux, r_order, order, lane);
+  if (warp == 0 && room && (made & 31) != 0) rec.flush(a, top, made & 31, order, lane);
   if (t == 0) atomicMax(&a.counters->longest, made);
   __syncthreads();  // the next cluster reuses shared memory
 }
@@ -173,9 +167,7 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
   const int hw = a.half_width, side = 2 * hw + 1;
   std::uint32_t made = 0;
   unsigned long long order = ~0ull;
-  std::uint32_t r_pixel = 0;
-  float r_flux = 0.0f;
-  unsigned long long r_order = 0;
+  WarpRecords rec;
   bool room = true;
   while (true) {
     const unsigned long long best = warp_max64(local);
@@ -191,13 +183,9 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
     const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
     const float flux = component_flux(a, p.value, pixel);
     order = min(order, pack_peak(p.key, pixel, p.value < 0.0f));
-    if (lane == (made & 31)) {
-      r_pixel = pixel;
-      r_flux = flux;
-      r_order = order;
-    }
+    rec.keep(made, lane, pixel, flux, order);
     ++made;
-    if ((made & 31) == 0) room = flush_records(a, top, 32, r_pixel, r_flux, r_order, order, lane);
+    if ((made & 31) == 0) room = rec.flush(a, top, 32, order, lane);
     local = 0;
 #pragma unroll
     for (std::uint32_t i = 0; i < kPerLane; ++i) {
@@ -210,7 +198,7 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
       }
     }
   }
-  if (room && (made & 31) != 0) flush_records(a, top, made & 31, r_pixel, r_flux, r_order, order, lane);
+  if (room && (made & 31) != 0) rec.flush(a, top, made & 31, order, lane);
   if (lane == 0) atomicMax(&a.counters->longest, made);
 }
 

@@ -147,9 +147,7 @@ __device__ inline void chain(const TeamArgs& a, const Layout& l, const Box& b, s
   unsigned long long local = lane_max(l.group_max, lane, rounds);
   std::uint32_t made = 0;
   unsigned long long order = ~0ull;
-  std::uint32_t r_pixel = 0;  // lane i buffers record i of the current group of 32
-  float r_flux = 0.0f;
-  unsigned long long r_order = 0;
+  WarpRecords rec;  // lane i buffers record i of the current group of 32
   bool room = true;
   while (true) {
     const unsigned long long best = warp_max64(local);
@@ -160,13 +158,9 @@ __device__ inline void chain(const TeamArgs& a, const Layout& l, const Box& b, s
     const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
     const float flux = component_flux(a, p.value, pixel);
     order = min(order, pack_peak(p.key, pixel, p.value < 0.0f));
-    if (lane == (made & 31)) {
-      r_pixel = pixel;
-      r_flux = flux;
-      r_order = order;
-    }
+    rec.keep(made, lane, pixel, flux, order);
     ++made;
-    if ((made & 31) == 0) room = flush_records(a, top, 32, r_pixel, r_flux, r_order, order, lane);
+    if ((made & 31) == 0) room = rec.flush(a, top, 32, order, lane);
 
     // The tiles the window [bx - hw, bx + hw] x [by - hw, by + hw] touches, one lane each.
     const int cx = bx - static_cast<int>(b.x0), cy = by - static_cast<int>(b.y0);
@@ -207,7 +201,7 @@ __device__ inline void chain(const TeamArgs& a, const Layout& l, const Box& b, s
     local = lane_max(l.group_max, lane, rounds);
     __syncwarp();  // every lane has read the maxima before the next step writes them
   }
-  if (room && (made & 31) != 0) flush_records(a, top, made & 31, r_pixel, r_flux, r_order, order, lane);
+  if (room && (made & 31) != 0) rec.flush(a, top, made & 31, order, lane);
   if (lane == 0) atomicMax(&a.counters->longest, made);
 }
 

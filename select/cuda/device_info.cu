@@ -110,4 +110,17 @@ void set_device(int device) {
   }
 }
 
+int current_device() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return device;
+}
+
+ScopedDevice::~ScopedDevice() {
+  if (cudaSetDevice(previous_) != cudaSuccess) cudaGetLastError();
+}
+
 }  // namespace gpuclean::cuda

@@ -36,4 +36,19 @@ void keep_pool_memory();
 /// Makes `device` current for the calling thread (throws std::runtime_error when it cannot).
 void set_device(int device);
 
+/// The calling thread's current device; 0 when there is none.
+int current_device();
+
+/// Makes a device current for a scope and the thread's previous one current again after it.
+class ScopedDevice {
+ public:
+  explicit ScopedDevice(int device) : previous_(current_device()) { set_device(device); }
+  ~ScopedDevice();
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+ private:
+  int previous_;
+};
+
 }  // namespace gpuclean::cuda
