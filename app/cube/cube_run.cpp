@@ -288,7 +288,7 @@ nlohmann::json run_cube(const RunOptions& o) {
                                 group.joined() ? gp.images.psf : first.psf, gp.mask, &gp.beam};
     if (group.joined()) problem.joined = &gp.joined;
     run.results[g] = d.run(problem, o.settings, {});
-    if (device == clean::Device::kGpu) run.group_gpu[g] = cuda::current_device();
+    if (device == clean::Device::kGpu) run.group_gpu[g] = cuda::current_gpu();
     const clean::CleanResult& r = run.results[g];
     const std::string what = group.joined() ? "group of " + std::to_string(group.planes.size()) + " planes"
                                             : "channel " + std::to_string(first.channel) +

@@ -8,6 +8,7 @@
 #include "select/detail/arena.hpp"
 #include "select/detail/engine.hpp"
 #include "select/detail/robust_fused.hpp"
+#include "select/detail/top1.hpp"
 #include "select/detail/window_select.hpp"
 
 namespace gpuclean::select::detail {
@@ -120,6 +121,19 @@ std::size_t RandomizedSelector::chain_top_k_bytes(std::size_t n, std::size_t k, 
 std::optional<SelectStats> RandomizedSelector::chain_top_k(cudaStream_t stream, const float* d_in, std::size_t n,
                                                            std::size_t k, const SelectRequest& req, Workspace& ws,
                                                            float* d_out_values, std::uint32_t* d_out_indices) const {
+  if (k == 1) {  // one read, a reduction: no sample, no window (detail/top1.hpp)
+    if (ws.capacity() < kTop1ScratchBytes) ws.reserve(top_k_workspace_bytes(n, k));
+    Arena arena = arena_for(ws, kTop1ScratchBytes);
+    unsigned long long* best = arena.take<unsigned long long>(1);
+    const MappedResults mr = mapped_results();
+    launch_top1(stream, d_in, n, key_mode(req.order), best, d_out_values, d_out_indices, mr.device);
+    GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream));
+    SelectStats st;
+    st.count = static_cast<std::size_t>(read_result(mr.host).count);
+    st.passes = 1;
+    st.scratch_bytes = kTop1ScratchBytes;
+    return st;
+  }
   const std::size_t s = chain_samples(n, t_);
   const ChainWindow w = chain_window(n, k, s, t_.p_k, t_.capacity_factor);
   Arena sizing;

@@ -110,7 +110,7 @@ void set_device(int device) {
   }
 }
 
-int current_device() {
+int current_gpu() {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) {
     cudaGetLastError();

@@ -36,13 +36,14 @@ void keep_pool_memory();
 /// Makes `device` current for the calling thread (throws std::runtime_error when it cannot).
 void set_device(int device);
 
-/// The calling thread's current device; 0 when there is none.
-int current_device();
+/// The calling thread's current device; 0 when there is none (per_device.hpp's current_device()
+/// throws instead, and needs the CUDA headers).
+int current_gpu();
 
 /// Makes a device current for a scope and the thread's previous one current again after it.
 class ScopedDevice {
  public:
-  explicit ScopedDevice(int device) : previous_(current_device()) { set_device(device); }
+  explicit ScopedDevice(int device) : previous_(current_gpu()) { set_device(device); }
   ~ScopedDevice();
   ScopedDevice(const ScopedDevice&) = delete;
   ScopedDevice& operator=(const ScopedDevice&) = delete;

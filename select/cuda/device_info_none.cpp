@@ -16,7 +16,7 @@ void keep_pool_memory() {}
 void set_device(int device) {
   throw std::runtime_error("cannot use CUDA device " + std::to_string(device) + ": this build has no CUDA");
 }
-int current_device() { return 0; }
+int current_gpu() { return 0; }
 ScopedDevice::~ScopedDevice() = default;
 
 }  // namespace gpuclean::cuda

@@ -1,0 +1,117 @@
+// The k = 1 top-k: each block's least (rank key << 32 | index) composite, one atomicMin each,
+// then one thread writes the element. One wave of blocks, each thread with four float4 loads in
+// flight, so that the read runs at the memory's rate.
+
+#include "select/detail/top1.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+
+#include "select/cuda/cuda_check.hpp"
+#include "select/cuda/per_device.hpp"
+#include "select/cuda/warp_util.cuh"
+
+namespace gpuclean::select::detail {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kUnroll = 4;
+constexpr unsigned long long kNone = ~0ull;
+
+template <KeyMode M>
+__device__ __forceinline__ unsigned long long composite_of(std::uint32_t bits, std::size_t index) {
+  const std::uint32_t key = rank_key_bits<M>(bits);
+  return key == kInvalidKey ? kNone : (static_cast<unsigned long long>(key) << 32) | index;
+}
+
+__device__ __forceinline__ unsigned long long warp_min64(unsigned long long v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));
+  return v;
+}
+
+template <KeyMode M>
+__global__ void __launch_bounds__(kThreads) top1_kernel(const float* in, std::size_t n, unsigned long long* best) {
+  __shared__ unsigned long long s_best[kThreads / 32];
+  unsigned long long b = kNone;
+  const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x;
+  const std::size_t threads = static_cast<std::size_t>(gridDim.x) * kThreads;
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(in) & 15u) == 0;
+  const std::size_t n_vec = aligned ? n / 4 : 0;
+  const uint4* in4 = reinterpret_cast<const uint4*>(in);
+  for (std::size_t base = tid; base < n_vec; base += threads * kUnroll) {
+    uint4 q[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::size_t v = base + u * threads;
+      q[u] = v < n_vec ? __ldcs(in4 + v) : make_uint4(0x7FC00000u, 0x7FC00000u, 0x7FC00000u, 0x7FC00000u);  // NaN
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::size_t i = 4 * (base + u * threads);
+      b = min(b, min(min(composite_of<M>(q[u].x, i), composite_of<M>(q[u].y, i + 1)),
+                     min(composite_of<M>(q[u].z, i + 2), composite_of<M>(q[u].w, i + 3))));
+    }
+  }
+  for (std::size_t i = 4 * n_vec + tid; i < n; i += threads) b = min(b, composite_of<M>(__float_as_uint(__ldcs(in + i)), i));
+  b = warp_min64(b);
+  if ((threadIdx.x & 31) == 0) s_best[threadIdx.x >> 5] = b;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    b = warp_min64(threadIdx.x < kThreads / 32 ? s_best[threadIdx.x] : kNone);
+    if (threadIdx.x == 0 && b != kNone) atomicMin(best, b);
+  }
+}
+
+__global__ void top1_finish(const float* in, const unsigned long long* best, float* out_value,
+                            std::uint32_t* out_index, WindowResult* result) {
+  const unsigned long long b = *best;
+  if (b != kNone) {
+    const auto index = static_cast<std::uint32_t>(b & 0xFFFFFFFFu);
+    out_index[0] = index;
+    out_value[0] = in[index];
+  }
+  result->count = b != kNone ? 1ull : 0ull;
+  __threadfence_system();
+  result->status = kWindowOk;
+}
+
+template <KeyMode M>
+int top1_grid() {
+  static std::array<std::atomic<int>, cuda::kMaxDevices> cache{};
+  const auto d = static_cast<std::size_t>(cuda::current_device());
+  int grid = cache[d].load(std::memory_order_relaxed);
+  if (grid == 0) {
+    int per_sm = 0;
+    GPUCLEAN_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, top1_kernel<M>, kThreads, 0));
+    grid = cuda::sm_count() * std::max(1, per_sm);
+    cache[d].store(grid, std::memory_order_relaxed);  // every thread stores the same
+  }
+  return grid;
+}
+
+template <KeyMode M>
+void launch(cudaStream_t stream, const float* in, std::size_t n, unsigned long long* best) {
+  // Small inputs need fewer blocks than a wave: a thread per four float4.
+  const std::size_t wanted = (n + 16 * kThreads - 1) / (16 * kThreads);
+  const int grid = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(top1_grid<M>()), std::max<std::size_t>(wanted, 1)));
+  top1_kernel<M><<<grid, kThreads, 0, stream>>>(in, n, best);
+}
+
+}  // namespace
+
+void launch_top1(cudaStream_t stream, const float* in, std::size_t n, KeyMode mode, unsigned long long* scratch,
+                 float* out_value, std::uint32_t* out_index, WindowResult* result) {
+  GPUCLEAN_CUDA_TRY(cudaMemsetAsync(scratch, 0xFF, sizeof(unsigned long long), stream));
+  switch (mode) {
+    case KeyMode::kLargest: launch<KeyMode::kLargest>(stream, in, n, scratch); break;
+    case KeyMode::kSmallest: launch<KeyMode::kSmallest>(stream, in, n, scratch); break;
+    case KeyMode::kLargestAbs: launch<KeyMode::kLargestAbs>(stream, in, n, scratch); break;
+  }
+  GPUCLEAN_CUDA_TRY(cudaGetLastError());
+  top1_finish<<<1, 1, 0, stream>>>(in, scratch, out_value, out_index, result);
+  GPUCLEAN_CUDA_TRY(cudaGetLastError());
+}
+
+}  // namespace gpuclean::select::detail
