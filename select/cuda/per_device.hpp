@@ -7,6 +7,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -42,6 +43,26 @@ inline int sm_count() {
     cache[static_cast<std::size_t>(d)].store(v, std::memory_order_relaxed);  // every thread stores the same
   }
   return v;
+}
+
+/// A value computed once per device (an occupancy, a grid).
+using PerDeviceInt = std::array<std::atomic<int>, kMaxDevices>;
+
+/// Blocks of `threads` threads (and `smem` bytes of dynamic shared memory) that `kernel` keeps
+/// resident on every SM of the current device at once: one wave, so that no SM idles through a
+/// partial second wave of a grid-stride loop whose shares are equal. Computed once per device
+/// into `cache`.
+template <class Kernel>
+int one_wave_grid(PerDeviceInt& cache, Kernel kernel, int threads, std::size_t smem = 0) {
+  const auto d = static_cast<std::size_t>(current_device());
+  int grid = cache[d].load(std::memory_order_relaxed);
+  if (grid == 0) {
+    int per_sm = 0;
+    GPUCLEAN_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    grid = sm_count() * (per_sm > 0 ? per_sm : 1);
+    cache[d].store(grid, std::memory_order_relaxed);  // every thread stores the same
+  }
+  return grid;
 }
 
 }  // namespace gpuclean::cuda

@@ -5,8 +5,6 @@
 #include "select/detail/top1.hpp"
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 
 #include "select/cuda/cuda_check.hpp"
 #include "select/cuda/per_device.hpp"
@@ -79,16 +77,8 @@ __global__ void top1_finish(const float* in, const unsigned long long* best, flo
 
 template <KeyMode M>
 int top1_grid() {
-  static std::array<std::atomic<int>, cuda::kMaxDevices> cache{};
-  const auto d = static_cast<std::size_t>(cuda::current_device());
-  int grid = cache[d].load(std::memory_order_relaxed);
-  if (grid == 0) {
-    int per_sm = 0;
-    GPUCLEAN_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, top1_kernel<M>, kThreads, 0));
-    grid = cuda::sm_count() * std::max(1, per_sm);
-    cache[d].store(grid, std::memory_order_relaxed);  // every thread stores the same
-  }
-  return grid;
+  static cuda::PerDeviceInt cache{};
+  return cuda::one_wave_grid(cache, top1_kernel<M>, kThreads);
 }
 
 template <KeyMode M>

@@ -211,20 +211,11 @@ __global__ void __launch_bounds__(kPassThreads) window_pass_kernel(const PassPar
     atomicMax(threadIdx.x == 0 ? &p.ctr->b_min_inv : &p.ctr->b_max, s_range[threadIdx.x]);
 }
 
-// One wave of the pass: every block resident at once, so that no SM idles through a partial
-// second wave of a grid-stride loop whose shares are equal. Per device (batch workers).
+// One wave of the pass (per device: batch workers).
 template <WindowKey K>
 int pass_grid() {
-  static std::array<std::atomic<int>, cuda::kMaxDevices> cache{};
-  const auto d = static_cast<std::size_t>(cuda::current_device());
-  int grid = cache[d].load(std::memory_order_relaxed);
-  if (grid == 0) {
-    int per_sm = 0;
-    GPUCLEAN_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, window_pass_kernel<K>, kPassThreads, 0));
-    grid = cuda::sm_count() * std::max(1, per_sm);
-    cache[d].store(grid, std::memory_order_relaxed);  // every thread stores the same
-  }
-  return grid;
+  static cuda::PerDeviceInt cache{};
+  return cuda::one_wave_grid(cache, window_pass_kernel<K>, kPassThreads);
 }
 
 template <WindowKey K>
