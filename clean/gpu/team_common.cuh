@@ -51,6 +51,16 @@ __device__ inline bool flush_records(const TeamArgs& a, std::uint32_t top, std::
   return base + n < a.budget || !past_budget(a.order_bins, top, current, a.budget, lane);
 }
 
+// The team's next component from its members' maximum `best`, in `p`; false when the chain ends:
+// no cleanable member, `stop` (the pool is full or the cutoff fired), the budget made, or the peak
+// at Clark's limit.
+__device__ __forceinline__ bool next_peak(const TeamArgs& a, unsigned long long best, bool stop, std::uint32_t made,
+                                          bool abs_key, UnpackedPeak& p) {
+  if (best == 0 || stop || made >= a.budget) return false;
+  p = unpack_peak(best, abs_key);
+  return static_cast<double>(p.key) > a.limit;
+}
+
 // A warp's records of the current group of 32 (lane i holds record i), written to the pool by
 // flush_records when the group is full and once more at the end.
 struct WarpRecords {

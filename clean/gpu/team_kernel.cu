@@ -101,9 +101,8 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
     const unsigned long long best = warp_max64(lane < kBlock / 32 ? sh.best[buf][lane] : 0ull);
     const bool full = sh.stop[buf] != 0;
     buf ^= 1;
-    if (best == 0 || full || made >= a.budget) break;
-    const UnpackedPeak p = unpack_peak(best, abs_key);
-    if (!(static_cast<double>(p.key) > a.limit)) break;
+    UnpackedPeak p;
+    if (!next_peak(a, best, full, made, abs_key, p)) break;
     const std::uint32_t slot = p.pixel;
     const std::uint32_t q = xy[slot];
     const int bx = static_cast<int>(q & 0xFFFFu), by = static_cast<int>(q >> 16);
@@ -171,9 +170,8 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
   bool room = true;
   while (true) {
     const unsigned long long best = warp_max64(local);
-    if (best == 0 || !room || made >= a.budget) break;
-    const UnpackedPeak p = unpack_peak(best, abs_key);
-    if (!(static_cast<double>(p.key) > a.limit)) break;
+    UnpackedPeak p;
+    if (!next_peak(a, best, !room, made, abs_key, p)) break;
     const std::uint32_t slot = p.pixel, row = slot >> 5;
     std::uint32_t mq = 0;
 #pragma unroll

@@ -151,9 +151,8 @@ __device__ inline void chain(const TeamArgs& a, const Layout& l, const Box& b, s
   bool room = true;
   while (true) {
     const unsigned long long best = warp_max64(local);
-    if (best == 0 || !room || made >= a.budget) break;
-    const UnpackedPeak p = unpack_peak(best, abs_key);
-    if (!(static_cast<double>(p.key) > a.limit)) break;
+    UnpackedPeak p;
+    if (!next_peak(a, best, !room, made, abs_key, p)) break;
     const int bx = static_cast<int>(p.pixel & 0xFFFFu), by = static_cast<int>(p.pixel >> 16);
     const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
     const float flux = component_flux(a, p.value, pixel);

@@ -28,6 +28,14 @@ __device__ __forceinline__ unsigned long long warp_max64(unsigned long long v) {
   return (static_cast<unsigned long long>(top) << 32) | lo;
 }
 
+/// Min over the warp of 64-bit values, as warp_max64.
+__device__ __forceinline__ unsigned long long warp_min64(unsigned long long v) {
+  const auto hi = static_cast<std::uint32_t>(v >> 32);
+  const std::uint32_t least = __reduce_min_sync(kFullMask, hi);
+  const std::uint32_t lo = __reduce_min_sync(kFullMask, hi == least ? static_cast<std::uint32_t>(v) : 0xFFFFFFFFu);
+  return (static_cast<unsigned long long>(least) << 32) | lo;
+}
+
 /// Appends `value` for every lane that wants to, with one atomic per warp. `room` is
 /// warp-uniform: once this warp sees the counter pass `cap`, the overflow is on record (the
 /// counter exceeds cap) and it stops appending, so data that overflows a buffer (all keys equal)

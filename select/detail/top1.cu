@@ -15,24 +15,16 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kUnroll = 4;
-constexpr unsigned long long kNone = ~0ull;
-
+// NaN's composite (kInvalidKey) sorts after every valid one, so the least is NaN only when all are.
 template <KeyMode M>
 __device__ __forceinline__ unsigned long long composite_of(std::uint32_t bits, std::size_t index) {
-  const std::uint32_t key = rank_key_bits<M>(bits);
-  return key == kInvalidKey ? kNone : (static_cast<unsigned long long>(key) << 32) | index;
-}
-
-__device__ __forceinline__ unsigned long long warp_min64(unsigned long long v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));
-  return v;
+  return composite(rank_key_bits<M>(bits), static_cast<std::uint32_t>(index));
 }
 
 template <KeyMode M>
 __global__ void __launch_bounds__(kThreads) top1_kernel(const float* in, std::size_t n, unsigned long long* best) {
   __shared__ unsigned long long s_best[kThreads / 32];
-  unsigned long long b = kNone;
+  unsigned long long b = ~0ull;
   const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x;
   const std::size_t threads = static_cast<std::size_t>(gridDim.x) * kThreads;
   const bool aligned = (reinterpret_cast<std::uintptr_t>(in) & 15u) == 0;
@@ -53,24 +45,25 @@ __global__ void __launch_bounds__(kThreads) top1_kernel(const float* in, std::si
     }
   }
   for (std::size_t i = 4 * n_vec + tid; i < n; i += threads) b = min(b, composite_of<M>(__float_as_uint(__ldcs(in + i)), i));
-  b = warp_min64(b);
+  b = cuda::warp_min64(b);
   if ((threadIdx.x & 31) == 0) s_best[threadIdx.x >> 5] = b;
   __syncthreads();
   if (threadIdx.x < 32) {
-    b = warp_min64(threadIdx.x < kThreads / 32 ? s_best[threadIdx.x] : kNone);
-    if (threadIdx.x == 0 && b != kNone) atomicMin(best, b);
+    b = cuda::warp_min64(threadIdx.x < kThreads / 32 ? s_best[threadIdx.x] : ~0ull);
+    if (threadIdx.x == 0) atomicMin(best, b);
   }
 }
 
 __global__ void top1_finish(const float* in, const unsigned long long* best, float* out_value,
                             std::uint32_t* out_index, WindowResult* result) {
   const unsigned long long b = *best;
-  if (b != kNone) {
-    const auto index = static_cast<std::uint32_t>(b & 0xFFFFFFFFu);
+  const bool found = composite_key(b) != kInvalidKey;
+  if (found) {
+    const std::uint32_t index = composite_index(b);
     out_index[0] = index;
     out_value[0] = in[index];
   }
-  result->count = b != kNone ? 1ull : 0ull;
+  result->count = found ? 1ull : 0ull;
   __threadfence_system();
   result->status = kWindowOk;
 }
