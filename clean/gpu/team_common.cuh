@@ -61,6 +61,15 @@ __device__ __forceinline__ bool next_peak(const TeamArgs& a, unsigned long long 
   return static_cast<double>(p.key) > a.limit;
 }
 
+// --local-rms: a component's flux from its weighed value, and its weighed share at a member
+// (MinorCycleCpu's rounding); without weights, the plain rule. xy = y << 16 | x.
+__device__ __forceinline__ float component_flux(const TeamArgs& a, float value, std::uint32_t pixel) {
+  return a.weights ? __fmul_rn(a.gain, __fdiv_rn(value, __ldg(a.weights + pixel))) : __fmul_rn(a.gain, value);
+}
+__device__ __forceinline__ float member_flux(const TeamArgs& a, float flux, std::uint32_t xy) {
+  return a.weights ? __fmul_rn(flux, __ldg(a.weights + (xy >> 16) * a.width + (xy & 0xFFFFu))) : flux;
+}
+
 // A warp's records of the current group of 32 (lane i holds record i), written to the pool by
 // flush_records when the group is full and once more at the end.
 struct WarpRecords {
@@ -83,14 +92,22 @@ struct WarpRecords {
   }
 };
 
-// --local-rms: a component's flux from its weighed value, and its weighed share at a member
-// (MinorCycleCpu's rounding); without weights, the plain rule. xy = y << 16 | x.
-__device__ __forceinline__ float component_flux(const TeamArgs& a, float value, std::uint32_t pixel) {
-  return a.weights ? __fmul_rn(a.gain, __fdiv_rn(value, __ldg(a.weights + pixel))) : __fmul_rn(a.gain, value);
+// The team's component number `made`, at (bx, by) with the peak `p`: its flux (returned), the
+// team's running order, and its record, kept by the `writer` warp, whose records go to the pool
+// every 32 (`room` false once the team must stop).
+__device__ __forceinline__ float take_component(const TeamArgs& a, std::uint32_t top, int bx, int by,
+                                                const UnpackedPeak& p, bool writer, std::uint32_t lane,
+                                                WarpRecords& rec, std::uint32_t& made, unsigned long long& order,
+                                                bool& room) {
+  const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
+  const float flux = component_flux(a, p.value, pixel);
+  order = min(order, pack_peak(p.key, pixel, p.value < 0.0f));
+  if (writer) rec.keep(made, lane, pixel, flux, order);
+  ++made;
+  if (writer && (made & 31) == 0 && room) room = rec.flush(a, top, 32, order, lane);
+  return flux;
 }
-__device__ __forceinline__ float member_flux(const TeamArgs& a, float flux, std::uint32_t xy) {
-  return a.weights ? __fmul_rn(flux, __ldg(a.weights + (xy >> 16) * a.width + (xy & 0xFFFFu))) : flux;
-}
+
 
 struct BlockShared {
   unsigned long long best[2][32];  // per-warp maxima, double-buffered: one barrier per component

@@ -106,12 +106,7 @@ __device__ void block_team(const TeamArgs& a, ClusterRange range, unsigned char*
     const std::uint32_t slot = p.pixel;
     const std::uint32_t q = xy[slot];
     const int bx = static_cast<int>(q & 0xFFFFu), by = static_cast<int>(q >> 16);
-    const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
-    const float flux = component_flux(a, p.value, pixel);
-    order = min(order, pack_peak(p.key, pixel, p.value < 0.0f));
-    if (warp == 0) rec.keep(made, lane, pixel, flux, order);
-    ++made;
-    if (warp == 0 && (made & 31) == 0 && room) room = rec.flush(a, top, 32, order, lane);
+    const float flux = take_component(a, top, bx, by, p, warp == 0, lane, rec, made, order, room);
 
     std::uint32_t lo, hi;
     if (row_start) {
@@ -178,12 +173,7 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
     for (std::uint32_t i = 0; i < kPerLane; ++i) mq = i == row ? q[i] : mq;
     const std::uint32_t qq = __shfl_sync(kFullMask, mq, static_cast<int>(slot & 31));
     const int bx = static_cast<int>(qq & 0xFFFFu), by = static_cast<int>(qq >> 16);
-    const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
-    const float flux = component_flux(a, p.value, pixel);
-    order = min(order, pack_peak(p.key, pixel, p.value < 0.0f));
-    rec.keep(made, lane, pixel, flux, order);
-    ++made;
-    if ((made & 31) == 0) room = rec.flush(a, top, 32, order, lane);
+    const float flux = take_component(a, top, bx, by, p, true, lane, rec, made, order, room);
     local = 0;
 #pragma unroll
     for (std::uint32_t i = 0; i < kPerLane; ++i) {

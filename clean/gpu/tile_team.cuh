@@ -154,12 +154,7 @@ __device__ inline void chain(const TeamArgs& a, const Layout& l, const Box& b, s
     UnpackedPeak p;
     if (!next_peak(a, best, !room, made, abs_key, p)) break;
     const int bx = static_cast<int>(p.pixel & 0xFFFFu), by = static_cast<int>(p.pixel >> 16);
-    const std::uint32_t pixel = static_cast<std::uint32_t>(by) * a.width + static_cast<std::uint32_t>(bx);
-    const float flux = component_flux(a, p.value, pixel);
-    order = min(order, pack_peak(p.key, pixel, p.value < 0.0f));
-    rec.keep(made, lane, pixel, flux, order);
-    ++made;
-    if ((made & 31) == 0) room = rec.flush(a, top, 32, order, lane);
+    const float flux = take_component(a, top, bx, by, p, true, lane, rec, made, order, room);
 
     // The tiles the window [bx - hw, bx + hw] x [by - hw, by + hw] touches, one lane each.
     const int cx = bx - static_cast<int>(b.x0), cy = by - static_cast<int>(b.y0);
