@@ -4,6 +4,7 @@
 // than 1%. CPU and, where a GPU is usable, GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 

@@ -4,6 +4,8 @@
 // clusters' sequences non-monotone, with ties, budgets that cut the cycle, and both signs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <set>

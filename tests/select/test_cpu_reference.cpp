@@ -1,6 +1,7 @@
 // The CPU reference defines the selection semantics; these hand-written cases pin them down.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
