@@ -21,6 +21,14 @@ Iteration counts: every sub-image's meta.iteration_number is set to the run's to
 when the major cycle began plus the round's components). WSClean reads only the first
 sub-image's count (for -niter and its log) and stops when any sub-image's count reaches -niter, so
 both then see the true total.
+
+PSF: each sub-image gets only the centre of the PSF cut to its size; :meth:`ParallelAdapter.full_psf`
+puts those crops back (zero beyond the largest sub-image), so the whole-image clean sees what each
+sub-image would have. With WSClean 3.1 (-parallel-deconvolution 100 -j 1, 256x256, 3x3 sub-images,
+two joined channels) the boxes were found in every major cycle, the model WSClean passed in the
+next cycle equalled the previous model plus the change (to WSClean's own one-ulp rounding of stored
+models, which it has without sub-images too), -niter stopped the run at its total, and full_psf
+equalled the whole-image PSF where known.
 """
 
 import sys
