@@ -17,6 +17,9 @@ non-zero there (its boundary's box: then WSClean's float32 sum has one non-zero 
 float32 rounding as without sub-images); where the model is zero, to the first box (in peak-pass
 order) that contains it.
 
+WSClean 3.6 calls the hook from several threads at once (radler holds only the GIL around a call,
+and numpy and gpuclean release it), so the adapter serves one call at a time under a lock.
+
 Iteration counts: every sub-image's meta.iteration_number is set to the run's total (the count
 when the major cycle began plus the round's components). WSClean reads only the first
 sub-image's count (for -niter and its log) and stops when any sub-image's count reaches -niter, so
@@ -32,6 +35,7 @@ equalled the whole-image PSF where known.
 """
 
 import sys
+import threading
 
 import numpy as np
 
@@ -231,9 +235,14 @@ class ParallelAdapter:
         self._round = None
         self.boxes = None  # (x, y, w, h) of each sub-image this major cycle, in peak-pass order
         self.last_stats = None  # clean_full's stats of the latest round
+        self._lock = threading.Lock()
 
     def deconvolve(self, residual, model, psf, meta):
-        """One WSClean call: returns the dict WSClean expects."""
+        """One WSClean call: returns the dict WSClean expects. Safe to call from several threads."""
+        with self._lock:
+            return self._serve(residual, model, psf, meta)
+
+    def _serve(self, residual, model, psf, meta):
         residual = np.asarray(residual)
         model = np.asarray(model)
         if residual.ndim != 4 or model.shape != residual.shape:

@@ -4,7 +4,10 @@ random-walk paths, float32 images, a peak pass, real passes in a random order cu
 copy-backs, CopyMasked of the residual, AddSubImage of the models, one iteration count per
 sub-image. The adapter must reproduce a whole-image clean exactly."""
 
+import threading
+import time
 import types
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -94,9 +97,20 @@ def meta_of(iteration, max_iterations, major_threshold=0.0, final=0.0, mgain=0.8
 class Radler:
     """radler's ExecuteParallelRun with a Python deconvolver, in float32 as radler keeps images."""
 
-    def __init__(self, subs, deconvolve, niter, mgain, final, rng):
+    def __init__(self, subs, deconvolve, niter, mgain, final, rng, threads=1):
         self.subs, self.deconvolve, self.niter, self.mgain, self.final, self.rng = subs, deconvolve, niter, mgain, final, rng
         self.iterations = [0] * len(subs)
+        self.threads, self.mutex = threads, threading.Lock()
+
+    def each(self, job):
+        """radler's NestedRun: every sub-image, in a random order, on `threads` threads."""
+        order = self.rng.permutation(len(self.subs))
+        if self.threads == 1:
+            for k in order:
+                job(k)
+        else:
+            with ThreadPoolExecutor(self.threads) as pool:
+                list(pool.map(job, order))
 
     def call(self, k, residual, model, psf, max_iterations, major_threshold):
         meta = meta_of(self.iterations[k], max_iterations, major_threshold, self.final, self.mgain)
@@ -116,27 +130,33 @@ class Radler:
             py, px = (psf.shape[1] - h) // 2, (psf.shape[2] - w) // 2
             crops.append(psf[:, py:py + h, px:px + w])
         peaks = [0.0] * len(self.subs)
-        for k in self.rng.permutation(len(self.subs)):
+
+        def probe(k):
             x, y, w, h, mask = self.subs[k]
-            _, _, peaks[k], _ = self.call(k, residual[..., y:y + h, x:x + w], model[..., y:y + h, x:x + w] * mask,
-                                          crops[k], 0, 0.0)
+            with self.mutex:
+                r, m = residual[..., y:y + h, x:x + w].copy(), model[..., y:y + h, x:x + w] * mask
+            _, _, peaks[k], _ = self.call(k, r, m, crops[k], 0, 0.0)
+        self.each(probe)
         threshold = max(0.0, max(peaks)) * (1.0 - self.mgain)
         result = np.zeros_like(model)
-        finished, reached = 0, False
-        for k in self.rng.permutation(len(self.subs)):
+        done = {"finished": 0, "reached": False}
+
+        def clean(k):
             x, y, w, h, mask = self.subs[k]
-            start_model = model[..., y:y + h, x:x + w] * mask
-            r, m, level, more = self.call(k, residual[..., y:y + h, x:x + w].copy(), start_model, crops[k],
-                                          self.niter, threshold)
-            if abs(level) <= abs(peaks[k]) * 4.0 and np.isfinite(level):
-                box = residual[..., y:y + h, x:x + w]
-                box[..., mask] = r[..., mask]  # CopyMasked
-            else:
-                m = start_model
-                more = False
-            result[..., y:y + h, x:x + w] += m  # AddSubImage
-            finished += not more
-            reached |= self.iterations[k] >= self.niter
+            with self.mutex:  # the trim, under radler's mutex
+                sub, start_model = residual[..., y:y + h, x:x + w].copy(), model[..., y:y + h, x:x + w] * mask
+            r, m, level, more = self.call(k, sub, start_model, crops[k], self.niter, threshold)
+            with self.mutex:
+                if abs(level) <= abs(peaks[k]) * 4.0 and np.isfinite(level):
+                    box = residual[..., y:y + h, x:x + w]
+                    box[..., mask] = r[..., mask]  # CopyMasked
+                else:
+                    m, more = start_model, False
+                result[..., y:y + h, x:x + w] += m  # AddSubImage
+                done["finished"] += not more
+                done["reached"] |= self.iterations[k] >= self.niter
+        self.each(clean)
+        finished, reached = done["finished"], done["reached"]
         return result, finished != len(self.subs) and not reached
 
 
@@ -166,7 +186,7 @@ def psf_of(nchan, width, height):
 
 
 def run(width, height, gw, gh, nchan=1, npol=1, nan_channel=None, seed=1, cycles=3, niter=1000,
-        deconvolver="adapter"):
+        deconvolver="adapter", threads=1, fake=None):
     """Runs `cycles` major cycles through the emulation and, beside it, the fake clean on the whole
     image; returns both (model, residual) pairs, per-sub-image iteration counts and the fake's total."""
     rng = np.random.default_rng(seed)
@@ -174,7 +194,7 @@ def run(width, height, gw, gh, nchan=1, npol=1, nan_channel=None, seed=1, cycles
     residual = sky(width, height, nchan, npol, rng, subs, nan_channel)
     psf = psf_of(nchan, width, height)
     mgain, final = 0.8, 0.02
-    fake = FakeClean()
+    fake = fake or FakeClean()
     adapter = ParallelAdapter(width, height, fake, peak)
     if deconvolver == "adapter":
         deconvolve = adapter.deconvolve
@@ -186,7 +206,7 @@ def run(width, height, gw, gh, nchan=1, npol=1, nan_channel=None, seed=1, cycles
                                           meta.max_iterations - meta.iteration_number)
             meta.iteration_number += stats["components"]
             return {"residual": cleaned, "model": m + change, "level": peak(cleaned), "continue": stats["more"]}
-    radler = Radler(subs, deconvolve, niter, mgain, final, rng)
+    radler = Radler(subs, deconvolve, niter, mgain, final, rng, threads)
     model = np.zeros_like(residual)
     ref_residual, ref_model = residual.copy(), model.copy()
     ref_fake, total = FakeClean(), 0
@@ -237,6 +257,22 @@ def test_random_layouts(seed):
     width, height = int(rng.integers(40, 100)), int(rng.integers(40, 100))
     for model, residual, ref_model, ref_residual, *_ in run(width, height, gw, gh, 2, 1, None, seed=seed):
         assert np.array_equal(model, ref_model) and np.array_equal(residual, ref_residual)
+
+
+class SlowClean(FakeClean):
+    """Sleeps (releasing the GIL, as numpy and gpuclean do) so that threaded calls overlap."""
+
+    def __call__(self, *args):
+        time.sleep(0.02)
+        return super().__call__(*args)
+
+
+def test_threaded_calls():
+    """WSClean 3.6 calls the hook from several threads at once: still the whole-image result."""
+    for model, residual, ref_model, ref_residual, iterations, total, *_ in run(
+            90, 60, 3, 2, 2, 1, None, threads=4, fake=SlowClean()):
+        assert np.array_equal(model, ref_model) and np.array_equal(residual, ref_residual)
+        assert iterations == [total] * 6
 
 
 def test_per_box_clean_double_counts():
