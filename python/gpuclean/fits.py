@@ -12,6 +12,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import _gpuclean
+from .errors import InputError
 
 Image = namedtuple("Image", ["data", "header"])
 
@@ -53,6 +54,27 @@ def read(path):
     Raises gpuclean.InputError with the command line's message when it cannot be read."""
     raw = _gpuclean.fits_read(str(path))
     return Image(raw["data"], Header(raw["cards"], raw["axes"], raw["bitpix"]))
+
+
+def read_header(path):
+    """The primary header of the FITS file ``path``, without reading its data (a large image's
+    header in microseconds). Raises gpuclean.InputError when it is not FITS."""
+    cards = []
+    try:
+        with open(path, "rb") as f:
+            while True:
+                block = f.read(2880)
+                if len(block) < 2880:
+                    raise InputError(f"'{path}' ends inside its FITS header; it is not a whole FITS file.")
+                for at in range(0, 2880, 80):
+                    card = block[at:at + 80].decode("ascii", errors="replace")
+                    if card.startswith("END") and not card[3:].strip():
+                        return Header(cards)
+                    cards.append(card)
+                if not cards or not cards[0].startswith("SIMPLE"):
+                    raise InputError(f"'{path}' is not a FITS file (no SIMPLE card).")
+    except OSError as e:
+        raise InputError(f"cannot read '{path}': {e.strerror}.") from None
 
 
 def write(path, data, header=None, *, overwrite=False, history=()):

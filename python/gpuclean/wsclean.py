@@ -1,8 +1,8 @@
-"""gpuclean inside WSClean's major cycle (WSClean's -python-deconvolution).
+"""gpuclean inside WSClean's major cycle (WSClean's -python-deconvolution), WSClean 3.1 to 3.7.
 
-    python3 -m gpuclean.wsclean        # prints the file to pass to -python-deconvolution
-    GPUCLEAN_OPTIONS="--multiscale" wsclean -size 2048 2048 -scale 1.5asec -niter 100000 \\
-        -mgain 0.8 -auto-threshold 3 -python-deconvolution "$(python3 -m gpuclean.wsclean)" obs.ms
+    hook=$(python3 -m gpuclean.wsclean) && \\
+    wsclean -size 2048 2048 -scale 1.5asec -niter 100000 -mgain 0.8 -auto-threshold 3 -multiscale \\
+        -python-deconvolution "$hook" obs.ms
 
 Every major cycle WSClean images the residual from the visibilities and calls
 :func:`deconvolve`; gpuclean cleans it down to max(WSClean's major-cycle threshold, its final
@@ -13,12 +13,13 @@ made in the first major cycle and kept; later cycles move only the residual. WSC
 arrays are cleaned in float32, as everywhere in gpuclean, and the model change is added to
 WSClean's float64 model.
 
-gpuclean's options come from the environment variable GPUCLEAN_OPTIONS, in the command line's
-syntax (``gpuclean --help``). WSClean's own settings rule where gpuclean's are not given: -gain
-(unless --gain), -niter (and --niter, if given, as a further limit), -threshold and
--auto-threshold (through WSClean's final threshold; gpuclean's --auto-threshold is off unless
-given), -mgain, and -fit-spectral-pol / -fit-spectral-log-pol (unless given), which gpuclean fits
-itself after checking that its fit matches WSClean's.
+WSClean's own deconvolution options are read from its command line, with WSClean's meanings
+(gpuclean.wsclean_command lists what is carried, accepted and refused): -multiscale and the
+-multiscale-* options, -fits-mask, -no-negative, -auto-mask, -local-rms (and its window),
+-clean-border, -fit-spectral-pol / -fit-spectral-log-pol; -gain, -mgain, -niter and the
+thresholds reach the hook through WSClean's meta. gpuclean's own options come from the environment
+variable GPUCLEAN_OPTIONS, in the command line's syntax (``gpuclean --help``), and win over
+WSClean's for the same setting; gpuclean's --niter is a further limit.
 """
 
 import os
@@ -30,10 +31,12 @@ import numpy as np
 
 from . import _gpuclean
 from .errors import UsageError
+from .fits import read_header
+from .wsclean_command import WscleanCommand, carried_options, check_layout, ignored_options, wsclean_version
 
 _HOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wsclean_hook.py")
 
-# The session of this WSClean run (WSClean 3.1 keeps one interpreter for its whole run).
+# The session of this WSClean run (WSClean keeps one interpreter for its whole run).
 _session = None
 
 
@@ -46,25 +49,15 @@ def _given(tokens, name):
     return any(t == name or t.startswith(name + "=") for t in tokens)
 
 
-def _wsclean_fit(meta, nchan):
-    """WSClean's spectral fit as (terms, logarithmic): the terms are as many as its fitter returns,
-    and only a logarithmic polynomial reproduces a power law exactly."""
-    fitter = meta.spectral_fitter
-    terms = len(np.asarray(fitter.fit(np.ones(nchan), 0, 0)))
-    if terms == 0:
-        return 0, False
-    freqs = np.array([c.frequency for c in meta.channels])
-    power_law = (freqs / freqs.mean()) ** -0.7
-    fitted = np.asarray(fitter.fit_and_evaluate(power_law.copy(), 0, 0))
-    logarithmic = terms >= 2 and np.allclose(fitted, power_law, rtol=1e-6, atol=0)
-    return terms, logarithmic
-
-
-def fit_mismatch(meta, terms, logarithmic, trials=8):
+def fit_mismatch(meta, channels, terms, logarithmic, trials=8):
     """The largest relative difference between gpuclean's fit and WSClean's (meta.spectral_fitter)
     over random positive spectra: the evidence that the model's spectra are the ones asked for."""
-    freqs = [c.frequency for c in meta.channels]
-    weights = [c.weight for c in meta.channels]
+    freqs, weights = channels
+    # WSClean 3.1's fitter must fit once before it evaluates (fit_and_evaluate alone corrupts its heap).
+    theirs_terms = len(np.asarray(meta.spectral_fitter.fit(np.ones(len(freqs)), 0, 0)))
+    if theirs_terms != terms:
+        raise UsageError(f"WSClean's spectral fitter has {theirs_terms} terms where its command line asks for {terms}; "
+                         "give the fit in GPUCLEAN_OPTIONS (--fit-spectral-pol N or --fit-spectral-log-pol N).")
     rng = np.random.default_rng(12345)
     worst = 0.0
     for _ in range(trials):
@@ -86,22 +79,12 @@ def _wsclean_arguments(cmdline="/proc/self/cmdline"):
 
 def wsclean_polarizations(args):
     """The polarizations WSClean was asked for (its -pol, upper case), from the command line `args`
-    of the WSClean process the hook runs in; ["I"] (WSClean's default) when it has none. meta does
-    not say which polarizations the planes are."""
-    for i, a in enumerate(args[:-1]):
-        if a == "-pol":
-            names = []
-            for token in args[i + 1].upper().split(","):  # "xx,yy", "iquv", "xxyy"
-                if set(token) <= set("IQUV"):
-                    names += list(token)
-                else:
-                    names += [token[k:k + 2] for k in range(0, len(token), 2)]
-            return names
-    return ["I"]
+    of the WSClean process the hook runs in; ["I"] (WSClean's default) when it has none."""
+    return WscleanCommand(args).polarizations()
 
 
 def polarization_factor(pols):
-    """WSClean 3.1's normalisation of joined polarizations (clean/plane_set.hpp): 0.5 for two or four
+    """WSClean's normalisation of joined polarizations (clean/plane_set.hpp): 0.5 for two or four
     correlations, so that the integrated image is in Stokes I's units, else 1."""
     correlations = [{"XX", "YY"}, {"RR", "LL"}, {"XX", "XY", "YX", "YY"}, {"RR", "RL", "LR", "LL"}]
     return 0.5 if set(pols) in correlations and len(set(pols)) == len(pols) else 1.0
@@ -116,20 +99,16 @@ def theoretical_beam_pixels(args):
     beam") in pixels of its -scale, from the MeasurementSets ending WSClean's command line `args`:
     the longest |uvw| of a row not wholly flagged, at the highest frequency. WSClean measures
     multiscale's automatic scales in this beam. Returns (pixels, None), or (None, why not)."""
-    try:
-        scale = args[args.index("-scale") + 1]
-    except (ValueError, IndexError):
+    command = WscleanCommand(args)
+    scale = command.value("-scale")
+    if scale is None:
         return None, "WSClean's -scale is not on its command line"
     number = scale.rstrip("abcdefghijklmnopqrstuvwxyz")
     unit = scale[len(number):]
     if unit not in _ANGLE_UNITS:
         return None, f"WSClean's -scale {scale} has a unit gpuclean does not know"
     pixel_rad = float(number) * _ANGLE_UNITS[unit]
-    sets = []
-    for a in reversed(args[1:]):
-        if not os.path.isfile(os.path.join(a, "table.dat")):
-            break
-        sets.append(a)
+    sets = command.measurement_sets
     if not sets:
         return None, "no MeasurementSet found at the end of WSClean's command line"
     try:
@@ -150,52 +129,87 @@ def theoretical_beam_pixels(args):
     return 1.0 / longest / pixel_rad, None
 
 
+def channel_frequencies_and_weights(meta, command, nchan):
+    """Each deconvolution channel's frequency (Hz) and weight. WSClean 3.1 always passes them in
+    meta.channels; radler (WSClean >= 3.3) only when a spectral fit is asked for. Then they are
+    read from the PSFs WSClean has already written (NAME-000N-psf.fits: CRVAL3 and WSCIMGWG)."""
+    if len(meta.channels) == nchan:
+        return [c.frequency for c in meta.channels], [c.weight for c in meta.channels]
+    names = [f"{command.name}-psf.fits"] if nchan == 1 else [f"{command.name}-{c:04d}-psf.fits" for c in range(nchan)]
+    if all(os.path.isfile(n) for n in names):
+        headers = [read_header(n) for n in names]
+        freqs = [float(h.get("CRVAL3", 0.0)) for h in headers]
+        weights = [float(h.get("WSCIMGWG", 1.0)) for h in headers]
+        if all(f > 0 for f in freqs):
+            return freqs, weights
+    if nchan == 1:
+        return [1.0], [1.0]  # one channel: nothing is weighed against another
+    raise UsageError(f"WSClean passed {nchan} channels without their frequencies, and {names[0]} (which gives them) "
+                     "is not there; run WSClean in the folder its -name writes to, or give -fit-spectral-pol.")
+
+
 class _Session:
-    def __init__(self, residual, psf, meta):
+    def __init__(self, residual, psf, meta, command, version):
         tokens = shlex.split(os.environ.get("GPUCLEAN_OPTIONS", ""))
         self.options = tokens
         nchan, npol = residual.shape[:2]
-        args = list(tokens)
+        args = list(tokens) + carried_options(command, tokens)
         if not _given(tokens, "--gain"):
             args += ["--gain", repr(float(meta.gain))]
         if not _given(tokens, "--auto-threshold") and not _given(tokens, "--threshold"):
             args += ["--auto-threshold", "0"]  # WSClean's final threshold is the stopping rule
         # WSClean hands over every channel (polarization) of a joined run at once.
         for join, count in (("--join-channels", nchan), ("--join-polarizations", npol)):
-            if count > 1 and not _given(tokens, join):
+            if count > 1 and not _given(args, join):
                 args.append(join)
-        self.scale_note = ""
-        multiscale = _given(tokens, "--multiscale")
-        if multiscale and not _given(tokens, "--multiscale-beam"):
-            beam, why_not = theoretical_beam_pixels(_wsclean_arguments())
+        notes = [f"WSClean {version[0]}.{version[1]}"] if version else []
+        ignored = ignored_options(command)
+        if ignored:
+            notes.append(f"{', '.join(ignored)} mean nothing for gpuclean")
+        if _given(args, "--multiscale") and not _given(args, "--multiscale-beam"):
+            beam, why_not = theoretical_beam_pixels(command.args)
             if beam:
                 args += ["--multiscale-beam", repr(beam)]
-                self.scale_note = f", scales in WSClean's theoretical beam of {beam:.3f} pixels"
+                notes.append(f"scales in WSClean's theoretical beam of {beam:.3f} pixels")
             else:
-                self.scale_note = (f", scales in the PSF's fitted beam, not WSClean's theoretical beam ({why_not}; "
-                                   "give --multiscale-beam)")
-        self.fit_note = ""
-        if nchan > 1 and not (_given(tokens, "--fit-spectral-pol") or _given(tokens, "--fit-spectral-log-pol")):
-            terms, logarithmic = _wsclean_fit(meta, nchan)
-            if terms:
-                worst = fit_mismatch(meta, terms, logarithmic)
-                if worst > 1e-4:
-                    raise UsageError(
-                        f"gpuclean's spectral fit differs from WSClean's by {worst:.1e} (relative); give the fit "
-                        "in GPUCLEAN_OPTIONS (--fit-spectral-pol N or --fit-spectral-log-pol N) to use gpuclean's.")
-                args += ["--fit-spectral-log-pol" if logarithmic else "--fit-spectral-pol", str(terms)]
-                self.fit_note = (f", WSClean's {'logarithmic ' if logarithmic else ''}spectral fit of {terms} terms "
-                                 f"(gpuclean's own agrees to {worst:.0e})")
+                notes.append(f"scales in the PSF's fitted beam, not WSClean's theoretical beam ({why_not}; "
+                             "give --multiscale-beam)")
+        channels = channel_frequencies_and_weights(meta, command, nchan)
         self.core = _gpuclean.OuterLoopSession(args)
+        fit = self.core.spectral_fit if nchan > 1 else (0, False)
+        if fit[0] and len(meta.channels) == nchan and not (_given(tokens, "--fit-spectral-pol") or
+                                                          _given(tokens, "--fit-spectral-log-pol")):
+            worst = fit_mismatch(meta, channels, *fit)
+            if worst > 1e-4:
+                raise UsageError(
+                    f"gpuclean's spectral fit differs from WSClean's by {worst:.1e} (relative); give the fit "
+                    "in GPUCLEAN_OPTIONS (--fit-spectral-pol N or --fit-spectral-log-pol N) to use gpuclean's.")
+            notes.append(f"WSClean's {'logarithmic ' if fit[1] else ''}spectral fit of {fit[0]} terms "
+                         f"(gpuclean's own agrees to {worst:.0e})")
+        self.notes = "".join(", " + n for n in notes)
         self.niter = self.core.niter if _given(tokens, "--niter") else None
-        freqs = [c.frequency for c in meta.channels]
-        weights = [c.weight for c in meta.channels]
-        pols = wsclean_polarizations(_wsclean_arguments()) if npol > 1 else ["I"]
+        pols = command.polarizations() if npol > 1 else ["I"]
         if npol > 1 and len(pols) != npol:
             raise UsageError(f"WSClean passed {npol} polarizations but its -pol names {len(pols)} ({','.join(pols)}).")
-        self.core.start(residual, psf, freqs, weights, polarization_factor(pols) if npol > 1 else 1.0)
+        self.core.start(residual, psf, *channels, polarization_factor(pols) if npol > 1 else 1.0)
         self.shape = residual.shape
         self.calls = 0
+
+
+def _first_call(residual, psf, meta):
+    """Checks what WSClean's command line asks for and starts the session (None: nothing to clean)."""
+    command = WscleanCommand(_wsclean_arguments())
+    inside = bool(command.measurement_sets)  # False when called from outside WSClean (tests)
+    version = wsclean_version("/proc/self/exe") if inside else None
+    if inside:
+        check_layout(command)
+        if command.given("-parallel-deconvolution") and version and version < (3, 3):
+            raise UsageError(f"-parallel-deconvolution with WSClean {version[0]}.{version[1]}: it calls a Python "
+                             "deconvolver from several threads at once and crashes; leave it out (gpuclean cleans the "
+                             "whole image at once on the GPU) or use WSClean 3.3 or later.")
+        if command.integer("-niter", 0) == 0:
+            return None
+    return _Session(residual, psf, meta, command, version)
 
 
 def deconvolve(residual, model, psf, meta):
@@ -204,20 +218,24 @@ def deconvolve(residual, model, psf, meta):
     start = time.perf_counter()
     if residual.ndim != 4 or psf.ndim != 3:
         raise UsageError("WSClean passed arrays of an unexpected shape; gpuclean's hook needs WSClean 3.x.")
+    if _session is None:
+        _session = _first_call(residual, psf, meta) or False
+        first = True
+    else:
+        first = False
+    if _session is False:  # -niter 0: WSClean asked for no cleaning
+        print("gpuclean: -niter 0: nothing to clean", flush=True)
+        return {"residual": residual, "model": model, "level": 0.0, "continue": False}
     if meta.max_iterations == 0:
         raise UsageError("-parallel-deconvolution is not supported by gpuclean's hook (it cleans the whole image "
                          "at once); leave it out.")
-    if _session is None:
-        _session = _Session(residual, psf, meta)
-        first = True
-    else:
-        if residual.shape != _session.shape:
-            raise UsageError(f"the residual changed shape between major cycles ({_session.shape} to "
-                             f"{residual.shape}); gpuclean's hook needs -join-channels with -channels-out and "
-                             "-join-polarizations with several polarizations, and no -parallel-deconvolution.")
-        _session.core.set_residual(residual)
-        first = False
     s = _session
+    if not first:
+        if residual.shape != s.shape:
+            raise UsageError(f"the residual changed shape between major cycles ({s.shape} to "
+                             f"{residual.shape}); gpuclean's hook needs -join-channels with -channels-out and "
+                             "-join-polarizations with several polarizations.")
+        s.core.set_residual(residual)
     s.calls += 1
     core = s.core
     peak = core.peak()
@@ -239,7 +257,7 @@ def deconvolve(residual, model, psf, meta):
             and meta.iteration_number < meta.max_iterations
             and (s.niter is None or core.iterations() < s.niter))
     seconds = time.perf_counter() - start
-    setup = f"{core.algorithm} on the {core.device}{s.scale_note}{s.fit_note}; " if first else ""
+    setup = f"{core.algorithm} on the {core.device}{s.notes}; " if first else ""
     print(f"gpuclean: major cycle {s.calls}: {setup}{r['components']} components in {r['major_cycles']} cycles, "
           f"peak {peak:.4g} -> {r['peak_left']:.4g} Jy, threshold {r['threshold']:.4g} Jy, {seconds:.3f} s"
           f"{'' if more else '; done (' + r['stop_reason'] + ')'}", flush=True)

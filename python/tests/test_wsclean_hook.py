@@ -139,11 +139,11 @@ def test_joined_channels_with_wscleans_spectral_fit(ms):
 def test_multiscale_matches_wscleans_multiscale(ms):
     own = wsclean(ms, "own-ms", COMMON + ["-multiscale"])
     assert own.returncode == 0
-    run = wsclean(ms, "hook-ms", COMMON, hook=True, gpuclean_options="--multiscale")
+    run = wsclean(ms, "hook-ms", COMMON + ["-multiscale"], hook=True)  # WSClean's option selects gpuclean's
     compare(ms, "own-ms", "hook-ms", run)
     # The scales are measured in WSClean's theoretical beam, read here from WSClean's own log.
     theirs = float(re.search(r"Theoretic beam = ([0-9.]+)''", own.stdout).group(1)) / SCALE_ARCSEC
-    ours = float(re.search(r"multiscale on the \w+, scales in WSClean's theoretical beam of ([0-9.]+) pixels",
+    ours = float(re.search(r"multiscale on the \w+, .*?scales in WSClean's theoretical beam of ([0-9.]+) pixels",
                            run.stdout).group(1))
     assert ours == pytest.approx(theirs, abs=0.01)
 
@@ -205,3 +205,93 @@ def test_iteration_limits_are_exact(ms, wsclean_niter, gpuclean_options, expecte
     assert run.returncode == 0, run.stderr[-2000:]
     made = [int(n) for _, n in CYCLE.findall(run.stdout)]
     assert len(made) >= 2 and sum(made) == expected, run.stdout[-3000:]
+
+
+# WSClean's own deconvolution options, read from its command line: the same command line with
+# and without -python-deconvolution gives the same science.
+
+@pytest.fixture(scope="module")
+def narrow_ms(tmp_path_factory):
+    """An L-band slice of 160 MHz in 8 channels, as survey pipelines image (oxkat: 8 channels,
+    -fit-spectral-pol 4): narrow enough for a polynomial to reproduce a power law closely."""
+    out = tmp_path_factory.mktemp("narrow") / "sim.ms"
+    subprocess.run([sys.executable, SOURCE_DIR / "data" / "simulate_ms.py", "--out", out, "--channels", "8",
+                    "--freq", "1.44e9", "--bandwidth", "160e6"], check=True, capture_output=True)
+    return out
+
+
+@pytest.mark.parametrize("channels, terms", [(8, 4), (4, 4), (2, 2)])
+def test_survey_spectral_fits_are_read_from_wscleans_command_line(narrow_ms, channels, terms):
+    """Ordinary polynomials, also when they reproduce a power law (4 terms on a narrow band) and
+    when the terms equal the channels: the fit asked for, never a guess from the fitter's output."""
+    options = COMMON + ["-channels-out", str(channels), "-join-channels", "-fit-spectral-pol", str(terms)]
+    own, hook = f"own-fit{channels}", f"hook-fit{channels}"
+    assert wsclean(narrow_ms, own, options).returncode == 0
+    run = wsclean(narrow_ms, hook, options, hook=True)
+    assert re.search(rf"WSClean's spectral fit of {terms} terms \(gpuclean's own agrees to", run.stdout), \
+        run.stdout[-3000:] + run.stderr[-2000:]
+    compare(narrow_ms, f"{own}-MFS", f"{hook}-MFS", run, truth_check=False)
+
+
+def write_mask(ms, name, boxes):
+    """A FITS mask on WSClean's grid (header from a -niter 0 run) that is 1 inside `boxes`
+    ((x0, x1, y0, y1) in pixels) and 0 elsewhere."""
+    assert wsclean(ms, "template", ["-size", str(SIZE), str(SIZE), "-scale", f"{SCALE_ARCSEC}asec",
+                                    "-niter", "0"]).returncode == 0
+    template = gpuclean.fits.read(ms.parent / "template-dirty.fits")
+    mask = np.zeros((SIZE, SIZE), dtype=np.float32)
+    for x0, x1, y0, y1 in boxes:
+        mask[y0:y1, x0:x1] = 1.0
+    path = ms.parent / name
+    gpuclean.fits.write(path, mask, template.header, overwrite=True)
+    return path, mask
+
+
+def test_fits_mask_is_honoured(ms):
+    """Components only inside WSClean's -fits-mask, and the same result as WSClean's own run."""
+    sources = sorted(read_truth_csv(ms.with_name("sim-truth.csv")), key=lambda s: -s.flux_jy)[:3]
+    boxes = []
+    for s in sources:  # a box of 24 pixels around each of the three brightest sources
+        x = int(round(SIZE // 2 - s.l_arcsec / SCALE_ARCSEC))
+        y = int(round(SIZE // 2 + s.m_arcsec / SCALE_ARCSEC))
+        boxes.append((x - 12, x + 12, y - 12, y + 12))
+    path, mask = write_mask(ms, "mask.fits", boxes)
+    options = COMMON + ["-fits-mask", str(path)]
+    assert wsclean(ms, "own-mask", options).returncode == 0
+    run = wsclean(ms, "hook-mask", options, hook=True)
+    compare(ms, "own-mask", "hook-mask", run, truth_check=False)
+    _, model = images(ms, "hook-mask")
+    assert np.count_nonzero(model) > 0 and np.all(model[mask == 0] == 0), "components outside the mask"
+
+
+def test_no_negative_is_honoured(ms):
+    options = COMMON + ["-no-negative"]
+    assert wsclean(ms, "own-pos", options).returncode == 0
+    run = wsclean(ms, "hook-pos", options, hook=True)
+    compare(ms, "own-pos", "hook-pos", run)
+    _, model = images(ms, "hook-pos")
+    assert model.min() >= 0.0
+
+
+def test_niter_zero_cleans_nothing(ms):
+    run = wsclean(ms, "hook-none", ["-size", "256", "256", "-scale", "4asec", "-niter", "0"], hook=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    if "gpuclean:" in run.stdout:  # WSClean 3.1 calls the hook even so (with a limit of 1)
+        assert "-niter 0: nothing to clean" in run.stdout
+    model = ms.parent / "hook-none-model.fits"
+    if model.exists():
+        assert np.all(gpuclean.fits.read(model).data == 0)
+
+
+@pytest.mark.parametrize("options, message", [
+    (["-channels-out", "2"], "without -join-channels"),
+    (["-pol", "xx,yy"], "without -join-polarizations"),
+    (["-channels-out", "2", "-join-channels", "-squared-channel-joining"], "-squared-channel-joining cannot"),
+    (["-local-rms", "-local-rms-method", "rms-with-min"], "rms-with-min"),
+])
+def test_what_wsclean_cannot_run_through_the_hook_is_refused_at_the_first_call(ms, options, message):
+    run = wsclean(ms, "refused", ["-size", "128", "128", "-scale", "8asec", "-niter", "100", "-mgain", "0.8"] + options,
+                  hook=True)
+    assert run.returncode != 0
+    line = [l for l in run.stderr.splitlines() if l.startswith("gpuclean: error:")]
+    assert len(line) == 1 and message in line[0], run.stderr[-2000:]
