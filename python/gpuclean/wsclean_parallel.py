@@ -42,7 +42,9 @@ import numpy as np
 from .errors import UsageError
 
 _LEAVE_OUT = "leave out -parallel-deconvolution"
-_MIN_VOTES = 3  # distinct exact pixel matches that propose an offset between two boxes
+_MIN_VOTES = 3  # exact pixel matches that propose an offset between two boxes
+_HASH_BITS = 22
+_MAX_SHARED = 8  # border pixels of equal value beyond which the value is not used to match
 
 
 def _same(a, b):
@@ -58,27 +60,6 @@ def _planes(a):
     return a.reshape(-1, a.shape[-2], a.shape[-1])
 
 
-class _Index:
-    """The key plane's finite non-zero values that occur once in a crop, sorted, with positions."""
-
-    def __init__(self, plane):
-        flat = plane.ravel()
-        usable = np.flatnonzero(np.isfinite(flat) & (flat != 0))
-        values, first, counts = np.unique(flat[usable], return_index=True, return_counts=True)
-        once = counts == 1
-        self.values = values[once]
-        self.positions = usable[first[once]]
-        self.width = plane.shape[1]
-
-    def find(self, values):
-        """For each value, its (x, y) in the crop, and which values were found."""
-        at = np.searchsorted(self.values, values)
-        at = np.minimum(at, max(len(self.values) - 1, 0))
-        found = (self.values[at] == values) if len(self.values) else np.zeros(len(values), bool)
-        y, x = np.divmod(self.positions[at[found]], self.width)
-        return x, y, found
-
-
 def _border(plane):
     """The crop's border pixels (finite, non-zero) as (x, y, value)."""
     h, w = plane.shape
@@ -89,22 +70,47 @@ def _border(plane):
     return xs[edge][keep], ys[edge][keep], v[keep]
 
 
-def _offset(crops, indexes, borders, i, j):
-    """Position of box j minus that of box i when i's border pixels are found in j and the whole
-    overlap agrees exactly; else None."""
-    bx, by, bv = borders[i]
-    x, y, found = indexes[j].find(bv)
-    if np.count_nonzero(found) < _MIN_VOTES:
-        return None
-    cand, votes = np.unique(np.stack([bx[found] - x, by[found] - y], axis=1), axis=0, return_counts=True)
-    best = np.argsort(votes)[::-1]
-    for c in best:
-        if votes[c] < _MIN_VOTES:
-            break
-        dx, dy = int(cand[c][0]), int(cand[c][1])
-        if _overlap_agrees(crops[i], crops[j], dx, dy):
-            return dx, dy
-    return None
+def _hash(values):
+    """Equal float64 values (other than 0 and NaN, never matched) get equal hashes."""
+    bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)
+    return ((bits * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - _HASH_BITS)).astype(np.intp)
+
+
+def _candidate_offsets(keys):
+    """For each pair of crops (i, j) that share pixels, the offsets P_j - P_i proposed by at least
+    _MIN_VOTES of i's border pixels found in j, most votes first: {i: {j: [(dx, dy), ...]}}. Two
+    overlapping boxes always share an edge of their overlap, and that edge is border of one of
+    them; so every crop's pixels are looked up among all crops' border pixels (one sorted list)."""
+    parts = [_border(p) for p in keys]
+    bx, by, bv = (np.concatenate([q[k] for q in parts]) for k in range(3))
+    bo = np.concatenate([np.full(len(q[2]), i) for i, q in enumerate(parts)])
+    order = np.argsort(bv, kind="stable")
+    bx, by, bv, bo = bx[order], by[order], bv[order], bo[order]
+    _, first, counts = np.unique(bv, return_index=True, return_counts=True)
+    distinct = np.repeat(counts <= _MAX_SHARED, counts)  # a value on many borders tells nothing
+    bx, by, bv, bo = bx[distinct], by[distinct], bv[distinct], bo[distinct]
+    seen = np.zeros(1 << _HASH_BITS, bool)  # a hash of the border values: most pixels skip the search
+    seen[_hash(bv)] = True
+    rows = []
+    for j, plane in enumerate(keys):
+        flat = plane.ravel()
+        maybe = np.flatnonzero(seen[_hash(flat)])
+        lo = np.searchsorted(bv, flat[maybe], "left")  # NaN and 0 are not in bv: no hits
+        n = np.searchsorted(bv, flat[maybe], "right") - lo
+        hit = np.flatnonzero(n)
+        reps = n[hit]
+        entry = np.repeat(lo[hit], reps) + np.arange(reps.sum()) - np.repeat(np.cumsum(reps) - reps, reps)
+        yj, xj = np.divmod(np.repeat(maybe[hit], reps), plane.shape[1])
+        other = bo[entry] != j
+        rows.append(np.stack([bo[entry], np.full(len(entry), j), bx[entry] - xj, by[entry] - yj], axis=1)[other])
+    found, votes = np.unique(np.concatenate(rows), axis=0, return_counts=True)
+    strong = votes >= _MIN_VOTES
+    found, votes = found[strong], votes[strong]
+    out = {}
+    for (i, j, dx, dy), _ in sorted(zip(found.tolist(), votes.tolist()), key=lambda r: -r[1]):
+        out.setdefault(i, {}).setdefault(j, []).append((dx, dy))
+        out.setdefault(j, {}).setdefault(i, []).append((-dx, -dy))
+    return out
 
 
 def _overlap_agrees(a, b, dx, dy):
@@ -131,19 +137,13 @@ def locate_boxes(crops, width, height):
         return [(0, 0, width, height)]
     planes = [_planes(c) for c in crops]
     key = int(np.argmax(np.isfinite(planes[0]).sum(axis=(1, 2))))  # flagged channels are all NaN
-    indexes = [_Index(p[key]) for p in planes]
-    borders = [_border(p[key]) for p in planes]
+    candidates = _candidate_offsets([p[key] for p in planes])
     position = {0: (0, 0)}
     todo = [0]
     while todo:  # breadth-first over verified pairwise offsets
         i = todo.pop(0)
-        for j in range(n):
-            if j == i:
-                continue
-            off = _offset(crops, indexes, borders, i, j)
-            if off is None:
-                back = _offset(crops, indexes, borders, j, i)
-                off = None if back is None else (-back[0], -back[1])
+        for j, offsets in candidates.get(i, {}).items():
+            off = next((d for d in offsets if _overlap_agrees(crops[i], crops[j], *d)), None)
             if off is None:
                 continue
             at = (position[i][0] + off[0], position[i][1] + off[1])
