@@ -25,6 +25,7 @@ WSClean's for the same setting; gpuclean's --niter is a further limit.
 import os
 import shlex
 import sys
+import threading
 import time
 
 import numpy as np
@@ -33,11 +34,14 @@ from . import _gpuclean
 from .errors import UsageError
 from .fits import read_header
 from .wsclean_command import WscleanCommand, carried_options, check_layout, ignored_options, wsclean_version
+from .wsclean_parallel import ParallelAdapter
 
 _HOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wsclean_hook.py")
 
-# The session of this WSClean run (WSClean keeps one interpreter for its whole run).
+# The session of this WSClean run (WSClean keeps one interpreter for its whole run): a _Session,
+# a _Parallel (-parallel-deconvolution), or False when -niter 0 asks for no cleaning.
 _session = None
+_start_lock = threading.Lock()
 
 
 def hook_path():
@@ -193,23 +197,127 @@ class _Session:
             raise UsageError(f"WSClean passed {npol} polarizations but its -pol names {len(pols)} ({','.join(pols)}).")
         self.core.start(residual, psf, *channels, polarization_factor(pols) if npol > 1 else 1.0)
         self.shape = residual.shape
-        self.calls = 0
+        self.calls = 0  # rounds (WSClean's major cycles) so far
+
+
+def check_command_line(args=None):
+    """What can be checked before WSClean's first major cycle, from its command line and
+    GPUCLEAN_OPTIONS alone: the layout, WSClean's options, gpuclean's options and, for
+    -parallel-deconvolution, WSClean's version. Raises UsageError; returns the WSClean version.
+    The hook file runs it when WSClean loads it, so that a refusal comes before the gridding."""
+    command = WscleanCommand(_wsclean_arguments() if args is None else args)
+    if not command.measurement_sets:
+        return None  # not inside WSClean
+    version = wsclean_version("/proc/self/exe") if args is None else None
+    check_layout(command)
+    if command.given("-parallel-deconvolution") and version and version < (3, 3):
+        raise UsageError(f"-parallel-deconvolution with WSClean {version[0]}.{version[1]}: it calls a Python "
+                         "deconvolver from several threads at once and crashes; leave it out (gpuclean cleans the "
+                         "whole image at once on the GPU) or use WSClean 3.3 or later.")
+    tokens = shlex.split(os.environ.get("GPUCLEAN_OPTIONS", ""))
+    _gpuclean.OuterLoopSession(tokens + carried_options(command, tokens))  # parses and validates
+    return version
 
 
 def _first_call(residual, psf, meta):
     """Checks what WSClean's command line asks for and starts the session (None: nothing to clean)."""
     command = WscleanCommand(_wsclean_arguments())
-    inside = bool(command.measurement_sets)  # False when called from outside WSClean (tests)
-    version = wsclean_version("/proc/self/exe") if inside else None
-    if inside:
-        check_layout(command)
-        if command.given("-parallel-deconvolution") and version and version < (3, 3):
-            raise UsageError(f"-parallel-deconvolution with WSClean {version[0]}.{version[1]}: it calls a Python "
-                             "deconvolver from several threads at once and crashes; leave it out (gpuclean cleans the "
-                             "whole image at once on the GPU) or use WSClean 3.3 or later.")
+    version = check_command_line()
+    if command.measurement_sets:  # inside WSClean (not a test calling deconvolve())
         if command.integer("-niter", 0) == 0:
-            return None
+            return False
+        if command.given("-parallel-deconvolution"):
+            return _Parallel(command, version)
     return _Session(residual, psf, meta, command, version)
+
+
+def _psfs_on_disk(command, nchan, shape):
+    """WSClean's whole-image PSFs [nchan, height, width] from the files it has written, or None."""
+    names = [f"{command.name}-psf.fits"] if nchan == 1 else [f"{command.name}-{c:04d}-psf.fits" for c in range(nchan)]
+    if not all(os.path.isfile(n) for n in names):
+        return None
+    from .fits import read
+    psfs = np.stack([np.asarray(read(n).data, dtype=np.float64) for n in names])
+    return psfs if psfs.shape[1:] == shape else None
+
+
+class _Parallel:
+    """-parallel-deconvolution (WSClean >= 3.3): WSClean's per-sub-image calls served from one
+    whole-image gpuclean round per major cycle (gpuclean.wsclean_parallel), through a _Session."""
+
+    def __init__(self, command, version):
+        size = command.size
+        if size is None:
+            raise UsageError("-parallel-deconvolution needs WSClean's -size on its command line to place the "
+                             "sub-images; give -size.")
+        self.command, self.version = command, version
+        self.meta = None  # the meta of the call being served: radler's meta lives only for its call
+        self.session = None
+        self.adapter = ParallelAdapter(size[0], size[1], self._clean_full, _integrated_peak)
+        self.lock = threading.Lock()  # WSClean >= 3.3 calls from several threads at once
+
+    def deconvolve(self, residual, model, psf, meta):
+        with self.lock:
+            self.meta = meta
+            try:
+                return self.adapter.deconvolve(residual, model, psf, meta)
+            finally:
+                self.meta = None
+
+    def _clean_full(self, residual, floor, mgain, budget):
+        start = time.perf_counter()
+        first = self.session is None
+        if first:
+            nchan = residual.shape[0]
+            psf = _psfs_on_disk(self.command, nchan, residual.shape[2:])
+            if psf is None:  # the sub-images' PSF crops put back (zero beyond the largest)
+                psf = self.adapter.full_psf()
+            self.session = _Session(residual, psf, self.meta, self.command, self.version)
+            self.session.notes += f", {len(self.adapter.boxes or [1])} WSClean sub-images cleaned as one image"
+        else:
+            self.session.core.set_residual(residual)
+        r, more = _round(self.session, floor, mgain, budget, first, start)
+        change = np.zeros(residual.shape)
+        self.session.core.add_model_change(change)
+        cleaned = _cleaned_residual(self.session, residual)
+        return change, cleaned, {"components": r["components"], "more": more, "peak_left": r["peak_left"]}
+
+
+def _integrated_peak(residual):
+    """The largest |mean over the planes| of a residual [nchan, npol, h, w], flagged planes left out:
+    the level a sub-image reports to WSClean's peak pass."""
+    planes = residual.reshape(-1, *residual.shape[2:])
+    used = [p for p in planes if np.isfinite(p).any()]
+    if not used:
+        return 0.0
+    return float(np.nanmax(np.abs(np.mean(used, axis=0))))
+
+
+def _cleaned_residual(s, residual):
+    """gpuclean's residual now, in float64; flagged planes keep WSClean's own."""
+    out = s.core.residuals().astype(np.float64)
+    unknown = np.isnan(out)
+    out[unknown] = residual[unknown]
+    return out
+
+
+def _round(s, floor, mgain, budget, first, start):
+    """One round of the session down to `floor` and `mgain`'s stop, at most `budget` components (and
+    gpuclean's own --niter); prints the major cycle's line. Returns the round and whether another
+    major cycle is due."""
+    core = s.core
+    s.calls += 1
+    peak = core.peak()
+    if s.niter is not None:
+        budget = min(budget, max(0, s.niter - core.iterations()))
+    r = core.clean(floor, mgain, budget)
+    more = (r["stop_reason"] == "threshold" and r["round_floor"] and 0 < r["components"] < budget)
+    seconds = time.perf_counter() - start
+    setup = f"{core.algorithm} on the {core.device}{s.notes}; " if first else ""
+    print(f"gpuclean: major cycle {s.calls}: {setup}{r['components']} components in {r['major_cycles']} cycles, "
+          f"peak {peak:.4g} -> {r['peak_left']:.4g} Jy, threshold {r['threshold']:.4g} Jy, {seconds:.3f} s"
+          f"{'' if more else '; done (' + r['stop_reason'] + ')'}", flush=True)
+    return r, more
 
 
 def deconvolve(residual, model, psf, meta):
@@ -218,17 +326,18 @@ def deconvolve(residual, model, psf, meta):
     start = time.perf_counter()
     if residual.ndim != 4 or psf.ndim != 3:
         raise UsageError("WSClean passed arrays of an unexpected shape; gpuclean's hook needs WSClean 3.x.")
-    if _session is None:
-        _session = _first_call(residual, psf, meta) or False
-        first = True
-    else:
-        first = False
+    with _start_lock:  # WSClean >= 3.3 may make its first calls from several threads at once
+        first = _session is None
+        if first:
+            _session = _first_call(residual, psf, meta)
     if _session is False:  # -niter 0: WSClean asked for no cleaning
         print("gpuclean: -niter 0: nothing to clean", flush=True)
         return {"residual": residual, "model": model, "level": 0.0, "continue": False}
+    if isinstance(_session, _Parallel):
+        return _session.deconvolve(residual, model, psf, meta)
     if meta.max_iterations == 0:
-        raise UsageError("-parallel-deconvolution is not supported by gpuclean's hook (it cleans the whole image "
-                         "at once); leave it out.")
+        raise UsageError("WSClean asked for a sub-image's peak without -parallel-deconvolution on its command line; "
+                         "gpuclean's hook cannot tell the sub-images apart then.")
     s = _session
     if not first:
         if residual.shape != s.shape:
@@ -236,31 +345,14 @@ def deconvolve(residual, model, psf, meta):
                              f"{residual.shape}); gpuclean's hook needs -join-channels with -channels-out and "
                              "-join-polarizations with several polarizations.")
         s.core.set_residual(residual)
-    s.calls += 1
-    core = s.core
-    peak = core.peak()
     floor = max(meta.major_iter_threshold, meta.final_threshold)
     budget = max(0, meta.max_iterations - meta.iteration_number)
-    if s.niter is not None:
-        budget = min(budget, max(0, s.niter - core.iterations()))
-    r = core.clean(floor, meta.mgain, budget)
+    r, more = _round(s, floor, meta.mgain, budget, first, start)
     meta.iteration_number += r["components"]
-
-    core.add_model_change(model)  # in place, in float64
-    if meta.mgain < 1.0:
-        out = residual  # WSClean images the next residual from the visibilities and never reads this one
-    else:  # -mgain 1: one call, and WSClean writes the residual returned
-        out = core.residuals().astype(np.float64)
-        unknown = np.isnan(out)
-        out[unknown] = residual[unknown]  # flagged planes: WSClean's own residual
-    more = (r["stop_reason"] == "threshold" and r["round_floor"] and r["components"] > 0
-            and meta.iteration_number < meta.max_iterations
-            and (s.niter is None or core.iterations() < s.niter))
-    seconds = time.perf_counter() - start
-    setup = f"{core.algorithm} on the {core.device}{s.notes}; " if first else ""
-    print(f"gpuclean: major cycle {s.calls}: {setup}{r['components']} components in {r['major_cycles']} cycles, "
-          f"peak {peak:.4g} -> {r['peak_left']:.4g} Jy, threshold {r['threshold']:.4g} Jy, {seconds:.3f} s"
-          f"{'' if more else '; done (' + r['stop_reason'] + ')'}", flush=True)
+    s.core.add_model_change(model)  # in place, in float64
+    # With -mgain < 1 WSClean images the next residual from the visibilities and never reads this
+    # one; with -mgain 1 (one call) it writes the residual returned.
+    out = residual if meta.mgain < 1.0 else _cleaned_residual(s, residual)
     return {"residual": np.ascontiguousarray(out), "model": np.ascontiguousarray(model, dtype=np.float64),
             "level": float(r["peak_left"]), "continue": bool(more)}
 

@@ -32,6 +32,23 @@ def _start_gpu_warm_up():
         pass
 
 
+def _check_before_gridding():
+    """Refuses WSClean's settings that the hook cannot honour as soon as WSClean loads this file,
+    not after its first gridding: one line on stderr and WSClean's exit code for a failed
+    deconvolution (255). An exception here would hang WSClean 3.1, hence os._exit."""
+    try:
+        _package_on_path()
+        from gpuclean import wsclean
+        wsclean.check_command_line()
+    except ImportError:
+        pass  # deconvolve() reports it
+    except BaseException as e:  # noqa: BLE001 -- nothing may escape at load
+        message = str(e).strip() or type(e).__name__
+        print(f"gpuclean: error: {message.splitlines()[0]}", file=sys.stderr, flush=True)
+        os._exit(255)
+
+
+_check_before_gridding()
 _start_gpu_warm_up()
 
 

@@ -295,3 +295,20 @@ def test_what_wsclean_cannot_run_through_the_hook_is_refused_at_the_first_call(m
     assert run.returncode != 0
     line = [l for l in run.stderr.splitlines() if l.startswith("gpuclean: error:")]
     assert len(line) == 1 and message in line[0], run.stderr[-2000:]
+
+
+def test_parallel_deconvolution(ms):
+    """WSClean >= 3.3: the sub-images are cleaned as one image and the result is WSClean's own run's;
+    WSClean 3.1 (which calls the hook from several threads at once there and crashes): refused."""
+    from gpuclean.wsclean_command import wsclean_version
+    version = wsclean_version(shutil.which("wsclean"))
+    options = COMMON + ["-parallel-deconvolution", "256"]
+    run = wsclean(ms, "hook-par", options, hook=True)
+    if version < (3, 3):
+        line = [l for l in run.stderr.splitlines() if l.startswith("gpuclean: error:")]
+        assert run.returncode != 0 and len(line) == 1 and "-parallel-deconvolution with WSClean 3.1" in line[0], \
+            run.stderr[-2000:]
+        return
+    assert "sub-images cleaned as one image" in run.stdout, run.stdout[-3000:] + run.stderr[-2000:]
+    assert wsclean(ms, "own-par", options).returncode == 0
+    compare(ms, "own-par", "hook-par", run)
