@@ -87,7 +87,11 @@ def parse_args(argv):
     p.add_argument("--overwrite", action="store_true", help="replace OUT and the truth list if they exist")
     p.add_argument("--sky", default="mixed", choices=sky.PRESETS,
                    help="single: 1 Jy at the phase centre; points: 10 point sources;\n"
-                        "mixed: 8 points + 3 Gaussians (default)")
+                        "mixed: 8 points + 3 Gaussians (default);\n"
+                        "survey: --sources components (--gaussians of them Gaussians of 5-60\"),\n"
+                        "0.5 mJy..0.5 Jy from Euclidean counts, spectral indices about -0.7")
+    p.add_argument("--sources", type=int, help="--sky survey: number of components (300)")
+    p.add_argument("--gaussians", type=int, help="--sky survey: how many of them are Gaussians (30)")
     p.add_argument("--radius", type=float, default=360.0,
                    help="sources lie within this distance of the phase centre [arcsec] (360)")
     p.add_argument("--antennas", type=int, default=64, help="MeerKAT pads, 2..64, spread over the pad list (64)")
@@ -108,6 +112,13 @@ def parse_args(argv):
             p.error(f"--{name} must be positive")
     if args.noise < 0:
         p.error("--noise must be 0 or more")
+    if args.sky != "survey" and (args.sources is not None or args.gaussians is not None):
+        p.error("--sources and --gaussians belong to --sky survey")
+    if args.sky == "survey":
+        args.sources = 300 if args.sources is None else args.sources
+        args.gaussians = 30 if args.gaussians is None else args.gaussians
+        if args.sources < 1 or not 0 <= args.gaussians <= args.sources:
+            p.error("--sources must be positive and --gaussians within 0..--sources")
     return args
 
 
@@ -121,7 +132,14 @@ def main(argv=None):
     if out.exists():
         shutil.rmtree(out)
     start = time.perf_counter()
-    sources = sky.preset_sky(args.sky, np.random.default_rng([args.seed, 0]), args.radius)
+    rng = np.random.default_rng([args.seed, 0])
+    if args.sky == "survey":
+        try:
+            sources = sky.survey_sky(rng, args.radius, args.sources, args.gaussians)
+        except ValueError as e:
+            sys.exit(f"simulate_ms: {e}")
+    else:
+        sources = sky.preset_sky(args.sky, rng, args.radius)
     info = simulate(out, sources, args.antennas, args.hours, args.integration, args.channels, args.freq,
                     args.bandwidth, args.ra, args.dec, args.noise, args.seed, args.correlations)
     sky.write_truth_csv(truth, sources, args.freq, args.ra, args.dec)

@@ -49,6 +49,10 @@
 #   scripts/gpu-check.sh issue23    several GPUs: test_cube_gpus, bench batch 64 and 256 x 2048^2 on 1, 2, 4, 8 GPUs
 #                                   (those the host has), and a 64-channel 2048^2 cube (CUBE_SIZE, CUBE_CHANNELS)
 #                                   cleaned plane by plane on one GPU and on all
+#   scripts/gpu-check.sh wsclean-survey  WSClean's own deconvolution against gpuclean's hook with oxkat-like settings
+#                                   (scripts/wsclean_bench.py --preset survey): 4096^2, 8 channels joined, multiscale,
+#                                   auto-mask, on a simulated 300-source MeerKAT field; needs .devwsc (scripts/wsclean-pack.sh
+#                                   of a CUDA build). SURVEY_OPTIONS, SURVEY_NMITER, SURVEY_TIMEOUT, SURVEY_SIZE change it
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -417,6 +421,26 @@ case "${1:-tests}" in
         "$out/cube_gpus_$g.json"
     done
     exit 0 ;;
+  wsclean-survey)
+    # WSClean and its Python come from the pack: the GPU machine has neither (scripts/wsclean-pack.sh).
+    [ -f .devwsc/wsclean.tar.xz ] || { echo "wsclean-survey: no .devwsc/wsclean.tar.xz; run scripts/wsclean-pack.sh" \
+      "on the build machine and carry .devwsc" >&2; exit 1; }
+    tar -xJf .devwsc/wsclean.tar.xz && source .devwsc/env.sh || exit 1
+    # The pack's WSClean 3.1 crashes in its own multiscale clean with -local-rms (heap corruption at the end
+    # of the first minor loop, with or without the hook): the default leaves -local-rms out of both runs.
+    options=${SURVEY_OPTIONS:-"-channels-out 8 -join-channels -fit-spectral-pol 4 -multiscale -auto-mask 5 -auto-threshold 3 -mgain 0.8 -niter 1000000 -weight briggs 0"}
+    # 9 minutes in all: unpacking and the simulation take about a minute, each WSClean run at most
+    # SURVEY_TIMEOUT s. Both runs stop after -nmiter 2 major cycles: one 4096^2 inversion of one channel took
+    # 10 s on 2 cores here, so each major cycle's 8 inversions and 8 predictions take ~40 s on 16 cores
+    # (an estimate), and WSClean's own multiscale minor loops come on top.
+    work=/tmp/wsclean-survey
+    rm -rf "$work"
+    $WSC_PYTHON scripts/wsclean_bench.py --work "$work" --preset survey --size "${SURVEY_SIZE:-4096}" \
+      --threads "$(nproc)" --nmiter "${SURVEY_NMITER:-2}" --timeout "${SURVEY_TIMEOUT:-230}" \
+      --wsclean-options "$options" 2>&1 | tee "$out/wsclean-survey.txt"
+    status=${PIPESTATUS[0]}
+    cp "$work"/*.log "$work"/*-sources.csv "$work"/sim-truth.csv "$out/" 2>/dev/null
+    exit $status ;;
   profile)
     echo "== bench clean 16384^2: where the set-up goes (then with glibc's huge-page tunable)"
     "$bin/gpuclean" bench clean --sizes 16384 --niters 100000 --paths gpu-clark --cli-size 0 2>/dev/null | tail -2

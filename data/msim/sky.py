@@ -8,7 +8,7 @@ import numpy as np
 
 C_M_PER_S = 299792458.0
 ARCSEC = np.pi / (180 * 3600)
-PRESETS = ("single", "points", "mixed")
+PRESETS = ("single", "points", "mixed", "survey")
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,8 @@ def preset_sky(name, rng, radius_arcsec=360.0):
     uniform within radius_arcsec of the centre and at least 40" apart."""
     if name == "single":
         return [Source("point", 0.0, 0.0, 1.0)]
+    if name == "survey":
+        raise ValueError("the survey sky takes a source count: call survey_sky")
     if name not in PRESETS:
         raise ValueError(f"unknown sky preset '{name}'; choose one of {', '.join(PRESETS)}")
     kinds = ["point"] * (10 if name == "points" else 8) + ["gaussian"] * (0 if name == "points" else 3)
@@ -50,6 +52,42 @@ def preset_sky(name, rng, radius_arcsec=360.0):
             major = rng.uniform(10, 40)
             sources.append(Source(kind, l, m, flux, alpha, major, major * rng.uniform(0.5, 1), rng.uniform(0, 180)))
     return sorted(sources, key=lambda s: -s.flux_jy)
+
+
+def survey_sky(rng, radius_arcsec, sources=300, gaussians=30, flux_range_jy=(5e-4, 0.5)):
+    """A survey field: `sources` components, `gaussians` of them elliptical Gaussians of 5-60"
+    FWHM (log-uniform), fluxes drawn from Euclidean source counts (dN/dS ~ S^-2.5) within
+    flux_range_jy, spectral indices N(-0.7, 0.3), positions uniform within radius_arcsec of the
+    centre. Each source lies outside the others' flux apertures (twice the major FWHM, at least
+    10"), so that a source's recovered flux is its own. Brightest first."""
+    if not 0 <= gaussians <= sources:
+        raise ValueError(f"--gaussians {gaussians} must lie within 0..--sources ({sources})")
+    lo, hi = (s ** -1.5 for s in flux_range_jy)
+    kinds = ["gaussian"] * gaussians + ["point"] * (sources - gaussians)
+    # Gaussians first, so the large apertures are placed while the field is still empty.
+    majors = [10 ** rng.uniform(np.log10(5), np.log10(60)) if k == "gaussian" else 0.0 for k in kinds]
+    placed = []  # (l, m, aperture radius)
+    for major in majors:
+        aperture = max(10.0, 2 * major)
+        for _ in range(10000):
+            r = radius_arcsec * np.sqrt(rng.uniform())
+            phi = rng.uniform(0, 2 * np.pi)
+            l, m = r * np.sin(phi), r * np.cos(phi)
+            if all(np.hypot(l - pl, m - pm) >= aperture + pa for pl, pm, pa in placed):
+                placed.append((l, m, aperture))
+                break
+        else:
+            raise ValueError(f"{sources} sources ({gaussians} Gaussians) do not fit apart within --radius "
+                             f"{radius_arcsec:g}; raise --radius or lower --sources / --gaussians")
+    out = []
+    for kind, major, (l, m, _) in zip(kinds, majors, placed):
+        flux = (lo - rng.uniform() * (lo - hi)) ** (-1 / 1.5)
+        alpha = rng.normal(-0.7, 0.3)
+        if kind == "point":
+            out.append(Source(kind, l, m, flux, alpha))
+        else:
+            out.append(Source(kind, l, m, flux, alpha, major, major * rng.uniform(0.5, 1), rng.uniform(0, 180)))
+    return sorted(out, key=lambda s: -s.flux_jy)
 
 
 def lm_to_radec(l_arcsec, m_arcsec, ra0_deg, dec0_deg):
