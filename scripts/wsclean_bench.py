@@ -133,8 +133,8 @@ def progress(lines):
     """How far a stopped run got: the major cycles it entered and its last stage."""
     entered = [int(m.group(1)) for _, text in lines if (m := DECONVOLVING.match(text))]
     stages = [m.group(1) for _, text in lines if (m := STAGE.match(text))]
-    return (f"in major cycle {entered[-1]} ({len(entered)} deconvolution stages entered), last stage "
-            f"'{stages[-1] if stages else 'none'}'")
+    where = f"in major cycle {entered[-1]}" if entered else "before the first major cycle"
+    return f"{where}, last stage '{stages[-1] if stages else 'none'}'"
 
 
 def wsclean_total(lines):
