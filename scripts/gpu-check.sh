@@ -429,14 +429,14 @@ case "${1:-tests}" in
     # The pack's WSClean 3.1 crashes in its own multiscale clean with -local-rms (heap corruption at the end
     # of the first minor loop, with or without the hook): the default leaves -local-rms out of both runs.
     options=${SURVEY_OPTIONS:-"-channels-out 8 -join-channels -fit-spectral-pol 4 -multiscale -auto-mask 5 -auto-threshold 3 -mgain 0.8 -niter 1000000 -weight briggs 0"}
-    # 9 minutes in all: unpacking and the simulation take about a minute, each WSClean run at most
-    # SURVEY_TIMEOUT s. Both runs stop after -nmiter 2 major cycles: one 4096^2 inversion of one channel took
-    # 10 s on 2 cores here, so each major cycle's 8 inversions and 8 predictions take ~40 s on 16 cores
-    # (an estimate), and WSClean's own multiscale minor loops come on top.
+    # 9 minutes in all (--total-timeout 520 after the unpacking), each WSClean run at most SURVEY_TIMEOUT s.
+    # Both runs stop after -nmiter 2 major cycles. On the 16-core H100 host (WSClean 3.1, w-stacking) each
+    # 4096^2 channel's inversion or prediction took ~3.1 s: 50 s before the first cycle, 50 s after each;
+    # WSClean's own deconvolution stages took 43 and 51 s: its run ~260 s, the hook's ~170 s; simulation 16 s.
     work=/tmp/wsclean-survey
     rm -rf "$work"
     $WSC_PYTHON scripts/wsclean_bench.py --work "$work" --preset survey --size "${SURVEY_SIZE:-4096}" \
-      --threads "$(nproc)" --nmiter "${SURVEY_NMITER:-2}" --timeout "${SURVEY_TIMEOUT:-230}" \
+      --threads "$(nproc)" --nmiter "${SURVEY_NMITER:-2}" --timeout "${SURVEY_TIMEOUT:-320}" --total-timeout 520 \
       --wsclean-options "$options" 2>&1 | tee "$out/wsclean-survey.txt"
     status=${PIPESTATUS[0]}
     cp "$work"/*.log "$work"/*-sources.csv "$work"/sim-truth.csv "$out/" 2>/dev/null

@@ -23,7 +23,7 @@ when WSClean prints it: a major cycle's deconvolution time runs from WSClean's
 includes WSClean's copies into and out of Python and its noise estimate (RMS map); the hook's own
 time (its printed line) and the difference are shown beside it. The totals are WSClean's own
 "deconvolution:" figure. Each WSClean run is stopped after --timeout seconds and reported as
-timed out, with the major cycle it had reached.
+timed out, with the major cycle it had reached (--total-timeout bounds the whole script).
 
 Recovered flux: the model's sum within twice a source's major FWHM (at least 3 pixels) of its true
 position, against the truth's flux averaged over the MS's channels with equal weights (the sky's
@@ -215,6 +215,9 @@ def parse_args(argv):
     p.add_argument("--nmiter", type=int, help="WSClean's -nmiter, the same for both runs (a cap on major cycles)")
     p.add_argument("--timeout", type=float, default=540.0,
                    help="seconds each WSClean run may take before it is stopped and reported as timed out (540)")
+    p.add_argument("--total-timeout", type=float,
+                   help="seconds for the whole script, simulation included: a run gets at most what is left of it "
+                        "(less 10 s for the report), so that a command limit holds (none)")
     p.add_argument("--hook-runs", type=int, choices=(1, 2), help="runs with the hook; the tables show the last (2; survey 1)")
     p.add_argument("--show-sources", type=int, help="rows of the per-source table, brightest first (all; survey 30); "
                                                     "every source goes to WORK/NAME-sources.csv")
@@ -227,10 +230,10 @@ def parse_args(argv):
     args.hook_runs = args.hook_runs or (1 if survey else 2)
     if args.show_sources is None:
         args.show_sources = 30 if survey else 1 << 30
-    for name in ("size", "threads", "nmiter", "timeout"):
+    for name in ("size", "threads", "nmiter", "timeout", "total_timeout"):
         value = getattr(args, name)
         if value is not None and value <= 0:
-            p.error(f"--{name} must be positive")
+            p.error(f"--{name.replace('_', '-')} must be positive")
     if survey and args.algorithms != p.get_default("algorithms"):
         p.error("--algorithms belongs to the default preset; the survey preset's algorithm is in its "
                 "WSClean options (-multiscale)")
@@ -272,6 +275,7 @@ def measure(name, code, lines, wall, args, work, prefix, truth):
 
 
 def main(argv=None):
+    began = time.perf_counter()
     args = parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     ms = args.work / "sim.ms"
@@ -300,7 +304,10 @@ def main(argv=None):
             cmd = ["wsclean", "-name", str(args.work / name)] + common + extra
             cmd += ["-python-deconvolution", hook_file] if engine == "hook" else []
             start = time.perf_counter()
-            code, lines = run_stamped(cmd + [str(ms)], env, args.work / f"{name}.log", args.timeout)
+            timeout = args.timeout
+            if args.total_timeout:
+                timeout = max(1.0, min(timeout, args.total_timeout - 10 - (start - began)))
+            code, lines = run_stamped(cmd + [str(ms)], env, args.work / f"{name}.log", timeout)
             r = results[name] = measure(name, code, lines, time.perf_counter() - start, args, args.work, prefix, truth)
             if r["rms"] is None:
                 print(f"{name}: {r['note']}", flush=True)
