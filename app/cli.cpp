@@ -34,7 +34,11 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
                "local noise map (WSClean's -local-rms)")
       ->group(loop);
   app.add_option("--local-rms-window", s.local_rms.window,
-                 "--local-rms: the noise window's FWHM in restoring beams (WSClean's -local-rms-window)")
+                 "--local-rms: the noise window's FWHM in beams (WSClean's -local-rms-window)")
+      ->group(loop)->capture_default_str();
+  app.add_option("--local-rms-beam", s.local_rms.beam_pixels,
+                 "--local-rms: the beam in pixels that --local-rms-window counts (default 0: the restoring beam's "
+                 "FWHM; WSClean uses its theoretical beam, 1 / longest baseline)")
       ->group(loop)->capture_default_str();
   add_enum_option(app, "--local-rms-method", s.local_rms.method, clean::kLocalRmsMethodNames,
                   "--local-rms: rms (WSClean's: Gaussian-window RMS) or mad (1.4826 x median absolute deviation in "
@@ -120,7 +124,8 @@ void add_cube_options(CLI::App& app, CubeOptions& c, clean::CleanSettings& s) {
                  "before subtracting (WSClean's -fit-spectral-pol)")->group(g);
   app.add_option("--fit-spectral-log-pol", s.fit_spectral_log_pol,
                  "--join-channels: fit each component's channel fluxes with a logarithmic polynomial of N terms "
-                 "(S = S0 10^(a1 x + a2 x^2 ...), x = log10(nu/nu0); WSClean's -fit-spectral-log-pol)")->group(g);
+                 "(S = S0 10^(a1 x + a2 x^2 ...), x = log10(nu/nu0)), unweighted: every channel counts alike, as in "
+                 "WSClean's -fit-spectral-log-pol (--fit-spectral-pol weighs by the channel weights)")->group(g);
   app.add_option("--parallel-planes", c.parallel_planes,
                  "Cubes: plane groups cleaned at once on each GPU, each on its own stream (0: from the GPU's "
                  "free memory, at most 16)")->group(g)->capture_default_str();

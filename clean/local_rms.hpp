@@ -37,7 +37,10 @@ inline std::string_view to_string(LocalRmsMethod m) { return name_of(kLocalRmsMe
 
 struct LocalRmsSettings {
   bool enabled = false;
-  double window = 25.0;  ///< the window's FWHM in restoring-beam major axes (WSClean's default)
+  double window = 25.0;  ///< the window's FWHM in beams (WSClean's default)
+  /// The beam `window` counts, in pixels; 0: the restoring beam's major axis. WSClean counts its
+  /// -local-rms-window in its theoretical beam (1 / longest baseline), as --multiscale-beam.
+  double beam_pixels = 0.0;
   LocalRmsMethod method = LocalRmsMethod::kRms;
 };
 

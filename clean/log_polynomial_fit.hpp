@@ -1,6 +1,7 @@
 #pragma once
 // --fit-spectral-log-pol N (WSClean's -fit-spectral-log-pol): a component's channel values are
-// replaced by the weighted least-squares fit of
+// replaced by the least-squares fit (weights w; SpectralFit passes 1 for every channel, as
+// WSClean's fit is unweighted) of
 //   S(nu) = s 10^(a_0 + a_1 x + ... + a_{N-1} x^{N-1}),  x = log10(nu / nu_0),
 // with s the sign of their weighted mean (a logarithmic polynomial has one sign). The terms
 // reported are those of WSClean's source list with LogarithmicSI = true: S(nu_0) = s 10^a_0, then

@@ -23,7 +23,9 @@ MajorCycleDriver::MajorCycleDriver(MajorCycleSteps& steps, const CleanProblem& p
       gate_(settings, on_cycle),
       phase_(settings),
       weighing_(settings.local_rms.enabled) {
-  if (weighing_) rms_fwhm_ = settings.local_rms.window * beam_fwhm_pixels(problem);
+  if (weighing_)
+    rms_fwhm_ = settings.local_rms.window *
+                (settings.local_rms.beam_pixels > 0.0 ? settings.local_rms.beam_pixels : beam_fwhm_pixels(problem));
 }
 
 double MajorCycleDriver::threshold(double* sigma, std::optional<double> noise) {
@@ -77,7 +79,7 @@ bool MajorCycleDriver::next(CleanResult& result) {
   ScaleChoice choice = steps_.choose();
   if (weighing_) {
     const float peak_now = steps_.residual_peak();
-    if (map_peak_ && peak_now <= kLocalRmsRemakeFactor * *map_peak_) {
+    if (!outer_ && map_peak_ && peak_now <= kLocalRmsRemakeFactor * *map_peak_) {
       make_noise_map(result);
       choice = steps_.choose();
       map_peak_ = peak_now;
@@ -91,6 +93,13 @@ bool MajorCycleDriver::next(CleanResult& result) {
   if (phase_.first_phase() && (choice.scale < 0 || choice.biased <= in_force)) {
     const bool was_weighing = weighing_;
     start_auto_mask(result);
+    if (outer_ && round_key_) {  // mid-round: the masked phase starts in the next round (resume)
+      auto_mask_started_ = round_floor_ruled_ = true;
+      gate_.stop(result, choice.scale >= 0, choice.biased, in_force, sigma, steps_.model_flux(), last_candidates_,
+                 StopReason::kThreshold);
+      done_ = true;
+      return false;
+    }
     if (was_weighing) final_threshold = threshold(&sigma, std::nullopt);
     t = Clock::now();
     choice = steps_.choose();
@@ -143,7 +152,8 @@ void MajorCycleDriver::resume(double floor, double round_gain) {
   floor_ = floor;
   round_gain_ = round_gain;
   round_key_.reset();
-  round_floor_ruled_ = false;
+  round_floor_ruled_ = auto_mask_started_ = false;
+  outer_ = true;
   done_ = false;
   remake_map_ = weighing_;
   gate_.forget_peaks();

@@ -2,7 +2,8 @@
 // The major-cycle loop, once for every algorithm and device (radler's design: one loop, the
 // algorithms as step implementations, major_cycle_steps.hpp). Each major cycle:
 //   1. the scale images and the scale to clean (steps.choose); with --local-rms the noise map is
-//      remade once the residual's peak has fallen by kLocalRmsRemakeFactor since it was made;
+//      remade once the residual's peak has fallen by kLocalRmsRemakeFactor since it was made (in an
+//      outer loop's round, only at the round's start);
 //   2. threshold = max(--threshold, --auto-threshold x sigma), sigma the robust noise of the
 //      residual or the map's lowest noise; --auto-mask's first phase holds against
 //      max(threshold, --auto-mask x sigma) and, once that is reached, the mask is made from the
@@ -38,15 +39,23 @@ class MajorCycleDriver {
   /// An outer loop's next round (WSClean's major cycle): the steps were given a residual made
   /// outside (MajorCycleSteps::set_residuals); next() goes on from it down to max(the threshold,
   /// `floor`), with the divergence rule started afresh. The model, the components and the
-  /// --auto-mask phase stay; a --local-rms map in use is remade from the new residual (as
-  /// WSClean makes its RMS image in every major cycle). With `round_gain` < 1 the round also stops
-  /// once the peak key fell to (1 - round_gain) x its value at the round's first cycle (WSClean's
-  /// -mgain, in the keys' units, so that it holds with --local-rms weights too); that floor does not
-  /// end --auto-mask's first phase, which waits for its own level.
+  /// --auto-mask phase stay. As in WSClean (radler.cc), which makes one RMS image per major
+  /// cycle, a --local-rms map in use is made from the new residual and kept for the whole round.
+  /// With `round_gain` < 1 the round also stops once the peak key fell to (1 - round_gain) x its
+  /// value at the round's first cycle (WSClean's -mgain, in the keys' units, so that it holds with
+  /// --local-rms weights too); that floor does not end --auto-mask's first phase, which waits for
+  /// its own level. When that level is reached after the round's first cycle, the round ends there
+  /// (auto_mask_started()): as WSClean's "Auto-masking threshold reached; continuing next major
+  /// iteration with deeper threshold and mask", the masked phase, unweighted, starts in a round of
+  /// its own on a re-imaged residual with its own first peak. Reached at the round's first cycle,
+  /// the round goes on inside the mask.
   void resume(double floor, double round_gain = 1.0);
   /// Whether the last next() stopped (or ran) held against resume's round floor rather than the
-  /// thresholds: the outer loop's cue that another round is due.
+  /// thresholds, or ended the round at --auto-mask's switch: the outer loop's cue that another
+  /// round is due.
   bool round_floor_ruled() const { return round_floor_ruled_; }
+  /// Whether the round ended because --auto-mask's first phase did (resume).
+  bool auto_mask_started() const { return auto_mask_started_; }
 
   /// The threshold in force now: max(--threshold, resume's floor, --auto-threshold x sigma); `sigma` receives
   /// `noise` when given (--local-rms: the lowest local noise), else the residual's robust noise
@@ -70,6 +79,8 @@ class MajorCycleDriver {
   double round_gain_ = 1.0;        // an outer loop's -mgain (resume)
   std::optional<float> round_key_; // the peak key at the round's first cycle
   bool round_floor_ruled_ = false;
+  bool outer_ = false;             // driven round by round (resume): the map is made per round
+  bool auto_mask_started_ = false; // the round ended at --auto-mask's switch
   std::optional<float> map_peak_;  // the residual's peak when the map was last made
   std::size_t last_candidates_ = 0;
 };

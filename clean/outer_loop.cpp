@@ -115,6 +115,7 @@ OuterLoopRound OuterLoopSession::clean(double floor, double round_gain, std::siz
   round.noise_sigma = result_.noise_sigma;
   round.reason = result_.reason;
   round.round_floor = driver_->round_floor_ruled();
+  round.auto_mask_started = driver_->auto_mask_started();
   return round;
 }
 

@@ -44,6 +44,9 @@ struct OuterLoopRound {
   /// The round stopped at its own floor ((1 - round_gain) x its first peak), above the
   /// thresholds: another round is due.
   bool round_floor = false;
+  /// The round ended where --auto-mask's first phase did (MajorCycleDriver::resume); round_floor is
+  /// then true too: the masked phase starts in the next round.
+  bool auto_mask_started = false;
 };
 
 class OuterLoopSession {

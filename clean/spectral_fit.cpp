@@ -58,7 +58,10 @@ SpectralFit::SpectralFit(std::vector<double> frequencies_hz, const std::vector<d
     if (!(frequencies_[i] > 0.0)) throw InvalidSettings(option + " needs every channel's frequency (FREQ axis).");
     log_x_.push_back(std::log10(frequencies_[i] / reference_hz_));
   }
-  if (logarithmic_) return;
+  if (logarithmic_) {  // unweighted, as WSClean's (spectral_fit.hpp)
+    log_weights_.assign(c, 1.0);
+    return;
+  }
   std::vector<double> a(c * k);  // design matrix, C x K
   for (std::size_t i = 0; i < c; ++i) {
     const double x = frequencies_[i] / reference_hz_ - 1.0;
@@ -86,7 +89,7 @@ SpectralFit::SpectralFit(std::vector<double> frequencies_hz, const std::vector<d
 
 void SpectralFit::fit(const float* v, float* fitted) const {
   if (logarithmic_) {
-    fit_log_polynomial(v, log_x_.data(), weights_.data(), static_cast<int>(channels_), static_cast<int>(terms_),
+    fit_log_polynomial(v, log_x_.data(), log_weights_.data(), static_cast<int>(channels_), static_cast<int>(terms_),
                        fitted, nullptr);
     return;
   }
@@ -100,7 +103,7 @@ void SpectralFit::fit(const float* v, float* fitted) const {
 void SpectralFit::fit_terms(const float* v, double* terms) const {
   if (logarithmic_) {
     std::vector<float> fitted(channels_);
-    fit_log_polynomial(v, log_x_.data(), weights_.data(), static_cast<int>(channels_), static_cast<int>(terms_),
+    fit_log_polynomial(v, log_x_.data(), log_weights_.data(), static_cast<int>(channels_), static_cast<int>(terms_),
                        fitted.data(), terms);
     return;
   }

@@ -11,7 +11,9 @@
 //
 // --fit-spectral-log-pol N (WSClean's -fit-spectral-log-pol) fits a logarithmic polynomial
 // instead (log_polynomial_fit.hpp): not linear, so a source's terms are the fit of the sum of its
-// components' values.
+// components' values. That fit is unweighted, every channel counting alike, as WSClean's is
+// (schaapcommon's SpectralFitter hands NonLinearPowerLawFitter no weights, WSClean 3.0 to 3.7)
+// while its polynomial fit weighs by the channel weights.
 
 #include <cstddef>
 #include <optional>
@@ -44,15 +46,17 @@ class SpectralFit {
 
   /// Row-major C x C projection, as floats (the GPU kernels' copy; polynomial only).
   const std::vector<float>& projection() const { return projection_; }
-  /// log10(nu / nu_0) and the weight of each channel (the logarithmic fit's inputs).
+  /// log10(nu / nu_0) and the weight of each channel in the logarithmic fit (1: unweighted).
   const std::vector<double>& log_frequencies() const { return log_x_; }
+  const std::vector<double>& log_weights() const { return log_weights_; }
+  /// The channel weights (the polynomial fit's).
   const std::vector<double>& weights() const { return weights_; }
 
  private:
   std::size_t channels_, terms_;
   double reference_hz_;
   bool logarithmic_;
-  std::vector<double> frequencies_, weights_, log_x_;
+  std::vector<double> frequencies_, weights_, log_x_, log_weights_;
   std::vector<float> projection_;  // C x C
   std::vector<double> coefficients_;  // terms x C
 };

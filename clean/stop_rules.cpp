@@ -25,8 +25,8 @@ std::optional<StopReason> check_stop(bool have_peak, float peak, double threshol
   return std::nullopt;
 }
 
-bool MajorCycleGate::open(CleanResult& result, bool have_peak, float peak, double threshold, double sigma,
-                          double model_flux, std::size_t candidates, std::optional<float> divergence_peak) {
+void MajorCycleGate::record(CleanResult& result, bool have_peak, float peak, double threshold, double sigma,
+                            double model_flux, std::size_t candidates) {
   result.peak_residual = have_peak ? peak : 0.0f;
   result.threshold = threshold;
   result.noise_sigma = sigma;
@@ -34,6 +34,17 @@ bool MajorCycleGate::open(CleanResult& result, bool have_peak, float peak, doubl
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     on_cycle_({result.major_cycles, result.iterations, result.peak_residual, model_flux, threshold, candidates, seconds});
   }
+}
+
+void MajorCycleGate::stop(CleanResult& result, bool have_peak, float peak, double threshold, double sigma,
+                          double model_flux, std::size_t candidates, StopReason reason) {
+  record(result, have_peak, peak, threshold, sigma, model_flux, candidates);
+  result.reason = reason;
+}
+
+bool MajorCycleGate::open(CleanResult& result, bool have_peak, float peak, double threshold, double sigma,
+                          double model_flux, std::size_t candidates, std::optional<float> divergence_peak) {
+  record(result, have_peak, peak, threshold, sigma, model_flux, candidates);
   const float watched = divergence_peak.value_or(result.peak_residual);
   const auto stop =
       check_stop(have_peak, result.peak_residual, threshold, result.iterations, settings_, lowest_peak_, watched,

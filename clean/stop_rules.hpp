@@ -40,11 +40,18 @@ class MajorCycleGate {
   /// different scales from one cycle to the next, so it watches the residual's own peak.
   bool open(CleanResult& result, bool have_peak, float peak, double threshold, double sigma,
             double model_flux, std::size_t candidates, std::optional<float> divergence_peak = std::nullopt);
+  /// Records peak, threshold and noise and reports the finished cycle as open() does, and stops
+  /// the run for `reason` without checking the rules (a caller's own reason to end it here).
+  void stop(CleanResult& result, bool have_peak, float peak, double threshold, double sigma, double model_flux,
+            std::size_t candidates, StopReason reason);
   /// The divergence rule starts afresh (a residual re-imaged outside the run does not continue
   /// the last one's peaks).
   void forget_peaks() { lowest_peak_.reset(); }
 
  private:
+  void record(CleanResult& result, bool have_peak, float peak, double threshold, double sigma, double model_flux,
+              std::size_t candidates);
+
   const CleanSettings& settings_;
   const CycleCallback& on_cycle_;
   std::chrono::steady_clock::time_point start_;

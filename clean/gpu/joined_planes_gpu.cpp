@@ -66,7 +66,7 @@ JoinedPlanesGpu::JoinedPlanesGpu(GpuResources& resources, const JoinedPlanes& pl
     log_w_ = cuda::DeviceBuffer<double>(np, s_);
     GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(log_x_.data(), fit_->log_frequencies().data(), np * sizeof(double),
                                       cudaMemcpyHostToDevice, s_));
-    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(log_w_.data(), fit_->weights().data(), np * sizeof(double),
+    GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(log_w_.data(), fit_->log_weights().data(), np * sizeof(double),
                                       cudaMemcpyHostToDevice, s_));
   } else if (fit_) {
     projection_ = cuda::DeviceBuffer<float>(np * np, s_);

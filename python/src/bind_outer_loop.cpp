@@ -85,6 +85,7 @@ class Session {
     d["noise_sigma"] = r.noise_sigma;
     d["stop_reason"] = std::string(clean::to_string(r.reason));
     d["round_floor"] = r.round_floor;
+    d["auto_mask_started"] = r.auto_mask_started;
     return d;
   }
 
