@@ -432,7 +432,8 @@ case "${1:-tests}" in
     # 9 minutes in all (--total-timeout 520 after the unpacking), each WSClean run at most SURVEY_TIMEOUT s.
     # Both runs stop after -nmiter 2 major cycles. On the 16-core H100 host (WSClean 3.1, w-stacking) each
     # 4096^2 channel's inversion or prediction took ~3.1 s: 50 s before the first cycle, 50 s after each;
-    # WSClean's own deconvolution stages took 43 and 51 s: its run ~260 s, the hook's ~170 s; simulation 16 s.
+    # WSClean's own deconvolution stages took 46 and 56 s, its whole run 273 s; the hook's run ~170 s
+    # (estimated from the imaging); the simulation 17 s: ~470 s in all.
     work=/tmp/wsclean-survey
     rm -rf "$work"
     $WSC_PYTHON scripts/wsclean_bench.py --work "$work" --preset survey --size "${SURVEY_SIZE:-4096}" \
