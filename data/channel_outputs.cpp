@@ -12,7 +12,7 @@ namespace gpuclean::data {
 namespace {
 
 std::string numbered(const std::string& prefix, std::size_t channel, const std::string& suffix) {
-  char index[16];
+  char index[24];  // room for any size_t: gcc 14 warns (-Wformat-truncation) at 16
   std::snprintf(index, sizeof index, "%04zu", channel);
   return prefix + index + suffix;
 }

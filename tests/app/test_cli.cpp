@@ -73,7 +73,7 @@ TEST_F(Cli, CleansAndWritesEveryOutput) {
 TEST_F(Cli, JsonToStdoutKeepsStdoutClean) {
   const Result r = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("img.fits") + " --json -");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NO_THROW(nlohmann::json::parse(r.out)) << r.out;
+  EXPECT_TRUE(nlohmann::json::accept(r.out)) << r.out;
 }
 
 TEST_F(Cli, MissingFile) {
