@@ -51,7 +51,7 @@
 #                                   cleaned plane by plane on one GPU and on all
 #   scripts/gpu-check.sh wsclean-survey  WSClean's own deconvolution against gpuclean's hook with oxkat-like settings
 #                                   (scripts/wsclean_bench.py --preset survey): 4096^2, 8 channels joined, multiscale,
-#                                   auto-mask, on a simulated 300-source MeerKAT field; needs .devwsc (scripts/wsclean-pack.sh
+#                                   on a simulated 300-source MeerKAT field (WSClean 3.1: without -auto-mask, -local-rms); needs .devwsc (scripts/wsclean-pack.sh
 #                                   of a CUDA build). SURVEY_OPTIONS, SURVEY_NMITER, SURVEY_TIMEOUT, SURVEY_SIZE change it
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
@@ -427,8 +427,10 @@ case "${1:-tests}" in
       "on the build machine and carry .devwsc" >&2; exit 1; }
     tar -xJf .devwsc/wsclean.tar.xz && source .devwsc/env.sh || exit 1
     # The pack's WSClean 3.1 crashes in its own multiscale clean with -local-rms (heap corruption at the end
-    # of the first minor loop, with or without the hook): the default leaves -local-rms out of both runs.
-    options=${SURVEY_OPTIONS:-"-channels-out 8 -join-channels -fit-spectral-pol 4 -multiscale -auto-mask 5 -auto-threshold 3 -mgain 0.8 -niter 1000000 -weight briggs 0"}
+    # of the first minor loop), and the hook refuses -multiscale with -auto-mask there (WSClean 3.1 takes the
+    # hook for its multiscale algorithm and corrupts its memory): the default leaves both out of both runs.
+    # SURVEY_OPTIONS= (empty) runs the preset's full oxkat-like options, for a pack of a later WSClean.
+    options=${SURVEY_OPTIONS-"-channels-out 8 -join-channels -fit-spectral-pol 4 -multiscale -auto-threshold 3 -mgain 0.8 -niter 1000000 -weight briggs 0"}
     # 9 minutes in all (--total-timeout 520 after the unpacking), each WSClean run at most SURVEY_TIMEOUT s.
     # Both runs stop after -nmiter 2 major cycles. On the 16-core H100 host (WSClean 3.1, w-stacking) each
     # 4096^2 channel's inversion or prediction took ~3.1 s: 50 s before the first cycle, 50 s after each;
@@ -438,7 +440,7 @@ case "${1:-tests}" in
     rm -rf "$work"
     $WSC_PYTHON scripts/wsclean_bench.py --work "$work" --preset survey --size "${SURVEY_SIZE:-4096}" \
       --threads "$(nproc)" --nmiter "${SURVEY_NMITER:-2}" --timeout "${SURVEY_TIMEOUT:-320}" --total-timeout 520 \
-      --wsclean-options "$options" 2>&1 | tee "$out/wsclean-survey.txt"
+      ${options:+--wsclean-options "$options"} 2>&1 | tee "$out/wsclean-survey.txt"
     status=${PIPESTATUS[0]}
     cp "$work"/*.log "$work"/*-sources.csv "$work"/sim-truth.csv "$out/" 2>/dev/null
     exit $status ;;
