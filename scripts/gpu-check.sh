@@ -51,8 +51,9 @@
 #                                   cleaned plane by plane on one GPU and on all
 #   scripts/gpu-check.sh wsclean-survey  WSClean's own deconvolution against gpuclean's hook with oxkat-like settings
 #                                   (scripts/wsclean_bench.py --preset survey): 4096^2, 8 channels joined, multiscale,
-#                                   on a simulated 300-source MeerKAT field (WSClean 3.1: without -auto-mask, -local-rms); needs .devwsc (scripts/wsclean-pack.sh
-#                                   of a CUDA build). SURVEY_OPTIONS, SURVEY_NMITER, SURVEY_TIMEOUT, SURVEY_SIZE change it
+#                                   on a simulated 300-source MeerKAT field (WSClean 3.1: without -auto-mask and
+#                                   -local-rms); needs .devwsc (scripts/wsclean-pack.sh of a CUDA build).
+#                                   SURVEY_OPTIONS, SURVEY_NMITER, SURVEY_TIMEOUT, SURVEY_SIZE change it
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
