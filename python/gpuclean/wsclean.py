@@ -152,32 +152,50 @@ def channel_frequencies_and_weights(meta, command, nchan):
                      "is not there; run WSClean in the folder its -name writes to, or give -fit-spectral-pol.")
 
 
+def _session_options(command, tokens, nchan, npol):
+    """gpuclean's options for this run: GPUCLEAN_OPTIONS, what WSClean's command line carries, and
+    the joins of what WSClean hands over at once (`nchan` channels, `npol` polarizations)."""
+    args = list(tokens) + carried_options(command, tokens)
+    for join, count in (("--join-channels", nchan), ("--join-polarizations", npol)):
+        if count > 1 and not _given(args, join):
+            args.append(join)
+    return args
+
+
+def _beam_options(args, command, notes):
+    """WSClean counts multiscale's automatic scales and -local-rms-window in its theoretical beam,
+    not in the fitted PSF: the beam options gpuclean needs for that, unless given."""
+    wanted = [o for o, on in (("--multiscale-beam", "--multiscale"), ("--local-rms-beam", "--local-rms"))
+              if _given(args, on) and not _given(args, o)]
+    if not wanted:
+        return []
+    beam, why_not = theoretical_beam_pixels(command.args)
+    what = " and ".join({"--multiscale-beam": "scales", "--local-rms-beam": "the local-RMS window"}[o] for o in wanted)
+    if not beam:
+        notes.append(f"{what} in the PSF's fitted beam, not WSClean's theoretical beam ({why_not}; give "
+                     f"{' '.join(wanted)})")
+        return []
+    notes.append(f"{what} in WSClean's theoretical beam of {beam:.3f} pixels")
+    return [a for o in wanted for a in (o, repr(beam))]
+
+
 class _Session:
     def __init__(self, residual, psf, meta, command, version):
         tokens = shlex.split(os.environ.get("GPUCLEAN_OPTIONS", ""))
         self.options = tokens
         nchan, npol = residual.shape[:2]
-        args = list(tokens) + carried_options(command, tokens)
+        args = _session_options(command, tokens, nchan, npol)
         if not _given(tokens, "--gain"):
             args += ["--gain", repr(float(meta.gain))]
         if not _given(tokens, "--auto-threshold") and not _given(tokens, "--threshold"):
             args += ["--auto-threshold", "0"]  # WSClean's final threshold is the stopping rule
-        # WSClean hands over every channel (polarization) of a joined run at once.
-        for join, count in (("--join-channels", nchan), ("--join-polarizations", npol)):
-            if count > 1 and not _given(args, join):
-                args.append(join)
         notes = [f"WSClean {version[0]}.{version[1]}"] if version else []
         ignored = ignored_options(command)
         if ignored:
             notes.append(f"{', '.join(ignored)} mean nothing for gpuclean")
-        if _given(args, "--multiscale") and not _given(args, "--multiscale-beam"):
-            beam, why_not = theoretical_beam_pixels(command.args)
-            if beam:
-                args += ["--multiscale-beam", repr(beam)]
-                notes.append(f"scales in WSClean's theoretical beam of {beam:.3f} pixels")
-            else:
-                notes.append(f"scales in the PSF's fitted beam, not WSClean's theoretical beam ({why_not}; "
-                             "give --multiscale-beam)")
+        args += _beam_options(args, command, notes)
+        # With WSClean's own -auto-mask, WSClean changes phase when a round ends at gpuclean's switch.
+        self.wsclean_auto_mask = command.given("-auto-mask")
         channels = channel_frequencies_and_weights(meta, command, nchan)
         self.core = _gpuclean.OuterLoopSession(args)
         fit = self.core.spectral_fit if nchan > 1 else (0, False)
@@ -214,8 +232,15 @@ def check_command_line(args=None):
         raise UsageError(f"-parallel-deconvolution with WSClean {version[0]}.{version[1]}: it calls a Python "
                          "deconvolver from several threads at once and crashes; leave it out (gpuclean cleans the "
                          "whole image at once on the GPU) or use WSClean 3.3 or later.")
+    if command.given("-multiscale") and command.given("-auto-mask") and version and version < (3, 3):
+        raise UsageError(f"-multiscale with -auto-mask on WSClean {version[0]}.{version[1]}: WSClean then takes the "
+                         "hook for its own multiscale algorithm and corrupts its memory; leave -multiscale out of "
+                         "WSClean's command line and give GPUCLEAN_OPTIONS=--multiscale instead.")
     tokens = shlex.split(os.environ.get("GPUCLEAN_OPTIONS", ""))
-    _gpuclean.OuterLoopSession(tokens + carried_options(command, tokens))  # parses and validates
+    joined = command.given("-join-channels")
+    nchan = command.integer("-deconvolution-channels", command.integer("-channels-out", 1)) if joined else 1
+    npol = len(command.polarizations()) if command.given("-join-polarizations") else 1
+    _gpuclean.OuterLoopSession(_session_options(command, tokens, nchan, npol))  # parses and validates
     return version
 
 
@@ -312,6 +337,10 @@ def _round(s, floor, mgain, budget, first, start):
         budget = min(budget, max(0, s.niter - core.iterations()))
     r = core.clean(floor, mgain, budget)
     more = (r["stop_reason"] == "threshold" and r["round_floor"] and 0 < r["components"] < budget)
+    if r["auto_mask_started"] and s.wsclean_auto_mask:
+        # gpuclean's mask takes over: WSClean's own -auto-mask changes phase (and its threshold)
+        # when told that this major cycle is its last of the first phase.
+        more = False
     seconds = time.perf_counter() - start
     setup = f"{core.algorithm} on the {core.device}{s.notes}; " if first else ""
     print(f"gpuclean: major cycle {s.calls}: {setup}{r['components']} components in {r['major_cycles']} cycles, "

@@ -173,6 +173,12 @@ void bind_outer_loop(py::module_& m) {
       .def_property_readonly("device", &Session::device)
       .def_property_readonly("niter", [](const Session& s) { return s.settings().niter; })
       .def_property_readonly("threshold", [](const Session& s) { return s.settings().threshold; })
+      // (terms, logarithmic) of the spectral fit in force; (0, False) without one.
+      .def_property_readonly("spectral_fit", [](const Session& s) {
+        const clean::CleanSettings& c = s.settings();
+        return c.fit_spectral_log_pol ? py::make_tuple(c.fit_spectral_log_pol, true)
+                                      : py::make_tuple(c.fit_spectral_pol, false);
+      })
       .def_property_readonly("auto_threshold", [](const Session& s) { return s.settings().auto_threshold; })
       .def_property_readonly("algorithm", [](const Session& s) {
         return s.settings().multiscale.enabled ? std::string("multiscale")
