@@ -432,15 +432,16 @@ case "${1:-tests}" in
     # hook for its multiscale algorithm and corrupts its memory): the default leaves both out of both runs.
     # SURVEY_OPTIONS= (empty) runs the preset's full oxkat-like options, for a pack of a later WSClean.
     options=${SURVEY_OPTIONS-"-channels-out 8 -join-channels -fit-spectral-pol 4 -multiscale -auto-threshold 3 -mgain 0.8 -niter 1000000 -weight briggs 0"}
-    # 9 minutes in all (--total-timeout 520 after the unpacking), each WSClean run at most SURVEY_TIMEOUT s.
+    # 9 minutes in all (--total-timeout 530 after the unpacking), each WSClean run at most SURVEY_TIMEOUT s.
     # Both runs stop after -nmiter 2 major cycles. On the 16-core H100 host (WSClean 3.1, w-stacking) each
-    # 4096^2 channel's inversion or prediction took ~3.1 s: 50 s before the first cycle, 50 s after each;
-    # WSClean's own deconvolution stages took 46 and 56 s, its whole run 273 s; the hook's run ~170 s
-    # (estimated from the imaging); the simulation 17 s: ~470 s in all.
+    # 4096^2 channel's inversion or prediction took ~3.1 s: 50 s before the first cycle, 50 s after each.
+    # WSClean's own deconvolution stages took 46-55 and 56-67 s, its whole run 273-319 s; the hook's stages
+    # 11 and 8 s, its run ~190 s; the simulation 16-21 s. The hook runs first, so that where the time runs
+    # out it is WSClean's own run that stops, after its two deconvolution stages (~230 s into it).
     work=/tmp/wsclean-survey
     rm -rf "$work"
     $WSC_PYTHON scripts/wsclean_bench.py --work "$work" --preset survey --size "${SURVEY_SIZE:-4096}" \
-      --threads "$(nproc)" --nmiter "${SURVEY_NMITER:-2}" --timeout "${SURVEY_TIMEOUT:-320}" --total-timeout 520 \
+      --threads "$(nproc)" --nmiter "${SURVEY_NMITER:-2}" --timeout "${SURVEY_TIMEOUT:-330}" --total-timeout 530 \
       ${options:+--wsclean-options "$options"} 2>&1 | tee "$out/wsclean-survey.txt"
     status=${PIPESTATUS[0]}
     cp "$work"/*.log "$work"/*-sources.csv "$work"/sim-truth.csv "$out/" 2>/dev/null

@@ -245,9 +245,10 @@ def runs(args):
     hooks = [("hook-first", "hook")] if args.hook_runs == 2 else []
     hooks.append(("hook", "hook"))
     if args.preset == "survey":
-        # The hook takes everything from WSClean's command line: no GPUCLEAN_OPTIONS.
-        return [("survey", [("survey-own", "own", [], {})] +
-                 [(f"survey-{h}", engine, [], {"GPUCLEAN_OPTIONS": None}) for h, engine in hooks])]
+        # The hook takes everything from WSClean's command line: no GPUCLEAN_OPTIONS. Its runs go first:
+        # under --total-timeout, WSClean's slower own run is the one cut short, after its cycles were timed.
+        return [("survey", [(f"survey-{h}", engine, [], {"GPUCLEAN_OPTIONS": None}) for h, engine in hooks] +
+                 [("survey-own", "own", [], {})])]
     out = []
     for algorithm in args.algorithms.split(","):
         options = ["--multiscale"] if algorithm == "multiscale" else []
@@ -329,7 +330,9 @@ def percent(a, b):
 def report(args, common, results, truth, freqs, ref_hz, inside):
     settings = setting_text(args, common)
     for label, plan in runs(args):
-        own, hook = results[plan[0][0]], results[plan[-1][0]]
+        own = next(results[name] for name, engine, *_ in plan if engine == "own")
+        hook_names = [name for name, engine, *_ in plan if engine == "hook"]
+        hook = results[hook_names[-1]]
         print(f"\n{label} ({settings}): per major cycle, WSClean's deconvolution stage [s]")
         print("| cycle | WSClean's own | with the hook | the hook's own time | difference (WSClean around the hook) "
               "| components (hook) |")
@@ -350,8 +353,8 @@ def report(args, common, results, truth, freqs, ref_hz, inside):
         for r, who in ((own, "WSClean's own run"), (hook, "the hook's run")):
             if r["note"]:
                 print(f"{who}: {r['note']}")
-        if len(plan) > 2:
-            first = results[plan[1][0]]
+        if len(hook_names) > 1:
+            first = results[hook_names[0]]
             c0 = first["cycles"][0] if first["cycles"] else (None, None, None)
             print(f"the hook's first run on this machine (CUDA's caches empty): {fmt(first['total'])} s in WSClean's "
                   f"summary, its first major cycle {fmt(c0[0])} s (the hook's own {fmt(c0[1])} s), wall "
