@@ -48,7 +48,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-dir=${GPUCLEAN_TRIXIE_DIR:-/var/tmp/gpuclean-trixie}
+dir=$(realpath -m "${GPUCLEAN_TRIXIE_DIR:-/var/tmp/gpuclean-trixie}")
 case $dir in
   "$repo"|"$repo"/*) echo "$0: GPUCLEAN_TRIXIE_DIR=$dir is inside the repository; choose a path outside it" >&2; exit 2 ;;
 esac
