@@ -40,6 +40,10 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
                  "--local-rms: the beam in pixels that --local-rms-window counts (default 0: the restoring beam's "
                  "FWHM; WSClean uses its theoretical beam, 1 / longest baseline)")
       ->group(loop)->capture_default_str();
+  app.add_flag("--local-rms-periodic", s.local_rms.periodic,
+               "--local-rms (rms): the window wraps around the image's edges and averages over all of it, as "
+               "WSClean 3.3-3.7 make their map (default: its part inside the image, as WSClean 3.1)")
+      ->group(loop);
   add_enum_option(app, "--local-rms-method", s.local_rms.method, clean::kLocalRmsMethodNames,
                   "--local-rms: rms (WSClean's: Gaussian-window RMS) or mad (1.4826 x median absolute deviation in "
                   "boxes, interpolated: hardly raised by sources)")

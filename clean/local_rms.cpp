@@ -21,21 +21,32 @@ std::vector<double> local_rms_taps(double fwhm_pixels) {
 
 namespace {
 
-// out[x] = sum_j t[j] in[x + j] over j = -radius .. radius with 0 <= x + j < len, each pixel's
-// terms added in ascending j (the GPU's order); the loop over x innermost, so it vectorises.
+// out[x] = sum_j t[j] in[x + j] over j = -reach .. reach with 0 <= x + j < len (periodic: x + j
+// modulo len), each pixel's terms added in ascending j (the GPU's order); the loop over x
+// innermost, so it vectorises.
 void row_taps(const double* in, std::ptrdiff_t len, const std::vector<double>& taps, std::ptrdiff_t radius,
-              double* out) {
+              bool periodic, double* out) {
   std::fill(out, out + len, 0.0);
-  for (std::ptrdiff_t j = -radius; j <= radius; ++j) {
+  const std::ptrdiff_t reach = local_rms_reach(radius, len, periodic);
+  for (std::ptrdiff_t j = -reach; j <= reach; ++j) {
     const double t = taps[static_cast<std::size_t>(j + radius)];
     const std::ptrdiff_t x0 = std::max<std::ptrdiff_t>(0, -j), x1 = std::min(len, len - j);
     for (std::ptrdiff_t x = x0; x < x1; ++x) out[x] += t * in[x + j];
+    if (!periodic) continue;
+    for (std::ptrdiff_t x = 0; x < x0; ++x) out[x] += t * in[x + j + len];  // wrapped from the far end
+    for (std::ptrdiff_t x = x1; x < len; ++x) out[x] += t * in[x + j - len];
   }
 }
 
 }  // namespace
 
-HostImage local_rms_map(const HostImage& image, const std::vector<double>& taps, int threads) {
+double reach_sum(const std::vector<double>& taps, std::ptrdiff_t radius, std::ptrdiff_t reach) {
+  double sum = 0.0;
+  for (std::ptrdiff_t j = -reach; j <= reach; ++j) sum += taps[static_cast<std::size_t>(j + radius)];
+  return sum;
+}
+
+HostImage local_rms_map(const HostImage& image, const std::vector<double>& taps, int threads, bool periodic) {
   const auto w = static_cast<std::ptrdiff_t>(image.width), h = static_cast<std::ptrdiff_t>(image.height);
   const auto radius = static_cast<std::ptrdiff_t>(taps.size() / 2);
   const std::size_t n = image.size();
@@ -43,6 +54,9 @@ HostImage local_rms_map(const HostImage& image, const std::vector<double>& taps,
   double total = 0.0;
   for (double t : taps) total += t;
   const double min_weight = kLocalRmsMinCoverage * total * total;
+  // A periodic window's mean is over all of it, NaN pixels as 0 (as radler's FFT convolution).
+  const double window = reach_sum(taps, radius, local_rms_reach(radius, w, periodic)) *
+                        reach_sum(taps, radius, local_rms_reach(radius, h, periodic));
   const int used = n < (1u << 16) ? 1 : (threads > 0 ? threads : omp_get_max_threads());
   // Along rows: the window's sums of r^2 and of the finite-pixel indicator.
 #pragma omp parallel num_threads(used)
@@ -56,8 +70,8 @@ HostImage local_rms_map(const HostImage& image, const std::vector<double>& taps,
         sq[static_cast<std::size_t>(x)] = finite ? v * v : 0.0;
         valid[static_cast<std::size_t>(x)] = finite ? 1.0 : 0.0;
       }
-      row_taps(sq.data(), w, taps, radius, row_sq.data() + y * w);
-      row_taps(valid.data(), w, taps, radius, row_valid.data() + y * w);
+      row_taps(sq.data(), w, taps, radius, periodic, row_sq.data() + y * w);
+      row_taps(valid.data(), w, taps, radius, periodic, row_valid.data() + y * w);
     }
   }
   // Along columns, a row of outputs at a time, then the map.
@@ -69,18 +83,21 @@ HostImage local_rms_map(const HostImage& image, const std::vector<double>& taps,
     for (std::ptrdiff_t y = 0; y < h; ++y) {
       std::fill(s.begin(), s.end(), 0.0);
       std::fill(c.begin(), c.end(), 0.0);
-      const std::ptrdiff_t lo = std::max<std::ptrdiff_t>(-radius, -y), hi = std::min(radius, h - 1 - y);
+      const std::ptrdiff_t reach = local_rms_reach(radius, h, periodic);
+      const std::ptrdiff_t lo = periodic ? -reach : std::max<std::ptrdiff_t>(-reach, -y);
+      const std::ptrdiff_t hi = periodic ? reach : std::min(reach, h - 1 - y);
       for (std::ptrdiff_t j = lo; j <= hi; ++j) {
         const double t = taps[static_cast<std::size_t>(j + radius)];
-        const double* rs = row_sq.data() + (y + j) * w;
-        const double* rc = row_valid.data() + (y + j) * w;
+        const std::ptrdiff_t row = ((y + j) % h + h) % h;
+        const double* rs = row_sq.data() + row * w;
+        const double* rc = row_valid.data() + row * w;
         for (std::ptrdiff_t x = 0; x < w; ++x) {
           s[static_cast<std::size_t>(x)] += t * rs[x];
           c[static_cast<std::size_t>(x)] += t * rc[x];
         }
       }
       for (std::ptrdiff_t x = 0; x < w; ++x) {
-        const double cx = c[static_cast<std::size_t>(x)];
+        const double cx = periodic ? window : c[static_cast<std::size_t>(x)];
         out.pixels[static_cast<std::size_t>(y * w + x)] =
             cx >= min_weight ? static_cast<float>(std::sqrt(s[static_cast<std::size_t>(x)] / cx)) : 0.0f;
       }
@@ -196,7 +213,8 @@ HostImage mad_interpolate(const std::vector<float>& sig, const MadGrid& g, std::
 }
 
 HostImage local_noise_map(const HostImage& image, const LocalRmsSettings& settings, double window_pixels, int threads) {
-  if (settings.method == LocalRmsMethod::kRms) return local_rms_map(image, local_rms_taps(window_pixels), threads);
+  if (settings.method == LocalRmsMethod::kRms)
+    return local_rms_map(image, local_rms_taps(window_pixels), threads, settings.periodic);
   const MadGrid g = mad_grid(image.width, image.height, window_pixels);
   return mad_interpolate(mad_box_sigmas(image, g, threads), g, image.width, image.height);
 }

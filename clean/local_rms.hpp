@@ -14,6 +14,7 @@
 // in the same order on the CPU and the GPU (local_rms_gpu.hpp) without fused multiply-adds: the
 // two maps are the same to the bit.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -42,6 +43,11 @@ struct LocalRmsSettings {
   /// -local-rms-window in its theoretical beam (1 / longest baseline), as --multiscale-beam.
   double beam_pixels = 0.0;
   LocalRmsMethod method = LocalRmsMethod::kRms;
+  /// kRms: the window wraps around the image's edges and the mean is over all of it (NaN pixels
+  /// as 0), as WSClean 3.3 to 3.7 make their map (radler: a circular FFT convolution with the
+  /// window cut at the image's size); false: over the window's finite part inside the image (as
+  /// WSClean 3.1's map). The hook sets it for the WSClean version it runs in.
+  bool periodic = false;
 };
 
 /// The window's taps t[j], j = -radius .. radius (t[0] at index radius): exp(-j^2 / (2 sigma^2)).
@@ -54,8 +60,17 @@ inline constexpr float kLocalRmsRemakeFactor = 0.5f;
 /// elsewhere the map is 0 (and such pixels are never cleaned).
 inline constexpr double kLocalRmsMinCoverage = 0.01;
 
-/// The noise map of `image` (NaN pixels count as absent) on the CPU.
-HostImage local_rms_map(const HostImage& image, const std::vector<double>& taps, int threads);
+/// The sum of `taps` (radius `radius`) over j = -reach .. reach: a periodic window's weight along an axis.
+double reach_sum(const std::vector<double>& taps, std::ptrdiff_t radius, std::ptrdiff_t reach);
+
+/// The noise map of `image` (NaN pixels count as absent) on the CPU; `periodic`: see LocalRmsSettings.
+HostImage local_rms_map(const HostImage& image, const std::vector<double>& taps, int threads, bool periodic = false);
+
+/// How far the window reaches along an axis of `length` pixels: its taps' radius, and with a
+/// periodic window at most (length - 1) / 2, so that no pixel is counted twice.
+inline std::ptrdiff_t local_rms_reach(std::ptrdiff_t radius, std::ptrdiff_t length, bool periodic) {
+  return periodic ? std::min(radius, (length - 1) / 2) : radius;
+}
 
 /// kMad's boxes: side `box`, centres cx[i] = min(i x step, width - 1) (and cy likewise), the
 /// samples every `stride` pixels from the box's corner.

@@ -30,24 +30,29 @@ dim3 grid2d(std::size_t width, std::size_t height) {
 // its terms in ascending column order, as the CPU does.
 constexpr int kRowRun = 16;
 
-__global__ void rows_kernel(const float* image, int width, int height, const double* taps, int radius, double* sq,
-                            double* valid) {
+// `reach` (<= radius) bounds the taps used; `periodic`: indices wrap around the row (column).
+__device__ __forceinline__ int wrapped(int i, int n) { return i < 0 ? i + n : (i >= n ? i - n : i); }
+
+__global__ void rows_kernel(const float* image, int width, int height, const double* taps, int radius, int reach,
+                            bool periodic, double* sq, double* valid) {
   const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * kRowRun, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x0 >= width || y >= height) return;
   const float* row = image + static_cast<std::size_t>(y) * width;
   double s[kRowRun], c[kRowRun];
 #pragma unroll
   for (int k = 0; k < kRowRun; ++k) s[k] = 0.0, c[k] = 0.0;
-  const int first = max(x0 - radius, 0), last = min(x0 + kRowRun - 1 + radius, width - 1);
+  const int first = periodic ? x0 - reach : max(x0 - reach, 0);
+  // Periodic: from -reach to width - 1 + reach at most (reach <= (width - 1) / 2), one wrap either way.
+  const int last = periodic ? min(x0 + kRowRun - 1, width - 1) + reach : min(x0 + kRowRun - 1 + reach, width - 1);
   for (int xx = first; xx <= last; ++xx) {
-    const float v = row[xx];
+    const float v = row[wrapped(xx, width)];
     const bool finite = isfinite(v);
     const double d = finite ? static_cast<double>(v) : 0.0;
     const double d2 = __dmul_rn(d, d), f = finite ? 1.0 : 0.0;
 #pragma unroll
     for (int k = 0; k < kRowRun; ++k) {
       const int j = xx - (x0 + k);
-      if (j < -radius || j > radius) continue;
+      if (j < -reach || j > reach) continue;
       const double t = __ldg(taps + j + radius);
       s[k] = __dadd_rn(s[k], __dmul_rn(t, d2));
       c[k] = __dadd_rn(c[k], __dmul_rn(t, f));
@@ -65,22 +70,25 @@ __global__ void rows_kernel(const float* image, int width, int height, const dou
 // and every output still adds its terms in ascending row order.
 constexpr int kColumnRun = 16;
 
+// `window` > 0 (periodic): every output's mean is over the whole window, not its finite part.
 __global__ void columns_kernel(const double* sq, const double* valid, int width, int height, const double* taps,
-                               int radius, double min_weight, float* map) {
+                               int radius, int reach, bool periodic, double window, double min_weight, float* map) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kColumnRun;
   if (x >= width || y0 >= height) return;
   double s[kColumnRun], c[kColumnRun];
 #pragma unroll
   for (int k = 0; k < kColumnRun; ++k) s[k] = 0.0, c[k] = 0.0;
-  const int first = max(y0 - radius, 0), last = min(y0 + kColumnRun - 1 + radius, height - 1);
+  const int first = periodic ? y0 - reach : max(y0 - reach, 0);
+  const int last = periodic ? min(y0 + kColumnRun - 1, height - 1) + reach
+                            : min(y0 + kColumnRun - 1 + reach, height - 1);
   for (int yy = first; yy <= last; ++yy) {
-    const std::size_t i = static_cast<std::size_t>(yy) * width + x;
+    const std::size_t i = static_cast<std::size_t>(wrapped(yy, height)) * width + x;
     const double vs = sq[i], vc = valid[i];
 #pragma unroll
     for (int k = 0; k < kColumnRun; ++k) {
       const int j = yy - (y0 + k);
-      if (j < -radius || j > radius) continue;
+      if (j < -reach || j > reach) continue;
       const double t = __ldg(taps + j + radius);
       s[k] = __dadd_rn(s[k], __dmul_rn(t, vs));
       c[k] = __dadd_rn(c[k], __dmul_rn(t, vc));
@@ -89,9 +97,10 @@ __global__ void columns_kernel(const double* sq, const double* valid, int width,
 #pragma unroll
   for (int k = 0; k < kColumnRun; ++k) {
     const int y = y0 + k;
+    const double weight = periodic ? window : c[k];
     if (y < height)
       map[static_cast<std::size_t>(y) * width + x] =
-          c[k] >= min_weight ? __double2float_rn(__dsqrt_rn(__ddiv_rn(s[k], c[k]))) : 0.0f;
+          weight >= min_weight ? __double2float_rn(__dsqrt_rn(__ddiv_rn(s[k], weight))) : 0.0f;
   }
 }
 
@@ -219,12 +228,15 @@ unsigned blocks_for(std::size_t n) {
 namespace {
 
 void rms_map(cudaStream_t s, const float* image, std::size_t width, std::size_t height, double window_pixels,
-             float* map) {
+             bool periodic, float* map) {
   const std::size_t n = width * height;
   const std::vector<double> taps = local_rms_taps(window_pixels);
   const int radius = static_cast<int>(taps.size() / 2);
   double total = 0.0;
   for (double t : taps) total += t;
+  const int reach_x = static_cast<int>(local_rms_reach(radius, static_cast<std::ptrdiff_t>(width), periodic));
+  const int reach_y = static_cast<int>(local_rms_reach(radius, static_cast<std::ptrdiff_t>(height), periodic));
+  const double window = reach_sum(taps, radius, reach_x) * reach_sum(taps, radius, reach_y);
   cuda::DeviceBuffer<double> d_taps(taps.size(), s);
   GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(d_taps.data(), taps.data(), taps.size() * sizeof(double), cudaMemcpyHostToDevice, s));
   {
@@ -232,12 +244,13 @@ void rms_map(cudaStream_t s, const float* image, std::size_t width, std::size_t 
     const int w = static_cast<int>(width), h = static_cast<int>(height);
     const dim3 rows_grid(static_cast<unsigned>((width + kBlock.x * kRowRun - 1) / (kBlock.x * kRowRun)),
                          static_cast<unsigned>((height + kBlock.y - 1) / kBlock.y));
-    rows_kernel<<<rows_grid, kBlock, 0, s>>>(image, w, h, d_taps.data(), radius, sq.data(), valid.data());
+    rows_kernel<<<rows_grid, kBlock, 0, s>>>(image, w, h, d_taps.data(), radius, reach_x, periodic, sq.data(),
+                                             valid.data());
     GPUCLEAN_CHECK_LAUNCH();
     const dim3 columns_grid(static_cast<unsigned>((width + kBlock.x - 1) / kBlock.x),
                             static_cast<unsigned>((height + kBlock.y * kColumnRun - 1) / (kBlock.y * kColumnRun)));
-    columns_kernel<<<columns_grid, kBlock, 0, s>>>(sq.data(), valid.data(), w, h, d_taps.data(), radius,
-                                                            kLocalRmsMinCoverage * total * total, map);
+    columns_kernel<<<columns_grid, kBlock, 0, s>>>(sq.data(), valid.data(), w, h, d_taps.data(), radius, reach_y,
+                                                   periodic, window, kLocalRmsMinCoverage * total * total, map);
     GPUCLEAN_CHECK_LAUNCH();
   }
   GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(s));  // the taps may go
@@ -270,7 +283,7 @@ void local_noise_gpu(cudaStream_t s, const float* image, std::size_t width, std:
   const std::size_t n = width * height;
   if (out.map.size() != n) out.map = cuda::DeviceBuffer<float>(n, s), out.weights = cuda::DeviceBuffer<float>(n, s);
   if (settings.method == LocalRmsMethod::kMad) mad_map(s, image, width, height, window_pixels, out.map.data());
-  else rms_map(s, image, width, height, window_pixels, out.map.data());
+  else rms_map(s, image, width, height, window_pixels, settings.periodic, out.map.data());
   cuda::DeviceBuffer<unsigned int> range(2, s);
   const unsigned int init[2] = {0xFFFFFFFFu, 0u};
   GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(range.data(), init, sizeof init, cudaMemcpyHostToDevice, s));

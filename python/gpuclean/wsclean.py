@@ -194,6 +194,9 @@ class _Session:
         if ignored:
             notes.append(f"{', '.join(ignored)} mean nothing for gpuclean")
         args += _beam_options(args, command, notes)
+        if version and version >= (3, 3) and _given(args, "--local-rms") and not _given(args, "--local-rms-periodic"):
+            args.append("--local-rms-periodic")  # radler's map: a circular convolution
+            notes.append("the local-RMS window periodic as radler's")
         # With WSClean's own -auto-mask, WSClean changes phase when a round ends at gpuclean's switch.
         self.wsclean_auto_mask = command.given("-auto-mask")
         channels = channel_frequencies_and_weights(meta, command, nchan)
@@ -290,6 +293,10 @@ class _Parallel:
                 self.meta = None
 
     def _clean_full(self, residual, floor, mgain, budget):
+        # WSClean's major-iteration threshold is max(sub-image peak) x (1 - mgain): the round's own
+        # -mgain stop, which the session applies itself and reports (round_floor) as "another
+        # major cycle is due". Passed as a floor it would read as the final threshold.
+        floor = self.meta.final_threshold
         start = time.perf_counter()
         first = self.session is None
         if first:

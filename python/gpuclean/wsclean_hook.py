@@ -32,6 +32,27 @@ def _start_gpu_warm_up():
         pass
 
 
+def _import_numpy_here():
+    """WSClean >= 3.3 calls deconvolve() from several threads under -parallel-deconvolution, and
+    radler's pybind11 imports numpy's internals lazily inside a function-local static: one thread
+    holds the GIL waiting for that static while another initialises it waiting for the GIL, and
+    WSClean hangs (6 of 6 runs of 3.6). Importing them now, in the one thread that loads this
+    file, leaves nothing to initialise later."""
+    try:
+        import warnings
+        with warnings.catch_warnings():  # numpy >= 2 warns that numpy.core is numpy._core now
+            warnings.simplefilter("ignore")
+            import numpy.core.multiarray  # noqa: F401
+            import numpy.core._internal
+            try:
+                import numpy._core._internal  # numpy >= 2: pybind11 asks numpy.core's name for it
+                numpy.core._internal._dtype_from_pep3118 = numpy._core._internal._dtype_from_pep3118
+            except ImportError:
+                pass
+    except BaseException:  # noqa: BLE001 -- nothing may fail at load
+        pass
+
+
 def _check_before_gridding():
     """Refuses WSClean's settings that the hook cannot honour as soon as WSClean loads this file,
     not after its first gridding: one line on stderr and WSClean's exit code for a failed
@@ -48,6 +69,7 @@ def _check_before_gridding():
         os._exit(255)
 
 
+_import_numpy_here()
 _check_before_gridding()
 _start_gpu_warm_up()
 

@@ -7,6 +7,7 @@
 // residual's peak has halved).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -54,7 +55,46 @@ double direct_rms(const gc::HostImage& img, std::size_t x, std::size_t y, const 
   return c >= gc::kLocalRmsMinCoverage * total * total ? std::sqrt(s / c) : 0.0;
 }
 
+// A periodic window (radler's map, WSClean 3.3-3.7) by its definition: the direct 2-D sum with
+// the coordinates taken modulo the image's size, over offsets within half the size, divided by
+// the whole window's weight (NaN pixels as 0).
+double direct_periodic_rms(const gc::HostImage& img, std::size_t x, std::size_t y, const std::vector<double>& taps) {
+  const auto r = static_cast<std::ptrdiff_t>(taps.size() / 2);
+  const auto w = static_cast<std::ptrdiff_t>(img.width), h = static_cast<std::ptrdiff_t>(img.height);
+  const std::ptrdiff_t rx = std::min(r, (w - 1) / 2), ry = std::min(r, (h - 1) / 2);
+  double s = 0.0, c = 0.0;
+  for (std::ptrdiff_t dy = -ry; dy <= ry; ++dy)
+    for (std::ptrdiff_t dx = -rx; dx <= rx; ++dx) {
+      const std::ptrdiff_t px = ((static_cast<std::ptrdiff_t>(x) + dx) % w + w) % w;
+      const std::ptrdiff_t py = ((static_cast<std::ptrdiff_t>(y) + dy) % h + h) % h;
+      const double v = img.at(static_cast<std::size_t>(px), static_cast<std::size_t>(py));
+      const double wgt = taps[static_cast<std::size_t>(dx + r)] * taps[static_cast<std::size_t>(dy + r)];
+      if (std::isfinite(v)) s += wgt * v * v;
+      c += wgt;
+    }
+  return std::sqrt(s / c);
+}
+
 }  // namespace
+
+TEST(LocalRms, PeriodicMapEqualsTheWrappedDirectSum) {
+  gc::HostImage img = noise_image(41, 29, 1.0, 3.0, 7);
+  img.at(1, 1) = 50.0f;  // a bright pixel near a corner: the opposite edges must see it
+  for (std::size_t y = 10; y < 14; ++y)
+    for (std::size_t x = 3; x < 9; ++x) img.at(x, y) = NAN;
+  for (double fwhm : {6.0, 30.0}) {  // 30: the taps reach past half the image, and are cut there
+    const std::vector<double> taps = gc::local_rms_taps(fwhm);
+    const gc::HostImage map = gc::local_rms_map(img, taps, 2, true);
+    for (std::size_t y = 0; y < img.height; ++y)
+      for (std::size_t x = 0; x < img.width; ++x) {
+        const double want = direct_periodic_rms(img, x, y, taps);
+        ASSERT_NEAR(map.at(x, y), want, 1e-6 * want) << fwhm << ": " << x << "," << y;
+      }
+  }
+  // The corner's source raises the map at the far corner too, unlike the edge-bounded window's.
+  const std::vector<double> taps = gc::local_rms_taps(6.0);
+  EXPECT_GT(gc::local_rms_map(img, taps, 1, true).at(40, 28), 2.0 * gc::local_rms_map(img, taps, 1).at(40, 28));
+}
 
 TEST(LocalRms, TapsAreTheWindowsGaussian) {
   const std::vector<double> taps = gc::local_rms_taps(10.0);  // sigma = 4.2466
@@ -256,9 +296,11 @@ TEST(LocalRmsGpu, MapAndWeightsEqualTheCpusToTheBit) {
   img.at(150, 100) = 2.0f;  // a bright pixel
   gpuclean::cuda::DeviceBuffer<float> d_img(img.size(), nullptr);
   ASSERT_EQ(cudaMemcpy(d_img.data(), img.pixels.data(), img.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  for (auto method : {gc::LocalRmsMethod::kRms, gc::LocalRmsMethod::kMad}) {
+  for (int mode = 0; mode < 3; ++mode) {
+    const gc::LocalRmsMethod method = mode == 1 ? gc::LocalRmsMethod::kMad : gc::LocalRmsMethod::kRms;
     gc::LocalRmsSettings settings;
     settings.method = method;
+    settings.periodic = mode == 2;  // radler's map (WSClean 3.3-3.7)
     const gc::HostImage cpu = gc::local_noise_map(img, settings, 23.0, 2);
     const gc::LocalRmsWeights cpu_w = gc::local_rms_weights(cpu);
     gc::gpu::LocalRmsDevice gpu;
