@@ -51,8 +51,8 @@
 #                                   cleaned plane by plane on one GPU and on all
 #   scripts/gpu-check.sh wsclean-survey  WSClean's own deconvolution against gpuclean's hook with oxkat-like settings
 #                                   (scripts/wsclean_bench.py --preset survey): 4096^2, 8 channels joined, multiscale,
-#                                   on a simulated 300-source MeerKAT field (WSClean 3.1: without -auto-mask and
-#                                   -local-rms); needs .devwsc (scripts/wsclean-pack.sh of a CUDA build).
+#                                   on a simulated 300-source MeerKAT field (WSClean 3.1: without -local-rms);
+#                                   needs .devwsc (scripts/wsclean-pack.sh of a CUDA build).
 #                                   SURVEY_OPTIONS, SURVEY_NMITER, SURVEY_TIMEOUT, SURVEY_SIZE change it
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
@@ -428,10 +428,10 @@ case "${1:-tests}" in
       "on the build machine and carry .devwsc" >&2; exit 1; }
     tar -xJf .devwsc/wsclean.tar.xz && source .devwsc/env.sh || exit 1
     # The pack's WSClean 3.1 crashes in its own multiscale clean with -local-rms (heap corruption at the end
-    # of the first minor loop), and the hook refuses -multiscale with -auto-mask there (WSClean 3.1 takes the
-    # hook for its multiscale algorithm and corrupts its memory): the default leaves both out of both runs.
+    # of the first minor loop): the default leaves -local-rms out of both runs. With -auto-mask, the hook's
+    # run gives multiscale as GPUCLEAN_OPTIONS=--multiscale (wsclean_bench.py does it for WSClean < 3.3).
     # SURVEY_OPTIONS= (empty) runs the preset's full oxkat-like options, for a pack of a later WSClean.
-    options=${SURVEY_OPTIONS-"-channels-out 8 -join-channels -fit-spectral-pol 4 -multiscale -auto-threshold 3 -mgain 0.8 -niter 1000000 -weight briggs 0"}
+    options=${SURVEY_OPTIONS-"-channels-out 8 -join-channels -fit-spectral-pol 4 -multiscale -auto-mask 5 -auto-threshold 3 -mgain 0.8 -niter 1000000 -weight briggs 0"}
     # 9 minutes in all (--total-timeout 530 after the unpacking), each WSClean run at most SURVEY_TIMEOUT s.
     # Both runs stop after -nmiter 2 major cycles. On the 16-core H100 host (WSClean 3.1, w-stacking) each
     # 4096^2 channel's inversion or prediction took ~3.1 s: 50 s before the first cycle, 50 s after each.

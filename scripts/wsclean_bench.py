@@ -38,6 +38,7 @@ import os
 import pathlib
 import pty
 import re
+import shutil
 import select
 import signal
 import subprocess
@@ -52,6 +53,7 @@ from msim.sky import read_truth_csv  # noqa: E402
 
 import gpuclean.fits  # noqa: E402
 import gpuclean.wsclean  # noqa: E402
+from gpuclean.wsclean_command import wsclean_version  # noqa: E402
 
 STAGE = re.compile(r"^\s*== (.*) ==\s*$")
 DECONVOLVING = re.compile(r"^\s*== Deconvolving \((\d+)\) ==")
@@ -296,13 +298,24 @@ def main(argv=None):
     print(f"WSClean {' '.join(common)}\n{len(truth)} true sources ({len(inside)} inside the image); "
           f"{os.cpu_count()} CPUs on this machine ({len(os.sched_getaffinity(0))} for this process); "
           f"the hook: {hook_file}", flush=True)
+    version = wsclean_version(shutil.which("wsclean") or "wsclean")
+    old_wsclean = version if version and version < (3, 3) else None
+    print(f"WSClean {'.'.join(map(str, version)) if version else '(version unknown)'}", flush=True)
     results = {}
     for _, plan in runs(args):
         for name, engine, extra, changes in plan:
             env = dict(os.environ)
             for key, value in changes.items():
                 env.pop(key, None) if value is None else env.__setitem__(key, value)
-            cmd = ["wsclean", "-name", str(args.work / name)] + common + extra
+            line = common + extra
+            if engine == "hook" and old_wsclean and "-multiscale" in line and "-auto-mask" in line:
+                # WSClean < 3.3 takes a Python deconvolver for its multiscale algorithm when both are
+                # given (the hook refuses it): multiscale goes to gpuclean through GPUCLEAN_OPTIONS.
+                line = [o for o in line if o != "-multiscale"]
+                env["GPUCLEAN_OPTIONS"] = " ".join([env.get("GPUCLEAN_OPTIONS", ""), "--multiscale"]).strip()
+                print(f"{name}: WSClean {old_wsclean[0]}.{old_wsclean[1]}: -multiscale given as GPUCLEAN_OPTIONS="
+                      "--multiscale (with -auto-mask it cannot stand on WSClean's command line)", flush=True)
+            cmd = ["wsclean", "-name", str(args.work / name)] + line
             cmd += ["-python-deconvolution", hook_file] if engine == "hook" else []
             start = time.perf_counter()
             timeout = args.timeout
