@@ -53,7 +53,7 @@
 #                                   (scripts/wsclean_bench.py --preset survey): 4096^2, 8 channels joined, multiscale,
 #                                   on a simulated 300-source MeerKAT field (WSClean 3.1: without -local-rms);
 #                                   needs .devwsc (scripts/wsclean-pack.sh of a CUDA build).
-#                                   SURVEY_OPTIONS, SURVEY_NMITER, SURVEY_TIMEOUT, SURVEY_SIZE change it
+#                                   SURVEY_OPTIONS, SURVEY_NMITER, SURVEY_TIMEOUT, SURVEY_TOTAL, SURVEY_SIZE change it
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -441,7 +441,7 @@ case "${1:-tests}" in
     work=/tmp/wsclean-survey
     rm -rf "$work"
     $WSC_PYTHON scripts/wsclean_bench.py --work "$work" --preset survey --size "${SURVEY_SIZE:-4096}" \
-      --threads "$(nproc)" --nmiter "${SURVEY_NMITER:-2}" --timeout "${SURVEY_TIMEOUT:-330}" --total-timeout 530 \
+      --threads "$(nproc)" --nmiter "${SURVEY_NMITER:-2}" --timeout "${SURVEY_TIMEOUT:-330}" --total-timeout "${SURVEY_TOTAL:-530}" \
       ${options:+--wsclean-options "$options"} 2>&1 | tee "$out/wsclean-survey.txt"
     status=${PIPESTATUS[0]}
     cp "$work"/*.log "$work"/*-sources.csv "$work"/sim-truth.csv "$out/" 2>/dev/null
