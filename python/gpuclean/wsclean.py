@@ -248,7 +248,7 @@ def check_command_line(args=None):
 
 
 def _first_call(residual, psf, meta):
-    """Checks what WSClean's command line asks for and starts the session (None: nothing to clean)."""
+    """Checks what WSClean's command line asks for and starts the session (False: -niter 0, nothing to clean)."""
     command = WscleanCommand(_wsclean_arguments())
     version = check_command_line()
     if command.measurement_sets:  # inside WSClean (not a test calling deconvolve())
