@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import SOURCE_DIR
+from wsclean_runs import hook_file, run_wsclean as wsclean
 
 pytestmark = pytest.mark.skipif(shutil.which("wsclean") is None, reason="wsclean is not installed")
 pytest.importorskip("casacore.tables", reason="python3-casacore is not installed")
@@ -34,23 +35,6 @@ def ms(tmp_path_factory):
     subprocess.run([sys.executable, SOURCE_DIR / "data" / "simulate_ms.py", "--out", out], check=True,
                    capture_output=True)
     return out
-
-
-def hook_file():
-    out = subprocess.run([sys.executable, "-m", "gpuclean.wsclean"], capture_output=True, text=True, check=True)
-    return out.stdout.strip()
-
-
-def wsclean(ms, name, options, hook=None, gpuclean_options=None):
-    """Runs WSClean (with gpuclean's hook when `hook`); returns the CompletedProcess."""
-    env = dict(os.environ)
-    env.pop("GPUCLEAN_OPTIONS", None)
-    if gpuclean_options is not None:
-        env["GPUCLEAN_OPTIONS"] = gpuclean_options
-    args = ["wsclean", "-name", str(ms.parent / name)] + options
-    if hook:
-        args += ["-python-deconvolution", hook_file()]
-    return subprocess.run(args + [str(ms)], capture_output=True, text=True, env=env, timeout=600)
 
 
 def images(ms, name):

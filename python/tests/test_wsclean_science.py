@@ -5,7 +5,6 @@ WSClean's theoretical beam; the auto-mask's masked phase starting on a re-imaged
 Each comparison runs WSClean alone and with gpuclean's hook on the same simulated MS (512^2, a few
 seconds each). Skipped without wsclean or python3-casacore."""
 
-import os
 import re
 import shutil
 import subprocess
@@ -15,6 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import SOURCE_DIR
+from wsclean_runs import run_wsclean
 
 pytestmark = pytest.mark.skipif(shutil.which("wsclean") is None, reason="wsclean is not installed")
 pytest.importorskip("casacore.tables", reason="python3-casacore is not installed")
@@ -38,20 +38,8 @@ def ms(tmp_path_factory):
     return simulate(tmp_path_factory.mktemp("science"), "sim.ms")
 
 
-def hook_file():
-    out = subprocess.run([sys.executable, "-m", "gpuclean.wsclean"], capture_output=True, text=True, check=True)
-    return out.stdout.strip()
-
-
 def wsclean(ms, name, options, hook=None, gpuclean_options=None):
-    env = dict(os.environ)
-    env.pop("GPUCLEAN_OPTIONS", None)
-    if gpuclean_options is not None:
-        env["GPUCLEAN_OPTIONS"] = gpuclean_options
-    args = ["wsclean", "-name", str(ms.parent / name)] + options
-    if hook:
-        args += ["-python-deconvolution", hook]
-    run = subprocess.run(args + [str(ms)], capture_output=True, text=True, env=env, timeout=600)
+    run = run_wsclean(ms, name, options, hook, gpuclean_options)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     return run
 
@@ -127,7 +115,7 @@ def test_matches_wscleans_own_run(ms, case):
         hook_options = [o for o in own_options if o != "-multiscale"]
         gpuclean_options = "--multiscale"
     own_run = wsclean(ms, f"own-{case}", COMMON + own_options)
-    hook_run = wsclean(ms, f"hook-{case}", COMMON + hook_options, hook=hook_file(), gpuclean_options=gpuclean_options)
+    hook_run = wsclean(ms, f"hook-{case}", COMMON + hook_options, hook=True, gpuclean_options=gpuclean_options)
     if "-local-rms" in own_options:
         beam = float(THEORETIC_BEAM.search(own_run.stdout).group(1)) / 2.0  # arcsec to pixels of 2asec
         ours = re.search(r"the local-RMS window in WSClean's theoretical beam of ([0-9.]+) pixels", hook_run.stdout)
