@@ -182,7 +182,6 @@ def _beam_options(args, command, notes):
 class _Session:
     def __init__(self, residual, psf, meta, command, version):
         tokens = shlex.split(os.environ.get("GPUCLEAN_OPTIONS", ""))
-        self.options = tokens
         nchan, npol = residual.shape[:2]
         args = _session_options(command, tokens, nchan, npol)
         if not _given(tokens, "--gain"):
