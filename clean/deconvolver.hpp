@@ -133,9 +133,6 @@ struct MinorCycleStats {
   std::size_t clusters = 0;        ///< independent clusters, summed over the cycles
   std::size_t longest_chain = 0;   ///< most components one cluster made in one cycle
   std::size_t widest_cluster = 0;  ///< most members in one cluster
-  std::size_t tile_clusters = 0;   ///< block clusters the tile team cleaned, summed over the cycles
-  std::size_t tile_side = 0;       ///< the largest tile it used, pixels (0: none)
-  std::size_t densest_tile = 0;    ///< most members in one of its tiles
   /// SMs the team kernel gave work to (min(SMs, max(block clusters, warp clusters)) / SMs: small
   /// clusters go to the blocks round-robin), averaged over the cycles weighted by their
   /// minor-cycle time: from the launch configuration.

@@ -186,14 +186,12 @@ int run_bench_clean(const BenchCleanOptions& o) {
           if (path == "cpu-multiscale") cpu_multiscale = here.back().clean;
           const Row& r = here.back();
           std::fprintf(stderr, "%zu %zu %s: %.3f s\n", size, niter, path.c_str(), r.clean);
-          // Where the minor cycle's time goes: its longest chain, and the teams of the large clusters.
+          // Where the minor cycle's time goes: its longest chain and its widest cluster.
           const std::size_t chain = r.minor_stats.longest_chain;
           if (chain > 0)
             std::fprintf(stderr,
-                         "  minor %.3f s over a longest chain of %zu: %.3f us a step; widest cluster %zu members; "
-                         "tile team %zu clusters, tiles up to %zu px, densest tile %zu members\n",
-                         r.minor, chain, 1e6 * r.minor / static_cast<double>(chain), r.minor_stats.widest_cluster,
-                         r.minor_stats.tile_clusters, r.minor_stats.tile_side, r.minor_stats.densest_tile);
+                         "  minor %.3f s over a longest chain of %zu: %.3f us a step; widest cluster %zu members\n",
+                         r.minor, chain, 1e6 * r.minor / static_cast<double>(chain), r.minor_stats.widest_cluster);
         } catch (const std::exception& e) {
           std::fprintf(stderr, "%zu %zu %s failed: %s\n", size, niter, path.c_str(), e.what());
           status = 4;

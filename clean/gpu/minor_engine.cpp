@@ -277,9 +277,6 @@ std::uint32_t MinorCycleEngine::run_cycle(const MinorCycleRequest& r, const Join
   weighted_seconds_ += seconds;
   ++stats_.cycles;
   stats_.clusters += clusters;
-  stats_.tile_clusters += c.n_tiled;
-  if (c.n_tiled) stats_.tile_side = std::max<std::size_t>(stats_.tile_side, std::size_t{1} << c.tile_shift);
-  stats_.densest_tile = std::max<std::size_t>(stats_.densest_tile, c.densest_tile);
   stats_.longest_chain = std::max<std::size_t>(stats_.longest_chain, c.longest);
   stats_.widest_cluster = std::max<std::size_t>(stats_.widest_cluster, c.widest);
   stats_.sm_busy_fraction = weighted_seconds_ > 0 ? weighted_busy_ / weighted_seconds_ : busy;
