@@ -1,5 +1,5 @@
 """A minimal Hogbom CLEAN in numpy for WSClean's -python-deconvolution, which prints what WSClean
-passes in each major cycle: the probe behind python/gpuclean/WSCLEAN_CONTRACT.md. Not for use.
+passes in each major cycle: the probe behind docs/wsclean-contract.md. Not for use.
 
     wsclean ... -python-deconvolution scripts/wsclean_probe_hook.py ms
 

@@ -2,7 +2,7 @@
 
     wsclean ... -python-deconvolution "$(python3 -m gpuclean.wsclean)" observation.ms
 
-WSClean 3.1 calls deconvolve() once per major cycle (python/gpuclean/WSCLEAN_CONTRACT.md). This
+WSClean 3.1 calls deconvolve() once per major cycle (docs/wsclean-contract.md). This
 file stays free of anything that can fail while WSClean loads it (a failing import hangs WSClean
 3.1), and turns every failure into one line on stderr and an incomplete answer, on which WSClean
 stops with exit code 255 (an exception would crash it without a message).
