@@ -1,7 +1,7 @@
 #pragma once
 // The `auto` backend's decision rule, as data (RAFT's select_k does the same with a tree trained
 // on benchmark runs). Host-only: it is unit-tested on the CPU, and `gpuclean bench select
-// --auto-table` prints what is needed to re-derive it (select/PERFORMANCE.md, "The auto backend").
+// --auto-table` prints what is needed to re-derive it (docs/design/selection.md, "The auto rule").
 //
 // A call is described by its operation, n, k (or the number of ranks) and, for large n only, a
 // data class read off a small sample of the keys: `repeated` when equal keys are common (runs of
@@ -42,10 +42,10 @@ inline constexpr std::size_t kAnyK = ~std::size_t{0};
 inline constexpr int kAnyN = 64;
 
 /// First matching row wins; every operation ends with a catch-all row. Initial figures: H200
-/// runs in select/PERFORMANCE.md (2^24 and 2^28) and the H100 table.
+/// runs (2^24 and 2^28) and the H100 table (history: CHANGELOG.md).
 inline constexpr AutoRule kAutoRules[] = {
     // Measured on an H100 (bench select, 2^20 - 2^28, medians of 5, summed over each class's
-    // distributions; select/PERFORMANCE.md "The auto backend").
+    // distributions; docs/design/selection.md "The auto rule").
     // Top-k: the randomized chain is the fastest at every size on both classes (2^24, k = 20050:
     // 0.08 - 0.14 ms against sample's 0.29 - 0.40; 2^28, k = 65536: 0.44 - 0.99 ms against 1.8 - 2.5).
     {AutoOperation::kTopK, kAnyN, kAnyK, "randomized", "randomized"},
