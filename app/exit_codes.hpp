@@ -1,5 +1,5 @@
 #pragma once
-// Exit codes of the gpuclean binary (documented in README.md, "Exit codes").
+// Exit codes of the gpuclean binary (documented in docs/cli.md, "Exit codes").
 
 namespace gpuclean::app {
 
