@@ -16,8 +16,8 @@
 #include "clean/beam.hpp"
 #include "clean/clean_mask.hpp"
 #include "clean/errors.hpp"
-#include "clean/image_stats.hpp"
 #include "clean/gpu_memory.hpp"
+#include "clean/image_stats.hpp"
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
 #include "io/staged_outputs.hpp"
@@ -94,16 +94,10 @@ void host_dirty_for_cpu(LoadedObservation& obs, clean::Device device) {
 }
 
 clean::Device resolve_device(clean::Device requested, const Log& log) {
-  if (requested == clean::Device::kCpu) return clean::Device::kCpu;
-  if (requested == clean::Device::kGpu) {
-    if (cuda::built_with_cuda() && !cuda::has_usable_device()) {
-      throw RuntimeFailure("--device gpu, but " + cuda::describe_device() + "; use --device cpu (or auto).");
-    }
-    return clean::Device::kGpu;  // the factory says so when this build has no CUDA
-  }
-  const bool gpu = cuda::built_with_cuda() && cuda::has_usable_device();
-  log.verbose("device: %s; using the %s path", cuda::describe_device().c_str(), gpu ? "GPU" : "CPU");
-  return gpu ? clean::Device::kGpu : clean::Device::kCpu;
+  std::string note;
+  const clean::Device device = clean::resolve_device(requested, &note);
+  if (!note.empty()) log.verbose("%s", note.c_str());
+  return device;
 }
 
 LoadedObservation load_observation(const RunOptions& o, const Log& log) {
@@ -178,29 +172,19 @@ LoadedObservation prepare_observation(const RunOptions& o, ObservationImages ima
   return obs;
 }
 
-clean::Device fit_device(clean::Device device, const LoadedObservation& obs, const Log& log) {
-#ifdef GPUCLEAN_HAVE_CUDA
-  if (device != clean::Device::kGpu) return device;
-  try {
-    clean::check_gpu_memory({.width = obs.dirty.width,
-                             .height = obs.dirty.height,
-                             .psf_width = obs.psf.image.width,
-                             .psf_height = obs.psf.image.height,
-                             .beam = obs.report.beam_pixels},
-                            obs.options.settings);
-  } catch (const clean::InsufficientGpuMemory& e) {
-    if (obs.options.settings.device == clean::Device::kGpu) throw RuntimeFailure(e.what());
-    log.warn("%s Running on the CPU instead.", e.what());
-    return clean::Device::kCpu;
-  }
-#else
-  (void)obs, (void)log;
-#endif
-  return device;
+clean::WorkTable observation_table(const LoadedObservation& obs) {
+  return clean::one_plane_table(obs.dirty, obs.psf, &obs.mask, &obs.report.beam_pixels);
 }
 
-clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device device, clean::Deconvolver& deconvolver,
+clean::RunPlan plan_observation(const LoadedObservation& obs, clean::Device device, const Log& log) {
+  const clean::RunPlan plan = clean::plan_run(observation_table(obs), obs.options.settings, device);
+  if (!plan.fallback.empty()) log.warn("%s", plan.fallback.c_str());
+  return plan;
+}
+
+clean::CleanResult clean_observation(LoadedObservation& obs, const clean::RunPlan& plan, clean::DeconvolverPool& pool,
                                      const Log& log) {
+  const clean::Device device = plan.device;
   const RunOptions& o = obs.options;
   const clean::CleanSettings& s = o.settings;
   RunReport& report = obs.report;
@@ -213,15 +197,18 @@ clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device devic
            report.device.c_str(), obs.dirty.width, obs.dirty.height, s.gain, s.niter);
   log.info("stopping rules: %s", clean::describe_stopping_rules(s).c_str());
   const auto t = Clock::now();
-  clean::CleanProblem problem{obs.dirty, obs.psf, obs.mask, &report.beam_pixels};
-  if (!o.quicklook.empty()) problem.restored_quantiles = {o.quicklook_low / 100.0, o.quicklook_high / 100.0};
-  problem.keep_noise_map = !o.noise_map.empty();
-  problem.dirty_on_device = obs.dirty_device ? &*obs.dirty_device : nullptr;
-  clean::CleanResult result = deconvolver.run(problem, s, [&](const clean::CycleReport& c) {
+  // What this front end adds to the problem: the quick-look scaling, the noise map, a dirty image on the device.
+  clean::ProblemExtras extras;
+  if (!o.quicklook.empty()) extras.restored_quantiles = {o.quicklook_low / 100.0, o.quicklook_high / 100.0};
+  extras.keep_noise_map = !o.noise_map.empty();
+  extras.dirty_on_device = obs.dirty_device ? &*obs.dirty_device : nullptr;
+  const clean::WorkTable table = observation_table(obs);
+  clean::Deconvolution deconvolution(s, table, plan, &extras);
+  clean::CleanResult result = std::move(deconvolution.run([&](const clean::CycleReport& c) {
     log.info("cycle %4zu  components %8zu  peak %11.4e Jy  model flux %11.4e Jy  threshold %10.3e  %8.2f s",
              c.cycle, c.iterations, c.peak, c.model_flux, c.threshold, c.seconds);
     if (c.candidates) log.verbose("           active set %zu pixels", c.candidates);
-  });
+  }, {}, &pool).front());
   report.seconds.clean = since(t) - result.seconds.restore;
   report.seconds.restore = result.seconds.restore;
   if (const clean::MinorCycleStats& m = result.minor_stats; m.cycles > 0) {

@@ -13,6 +13,7 @@
 #include "app/log.hpp"
 #include "app/run_options.hpp"
 #include "app/run_report.hpp"
+#include "clean/deconvolution.hpp"
 #include "clean/deconvolver.hpp"
 #include "clean/psf.hpp"
 #include "io/fits_header.hpp"
@@ -53,7 +54,7 @@ void check_outputs(const RunOptions& options);
 /// host: downloads it there (and says so in the report). Nothing otherwise.
 void host_dirty_for_cpu(LoadedObservation& obs, clean::Device device);
 
-/// --device auto picks the GPU when this build has CUDA and a device is usable.
+/// clean::resolve_device(), its note in the verbose log.
 clean::Device resolve_device(clean::Device requested, const Log& log);
 
 /// The images an observation starts from: read from the files the options name, or handed over
@@ -74,12 +75,17 @@ LoadedObservation load_observation(const RunOptions& options, const Log& log);
 /// output, algorithm, width, height, nan_pixels, beam*, seconds.read}.
 LoadedObservation prepare_observation(const RunOptions& options, ObservationImages images, const Log& log);
 
-/// `device` unless the GPU cannot hold this observation: then the CPU for --device auto (with a
-/// warning), and RuntimeFailure for --device gpu.
-clean::Device fit_device(clean::Device device, const LoadedObservation& obs, const Log& log);
+/// The observation as the run facade's work table: one plane with its mask and restoring beam.
+clean::WorkTable observation_table(const LoadedObservation& obs);
 
-/// Runs CLEAN (restoration included) with `deconvolver`, which must suit `device`.
-clean::CleanResult clean_observation(LoadedObservation& obs, clean::Device device, clean::Deconvolver& deconvolver,
+/// The run plan on `device` (resolve_device()'s answer, or a batch worker's): the CPU instead when
+/// the GPU cannot hold this observation, with a warning, for --device auto; InsufficientGpuMemory
+/// for --device gpu.
+clean::RunPlan plan_observation(const LoadedObservation& obs, clean::Device device, const Log& log);
+
+/// Runs CLEAN (restoration included) through the run facade as `plan` says, with the pool's
+/// deconvolver (made when missing, kept for the caller's next observation).
+clean::CleanResult clean_observation(LoadedObservation& obs, const clean::RunPlan& plan, clean::DeconvolverPool& pool,
                                      const Log& log);
 
 /// Fills obs.report's image statistics (residual RMS, model flux, restored peak).

@@ -14,14 +14,14 @@ RunOutcome run_observation(const RunOptions& o, const std::function<LoadedObserv
   const Log log(o.verbosity, o.json == "-");
   const bool writes = !o.output.empty();
   if (writes) check_outputs(o);
-  clean::Device device = resolve_device(o.settings.device, log);
-  clean::make_deconvolver(o.settings.algorithm, device);  // refuses a device this build lacks before any work
+  const clean::Device resolved = resolve_device(o.settings.device, log);  // before any work
 
   LoadedObservation obs = load(log);
-  device = fit_device(device, obs, log);
+  const clean::RunPlan plan = plan_observation(obs, resolved, log);
+  const clean::Device device = plan.device;
   host_dirty_for_cpu(obs, device);
-  const auto deconvolver = clean::make_deconvolver(o.settings.algorithm, device);
-  RunOutcome outcome{clean_observation(obs, device, *deconvolver, log), {}};
+  clean::DeconvolverPool deconvolver;
+  RunOutcome outcome{clean_observation(obs, plan, deconvolver, log), {}};
   const clean::CleanResult& result = outcome.result;
   if (writes) {
     write_observation(obs, result, log);

@@ -22,6 +22,12 @@ class InsufficientGpuMemory : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// --device gpu on a machine with no usable GPU. The message says what there is instead.
+class GpuUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Two selection backends returned different sets for the same request (--compare-select): a
 /// defect in the selection library. The message names the cycle and the backends.
 class SelectMismatch : public std::runtime_error {

@@ -4,7 +4,6 @@
 #include <string>
 #include <utility>
 
-#include "clean/clean_mask.hpp"
 #include "clean/errors.hpp"
 
 namespace gpuclean::clean {
@@ -59,26 +58,26 @@ OuterLoopSession::OuterLoopSession(const CleanSettings& settings, OuterLoopInput
     }
   }
 
-  const HostImage* dirty = &first_[0];
-  const PreparedPsf* psf = &psfs_[0];
-  if (active_.size() > 1) {
-    joined_.join = channels.size() > 1 ? Join::kChannels : Join::kPolarizations;
-    joined_.fit = settings_.spectral_fit();
-    joined_.polarization_factor = input_.polarization_factor;
-    for (std::size_t i = 0; i < active_.size(); ++i) {
-      const std::size_t c = active_[i] / npol;
-      joined_.planes.push_back({&first_[i], &psfs_[i / npol], input_.frequencies_hz[c], input_.weights[c], nullptr});
-    }
-    integrated_ = joined_problem_images(joined_);
-    dirty = &integrated_->dirty;
-    psf = &integrated_->psf;
+  // The active planes as the run facade's table, joined as they came; the plan once.
+  table_.width = input_.width;
+  table_.height = input_.height;
+  table_.channels = channels.size();
+  table_.polarizations = npol;
+  table_.fits_mask = input_.fits_mask ? &*input_.fits_mask : nullptr;
+  table_.polarization_factor = input_.polarization_factor;
+  for (std::size_t i = 0; i < active_.size(); ++i) {
+    const std::size_t c = active_[i] / npol;
+    table_.planes.push_back({&first_[i], &psfs_[i / npol], i / npol, i % npol, "", input_.frequencies_hz[c],
+                             input_.weights[c], nullptr});
   }
-  mask_ = make_clean_mask(*dirty, input_.fits_mask ? &*input_.fits_mask : nullptr, settings_.clean_border_percent);
-  problem_.emplace(CleanProblem{*dirty, *psf, mask_});
-  if (active_.size() > 1) problem_->joined = &joined_;
+  group_planes(table_, settings_, JoinRule::kTable);
+  plan_ = plan_run(table_, settings_, resolve_device(settings_.device, &device_note_));
+  settings_.device = plan_.device;
+  group_.emplace(table_, 0, settings_);
+  group_->set_device_planes(plan_.device_planes);
   deconvolver_ = make_deconvolver(settings_.algorithm, settings_.device);
-  steps_ = deconvolver_->steps(*problem_, settings_);
-  driver_.emplace(*steps_, *problem_, settings_, on_cycle_);
+  steps_ = deconvolver_->steps(group_->problem(), settings_);
+  driver_.emplace(*steps_, group_->problem(), settings_, on_cycle_);
 }
 
 OuterLoopSession::~OuterLoopSession() {

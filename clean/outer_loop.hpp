@@ -13,11 +13,14 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "clean/deconvolver.hpp"
 #include "clean/major_cycle.hpp"
 #include "clean/major_cycle_steps.hpp"
+#include "clean/run_plan.hpp"
+#include "clean/work_table.hpp"
 
 namespace gpuclean::clean {
 
@@ -53,7 +56,8 @@ class OuterLoopSession {
  public:
   /// `first`: the first round's residual, one image per plane (channels x polarizations,
   /// channel-major), width x height each. `settings` are validated by the caller; its device is
-  /// resolved (kCpu or kGpu).
+  /// what was asked for: the run plan (run_plan.hpp) resolves it and, for --device auto, falls
+  /// back to the CPU when the GPU cannot hold the run (plan().fallback says so).
   OuterLoopSession(const CleanSettings& settings, OuterLoopInput input, const std::vector<const float*>& first);
   ~OuterLoopSession();
   OuterLoopSession(const OuterLoopSession&) = delete;
@@ -61,6 +65,9 @@ class OuterLoopSession {
 
   std::size_t planes() const { return input_.channels * input_.polarizations; }
   Device device() const { return settings_.device; }
+  const RunPlan& plan() const { return plan_; }
+  /// --device auto: what was found (for the verbose log).
+  const std::string& device_note() const { return device_note_; }
   /// The residual's peak now (over the cleanable pixels, integrated, without --local-rms weights).
   float peak();
   /// The next round's residual (every plane, as in the constructor).
@@ -84,10 +91,10 @@ class OuterLoopSession {
   std::vector<std::size_t> active_;  // the input planes cleaned, in order
   std::vector<HostImage> first_;     // the first residual of the active planes
   std::vector<PreparedPsf> psfs_;    // per active channel
-  JoinedPlanes joined_;
-  std::optional<JoinedProblemImages> integrated_;
-  std::vector<std::uint8_t> mask_;
-  std::optional<CleanProblem> problem_;
+  WorkTable table_;
+  RunPlan plan_;
+  std::string device_note_;
+  std::optional<GroupProblem> group_;
   std::unique_ptr<Deconvolver> deconvolver_;  // outlives the steps (a GPU one holds their resources)
   std::unique_ptr<MajorCycleSteps> steps_;
   CycleCallback on_cycle_;                    // the driver holds a reference

@@ -160,7 +160,7 @@ class Pipeline {
 
   void clean_loop(int gpu) {
     // One deconvolver per (algorithm, device) for the worker's life: plans and memory are reused.
-    std::map<std::pair<clean::Algorithm, clean::Device>, std::unique_ptr<clean::Deconvolver>> deconvolvers;
+    std::map<std::pair<clean::Algorithm, clean::Device>, clean::DeconvolverPool> deconvolvers;
     std::string setup_error;
     if (gpu >= 0) {
       try {
@@ -183,16 +183,13 @@ class Pipeline {
         LoadedObservation& obs = *w.obs;
         const clean::CleanSettings& s = obs.options.settings;
         const Log log(obs.options.verbosity, false, w.outcome.name + ": ");
-        clean::Device device = clean::Device::kCpu;
-        if (s.device != clean::Device::kCpu) {
-          if (gpu < 0 && s.device == clean::Device::kGpu)
-            throw RuntimeFailure("--device gpu, but this batch runs on the CPU (" + cuda::describe_device() +
-                                 "); use --device auto or cpu.");
-          device = gpu >= 0 ? fit_device(clean::Device::kGpu, obs, log) : clean::Device::kCpu;
-        }
-        auto& d = deconvolvers[{s.algorithm, device}];
-        if (!d) d = clean::make_deconvolver(s.algorithm, device);
-        w.result = clean_observation(obs, device, *d, log);
+        if (gpu < 0 && s.device == clean::Device::kGpu)
+          throw RuntimeFailure("--device gpu, but this batch runs on the CPU (" + cuda::describe_device() +
+                               "); use --device auto or cpu.");
+        const bool on_gpu = gpu >= 0 && s.device != clean::Device::kCpu;
+        const clean::RunPlan plan = plan_observation(obs, on_gpu ? clean::Device::kGpu : clean::Device::kCpu, log);
+        const clean::Device device = plan.device;
+        w.result = clean_observation(obs, plan, deconvolvers[{s.algorithm, device}], log);
         w.outcome.device = device == clean::Device::kGpu ? "gpu " + std::to_string(gpu) : "cpu";
         w.outcome.clean_seconds = obs.report.seconds.clean;
         const clean::StageSeconds& st = w.result->seconds;

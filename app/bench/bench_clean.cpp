@@ -57,7 +57,7 @@ double dominant_bytes(const Row& r) {
 bool is_cpu(const std::string& path) { return path.rfind("cpu-", 0) == 0; }
 bool is_multiscale(const std::string& path) { return path.find("multiscale") != std::string::npos; }
 
-Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t niter, const std::string& path,
+Row run_case(const clean::WorkTable& table, std::size_t size, std::size_t niter, const std::string& path,
              const BenchCleanOptions& o) {
   clean::CleanSettings s;
   s.niter = niter;
@@ -73,14 +73,16 @@ Row run_case(const clean::CleanProblem& problem, std::size_t size, std::size_t n
   s.local_rms.method = o.local_rms_method;
   // A warm process, as in batch mode: CUDA, the cuFFT plans, the pooled memory and the cached
   // transforms of this size exist before the timed run (a short run of the same path makes them).
-  const auto deconvolver = clean::make_deconvolver(s.algorithm, s.device);
+  clean::DeconvolverPool deconvolver;
+  clean::RunPlan plan;
+  plan.device = s.device;
   if (s.device == clean::Device::kGpu) {
     clean::CleanSettings warm = s;
     warm.niter = 100;
-    deconvolver->run(problem, warm, nullptr);
+    clean::Deconvolution(warm, table, plan).run({}, {}, &deconvolver);
   }
   const auto t0 = Clock::now();
-  const clean::CleanResult r = deconvolver->run(problem, s, nullptr);
+  const clean::CleanResult r = std::move(clean::Deconvolution(s, table, plan).run({}, {}, &deconvolver).front());
   Row row;
   row.size = size;
   row.niter = niter;
@@ -172,7 +174,7 @@ int run_bench_clean(const BenchCleanOptions& o) {
     const clean::PreparedPsf psf = clean::prepare_psf(psf_image, size, size, nullptr);
     const auto mask = clean::make_clean_mask(dirty, nullptr, 0.0);
     const clean::PixelGaussian beam = clean::fit_psf_beam(psf, clean::BeamFit::kWsclean);
-    const clean::CleanProblem problem{dirty, psf, mask, &beam};
+    const clean::WorkTable table = clean::one_plane_table(dirty, psf, &mask, &beam);
     for (std::size_t niter : o.niters) {
       double cpu_clark = 0, cpu_multiscale = 0;
       std::vector<Row> here;

@@ -11,6 +11,7 @@
 #include "app/cube/cube_run.hpp"
 #include "clean/beam.hpp"
 #include "clean/clean_mask.hpp"
+#include "clean/deconvolution.hpp"
 #include "clean/deconvolver.hpp"
 #include "clean/image_stats.hpp"
 #include "data/simulate_channels.hpp"
@@ -56,6 +57,18 @@ Cube simulate_cube(std::size_t size, std::size_t channels, const BenchCleanOptio
   return cube;
 }
 
+// The cube's first `planes` channels as the run facade's work table.
+clean::WorkTable cube_table(const Cube& cube, std::size_t planes) {
+  clean::WorkTable t;
+  t.width = cube.dirty.front().width;
+  t.height = cube.dirty.front().height;
+  t.channels = planes;
+  for (std::size_t c = 0; c < planes; ++c)
+    t.planes.push_back({&cube.dirty[c], &cube.psf[c], c, 0, "", cube.sim.frequencies_hz[c], cube.sim.image_weights[c],
+                        &cube.beams[c]});
+  return t;
+}
+
 clean::CleanSettings settings_for(std::size_t niter, double threshold, clean::Device device) {
   clean::CleanSettings s;
   s.niter = niter;
@@ -73,25 +86,21 @@ struct JoinedRow {
 };
 
 JoinedRow run_joined(const Cube& cube, std::size_t niter, clean::Device device, const BenchCleanOptions& o) {
-  clean::JoinedPlanes planes;
-  planes.join = clean::Join::kChannels;
-  for (std::size_t c = 0; c < cube.dirty.size(); ++c)
-    planes.planes.push_back({&cube.dirty[c], &cube.psf[c], cube.sim.frequencies_hz[c], cube.sim.image_weights[c],
-                             &cube.beams[c]});
-  const clean::JoinedProblemImages img = clean::joined_problem_images(planes);
-  const auto mask = clean::make_clean_mask(img.dirty, nullptr, 0.0);
-  const clean::PixelGaussian beam = clean::fit_psf_beam(img.psf);
-  clean::CleanProblem problem{img.dirty, img.psf, mask, &beam};
-  problem.joined = &planes;
-  const auto d = clean::make_deconvolver(clean::Algorithm::kClark, device);
-  if (device == clean::Device::kGpu) d->run(problem, settings_for(100, o.threshold, device), {});  // warm
+  clean::WorkTable table = cube_table(cube, cube.dirty.size());
+  clean::CleanSettings warm = settings_for(100, o.threshold, device), timed = settings_for(niter, o.threshold, device);
+  warm.join_channels = timed.join_channels = true;
+  clean::group_planes(table, timed);
+  clean::RunPlan plan;
+  plan.device = device;
+  clean::DeconvolverPool d;
+  if (device == clean::Device::kGpu) clean::Deconvolution(warm, table, plan).run({}, {}, &d);
   const auto t = Clock::now();
   JoinedRow row;
   row.size = cube.dirty.front().width;
   row.channels = cube.dirty.size();
   row.niter = niter;
   row.path = device == clean::Device::kGpu ? "gpu" : "cpu";
-  row.result = d->run(problem, settings_for(niter, o.threshold, device), {});
+  row.result = std::move(clean::Deconvolution(timed, table, plan).run({}, {}, &d).front());
   row.seconds = since(t) - row.result.seconds.restore;
   const clean::StageSeconds& st = row.result.seconds;
   std::fprintf(stderr, "joined %s: set-up %.3f, select %.3f, minor %.3f, convolve %.3f, download %.3f, restore %.3f s; "
@@ -106,16 +115,17 @@ JoinedRow run_joined(const Cube& cube, std::size_t niter, clean::Device device, 
 double run_independent(const Cube& cube, std::size_t planes, std::size_t niter, clean::Device device,
                        std::size_t workers, const BenchCleanOptions& o, std::size_t* components,
                        clean::CleanResult* first = nullptr) {
-  std::vector<std::vector<std::uint8_t>> masks(planes);
-  for (std::size_t c = 0; c < planes; ++c) masks[c] = clean::make_clean_mask(cube.dirty[c], nullptr, 0.0);
+  clean::WorkTable table = cube_table(cube, planes);
+  clean::group_planes(table, settings_for(niter, o.threshold, device));
   std::vector<std::size_t> made(planes, 0);
   clean::StageSeconds sum;
   double wall = 0.0;  // run() calls, summed
   std::mutex sum_mutex;
   auto one = [&](std::size_t c, clean::Deconvolver& d, std::size_t n) {
-    const clean::CleanProblem problem{cube.dirty[c], cube.psf[c], masks[c], &cube.beams[c]};
+    const clean::CleanSettings s = settings_for(n, o.threshold, device);
+    const clean::GroupProblem gp(table, c, s);
     const auto t_run = Clock::now();
-    clean::CleanResult result = d.run(problem, settings_for(n, o.threshold, device), {});
+    clean::CleanResult result = d.run(gp.problem(), s, {});
     const double run_seconds = since(t_run);
     made[c] = result.iterations;
     if (first && c == 0 && n == niter) *first = result;
@@ -127,14 +137,14 @@ double run_independent(const Cube& cube, std::size_t planes, std::size_t niter, 
   };
   // Warm: every worker's deconvolver (plans, pools, streams) before the timed run, as the other
   // GPU benchmarks time a warm process.
-  DeconvolverPool pool(workers);
+  clean::DeconvolverPool pool(workers);
   if (device == clean::Device::kGpu)
     for (std::size_t w = 0; w < workers; ++w) {
       pool[w] = clean::make_deconvolver(clean::Algorithm::kClark, device);
       one(w % planes, *pool[w], 100);
     }
   const auto t = Clock::now();
-  for_each_clean(planes, workers, clean::Algorithm::kClark, device,
+  clean::for_each_worker(planes, workers, clean::Algorithm::kClark, device,
                  [&](std::size_t c, clean::Deconvolver& d) { one(c, d, niter); }, &pool);
   const double seconds = since(t);
   const double k = 1.0 / static_cast<double>(planes);

@@ -15,7 +15,7 @@
 #include "app/plane_io.hpp"
 #include "clean/clean_mask.hpp"
 #include "clean/errors.hpp"
-#include "clean/gpu_memory.hpp"
+#include "clean/deconvolution.hpp"
 #include "clean/log_polynomial_fit.hpp"
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
@@ -32,83 +32,17 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 // 16 at once 44.7 channels/s).
 constexpr std::size_t kMaxAutomaticParallelPlanes = 16;
 
-// What one group's CLEAN needs, kept alive while it runs.
-struct GroupProblem {
-  clean::JoinedPlanes joined;
-  clean::JoinedProblemImages images;  // joined: the integrated image and PSF
-  std::vector<std::uint8_t> mask;
-  clean::PixelGaussian beam;
-};
-
-void prepare_group(const CubeInput& in, const RunOptions& o, const CleanGroup& g,
-                   const std::optional<clean::HostImage>& fits_mask, GroupProblem& gp) {
-  const clean::CleanSettings& s = o.settings;
-  if (!g.joined()) {
-    const InputPlane& p = in.planes[g.planes[0]];
-    gp.mask = clean::make_clean_mask(p.dirty, fits_mask ? &*fits_mask : nullptr, s.clean_border_percent);
-    gp.beam = p.beam;
-    return;
-  }
-  gp.joined.join = *o.settings.join();
-  gp.joined.fit = o.settings.spectral_fit();
-  for (std::size_t i : g.planes) {
-    const InputPlane& p = in.planes[i];
-    gp.joined.planes.push_back({&p.dirty, &p.psf, p.frequency_hz, p.weight, &p.beam});
-  }
-  if (gp.joined.join == clean::Join::kPolarizations) {
-    std::vector<std::string> pols;
-    for (std::size_t i : g.planes) pols.push_back(in.planes[i].pol);
-    gp.joined.polarization_factor = clean::polarization_factor(pols);
-  }
-  gp.images = clean::joined_problem_images(gp.joined);
-  gp.mask = clean::make_clean_mask(gp.images.dirty, fits_mask ? &*fits_mask : nullptr, s.clean_border_percent);
-  gp.beam = s.beam_shape ? in.planes[g.planes[0]].beam : clean::fit_psf_beam(gp.images.psf, s.beam_fit);
-}
-
-// How a cube runs on the GPU: workers at once (0: not even one fits) and, for joined planes, how
-// many planes each keeps on the device (0: all; fewer stream through it).
-struct GpuPlan {
-  std::size_t workers = 0;
-  std::size_t device_planes = 0;
-};
-
-GpuPlan gpu_plan(const CubeInput& in, const RunOptions& o, const std::vector<CleanGroup>& groups,
-                 const std::vector<int>& gpus) {
-#ifdef GPUCLEAN_HAVE_CUDA
-  const InputPlane& p = in.planes.front();
-  clean::RunShape shape{.width = p.dirty.width,
-                        .height = p.dirty.height,
-                        .psf_width = p.psf.image.width,
-                        .psf_height = p.psf.image.height,
-                        .beam = p.beam};
-  // Every GPU gets as many workers as the one with the least free memory holds.
-  std::size_t budget = 0;
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    const cuda::ScopedDevice on(gpus[i]);
-    const std::size_t free = cuda::device_memory().free_bytes * 9 / 10;
-    budget = i == 0 ? free : std::min(budget, free);
-  }
-  const std::size_t per_gpu = o.cube.parallel_planes ? o.cube.parallel_planes : kMaxAutomaticParallelPlanes;
-  const std::size_t wanted = per_gpu * std::max<std::size_t>(gpus.size(), 1);
-  auto workers = [&](std::size_t one) {
-    return one > 0 ? std::min({budget / one * gpus.size(), wanted, groups.size()}) : std::size_t{0};
-  };
-  if (!groups.front().joined()) return {workers(clean::gpu_bytes_needed(shape, o.settings)), 0};
-  shape.planes = groups.front().planes.size();
-  const std::size_t planes = shape.planes;
-  auto joined_bytes = [&](std::size_t block) {
-    shape.device_planes = block;
-    return clean::gpu_bytes_needed(shape, o.settings);
-  };
-  if (const std::size_t all = joined_bytes(0); all <= budget) return {workers(all), 0};
-  // One group at a time, its planes streamed through the device in the largest block that fits.
-  for (std::size_t block = planes - 1; block >= 1; --block)
-    if (joined_bytes(block) <= budget) return {1, block};
-  return {};
-#else
-  (void)in, (void)o, (void)groups, (void)gpus;
-  return {};
-#endif
+// The input's planes as the run facade's work table.
+clean::WorkTable cube_table(const CubeInput& in, const std::optional<clean::HostImage>& fits_mask) {
+  clean::WorkTable t;
+  t.width = in.planes.front().dirty.width;
+  t.height = in.planes.front().dirty.height;
+  t.channels = in.channels;
+  t.polarizations = in.stokes;
+  t.fits_mask = fits_mask ? &*fits_mask : nullptr;
+  for (const InputPlane& p : in.planes)
+    t.planes.push_back({&p.dirty, &p.psf, p.channel, p.stokes, p.pol, p.frequency_hz, p.weight, &p.beam});
+  return t;
 }
 
 }  // namespace
@@ -120,62 +54,6 @@ std::vector<int> cube_gpus(const CubeOptions& c) {
   const int visible = cuda::device_count();
   for (int g = 0; g < visible && (c.max_gpus == 0 || out.size() < c.max_gpus); ++g) out.push_back(g);
   return out;
-}
-
-void for_each_clean(std::size_t count, std::size_t workers, clean::Algorithm algorithm, clean::Device device,
-                    const std::function<void(std::size_t, clean::Deconvolver&)>& run, DeconvolverPool* pool,
-                    const std::vector<int>& gpus) {
-  workers = std::max<std::size_t>(workers, 1);
-  DeconvolverPool local;
-  if (!pool) pool = &local;
-  if (pool->size() < workers) pool->resize(workers);
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  auto worker = [&](std::size_t w) {
-    try {
-      std::optional<cuda::ScopedDevice> on;
-      if (device == clean::Device::kGpu && !gpus.empty()) on.emplace(gpus[w % gpus.size()]);
-      std::unique_ptr<clean::Deconvolver>& deconvolver = (*pool)[w];
-      if (!deconvolver) deconvolver = clean::make_deconvolver(algorithm, device);
-      for (std::size_t g = next++; g < count; g = next++) run(g, *deconvolver);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-      next = count;
-    }
-  };
-  std::vector<std::thread> threads;
-  for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(worker, w);
-  worker(0);
-  for (auto& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
-}
-
-std::vector<CleanGroup> clean_groups(const CubeInput& in, const clean::CleanSettings& o) {
-  std::vector<CleanGroup> groups;
-  if (o.join_channels) {
-    if (in.channels < 2)
-      throw clean::InvalidSettings("--join-channels needs at least two channels; the input has one.");
-    for (std::size_t s = 0; s < in.stokes; ++s) {
-      CleanGroup g;
-      for (std::size_t c = 0; c < in.channels; ++c) g.planes.push_back(s * in.channels + c);
-      groups.push_back(std::move(g));
-    }
-    return groups;
-  }
-  if (o.join_polarizations) {
-    if (in.stokes < 2)
-      throw clean::InvalidSettings("--join-polarizations needs at least two Stokes planes; the input has one.");
-    for (std::size_t c = 0; c < in.channels; ++c) {
-      CleanGroup g;
-      for (std::size_t s = 0; s < in.stokes; ++s) g.planes.push_back(s * in.channels + c);
-      groups.push_back(std::move(g));
-    }
-    return groups;
-  }
-  for (std::size_t i = 0; i < in.planes.size(); ++i) groups.push_back({{i}});
-  return groups;
 }
 
 void validate_cube_options(const RunOptions& o) {
@@ -225,8 +103,9 @@ nlohmann::json run_cube(const RunOptions& o) {
       io::check_output_path(outputs[i], base);
     }
   }
-  clean::Device device = resolve_device(o.settings.device, log);
-  clean::make_deconvolver(o.settings.algorithm, device);  // refuses a device this build lacks
+  std::string note;
+  clean::Device device = clean::resolve_device(o.settings.device, &note);
+  if (!note.empty()) log.verbose("%s", note.c_str());
 
   const auto t_read = Clock::now();
   const CubeInput in = load_cube_input(o, log);
@@ -235,7 +114,9 @@ nlohmann::json run_cube(const RunOptions& o) {
     fits_mask = to_host(io::read_fits_image(o.fits_mask));
   }
   CubeRunResult run;
-  run.groups = clean_groups(in, o.settings);
+  clean::WorkTable table = cube_table(in, fits_mask);
+  clean::group_planes(table, o.settings);
+  for (const auto& g : table.groups) run.groups.push_back({g});
   if (o.settings.compare_select && run.groups.size() != 1)
     throw clean::InvalidSettings("--compare-select compares the selections of one CLEAN run; this input makes " +
                                  std::to_string(run.groups.size()) +
@@ -243,59 +124,43 @@ nlohmann::json run_cube(const RunOptions& o) {
                                  "--join-polarizations on one channel).");
   run.seconds_read = since(t_read);
 
-  std::size_t workers = 1, device_planes = 0;
-  std::vector<int> gpus;
+  clean::PlanRequest request;
   if (device == clean::Device::kGpu) {
-    gpus = cube_gpus(o.cube);
-    const GpuPlan plan = gpu_plan(in, o, run.groups, gpus);
-    workers = plan.workers;
-    device_planes = plan.device_planes;
-    if (workers == 0) {
-      if (o.settings.device == clean::Device::kGpu)
-        throw RuntimeFailure("one plane group of this input does not fit in the GPU's free memory; use --device cpu.");
-      log.warn("one plane group does not fit in the GPU's free memory; running on the CPU instead");
-      device = clean::Device::kCpu;
-      workers = 1;
-    }
+    request.gpus = cube_gpus(o.cube);
+    request.parallel = o.cube.parallel_planes ? o.cube.parallel_planes : kMaxAutomaticParallelPlanes;
   }
+  const clean::RunPlan plan = clean::plan_run(table, o.settings, device, request);
+  if (!plan.fallback.empty()) log.warn("%s", plan.fallback.c_str());
+  device = plan.device;
   if (o.settings.compare_select && device != clean::Device::kGpu)
     throw clean::InvalidSettings("--compare-select compares the GPU selection backends; this run is on the CPU.");
   run.device = std::string(clean::to_string(device));
   const char* mode = o.settings.join_channels ? "joined channels" : o.settings.join_polarizations ? "joined polarizations"
                                                                                            : "independent planes";
-  const std::string on = device == clean::Device::kGpu && gpus.size() > 1
-                           ? std::to_string(std::min(gpus.size(), workers)) + " GPUs"
+  const std::string on = device == clean::Device::kGpu && plan.gpus.size() > 1
+                           ? std::to_string(std::min(plan.gpus.size(), plan.workers)) + " GPUs"
                            : run.device;
   log.info("%s: %zu channel(s) x %zu Stokes, %zux%zu, %s; %zu CLEAN run(s) on %s, %zu at once",
-           o.dirty.c_str(), in.channels, in.stokes, in.planes.front().dirty.width, in.planes.front().dirty.height, mode,
-           run.groups.size(), on.c_str(), workers);
-  if (device_planes > 0)
+           o.dirty.c_str(), in.channels, in.stokes, table.width, table.height, mode, run.groups.size(), on.c_str(),
+           plan.workers);
+  if (plan.device_planes > 0)
     log.info("the joined planes do not fit on the GPU together: %zu at a time stream through it each major cycle",
-             device_planes);
+             plan.device_planes);
 
   // Every group is cleaned by one worker; each GPU worker has its own deconvolver, so its own
   // stream and workspaces.
   const auto t_clean = Clock::now();
-  run.results.resize(run.groups.size());
-  if (device == clean::Device::kGpu) run.group_gpu.assign(run.groups.size(), -1);
-  for_each_clean(run.groups.size(), workers, o.settings.algorithm, device, [&](std::size_t g, clean::Deconvolver& d) {
-    GroupProblem gp;
-    prepare_group(in, o, run.groups[g], fits_mask, gp);
-    gp.joined.device_planes = device_planes;
+  clean::Deconvolution deconvolution(o.settings, table, plan);
+  run.results = deconvolution.run({}, [&](std::size_t g, const clean::CleanResult& r) {
     const CleanGroup& group = run.groups[g];
     const InputPlane& first = in.planes[group.planes[0]];
-    clean::CleanProblem problem{group.joined() ? gp.images.dirty : first.dirty,
-                                group.joined() ? gp.images.psf : first.psf, gp.mask, &gp.beam};
-    if (group.joined()) problem.joined = &gp.joined;
-    run.results[g] = d.run(problem, o.settings, {});
-    if (device == clean::Device::kGpu) run.group_gpu[g] = cuda::current_gpu();
-    const clean::CleanResult& r = run.results[g];
     const std::string what = group.joined() ? "group of " + std::to_string(group.planes.size()) + " planes"
                                             : "channel " + std::to_string(first.channel) +
                                                   (first.pol.empty() ? "" : " " + first.pol);
     log.info("  %s: %zu components, %zu major cycles, stopped on %s, peak residual %.4e Jy/beam", what.c_str(),
              r.iterations, r.major_cycles, std::string(clean::to_string(r.reason)).c_str(), r.peak_residual);
-  }, nullptr, gpus);
+  });
+  if (device == clean::Device::kGpu) run.group_gpu = deconvolution.group_gpus();
   run.seconds_clean = since(t_clean);
 
   const nlohmann::json summary = write_cube_outputs(o, in, run);

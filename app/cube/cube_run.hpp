@@ -24,22 +24,6 @@ struct CleanGroup {
   bool joined() const { return planes.size() > 1; }
 };
 
-/// The groups the options make of the input's planes. Throws InvalidSettings when a join needs
-/// more planes than there are.
-std::vector<CleanGroup> clean_groups(const CubeInput& in, const clean::CleanSettings& o);
-
-/// Runs `count` CLEANs on `workers` threads (the caller's among them), each thread with its own
-/// deconvolver (on the GPU: its own stream and workspaces); `run(g, deconvolver)` does number g.
-/// The first failure stops the rest and is rethrown. With `pool`, worker w uses (*pool)[w]
-/// (made when missing), so that a later call finds its plans, pools and streams warm. With
-/// `gpus` (on the GPU), worker w runs on gpus[w % gpus.size()], its deconvolver made there;
-/// without, every worker on the caller's current device. The caller's current device is its
-/// own again on return.
-using DeconvolverPool = std::vector<std::unique_ptr<clean::Deconvolver>>;
-void for_each_clean(std::size_t count, std::size_t workers, clean::Algorithm algorithm, clean::Device device,
-                    const std::function<void(std::size_t, clean::Deconvolver&)>& run, DeconvolverPool* pool = nullptr,
-                    const std::vector<int>& gpus = {});
-
 /// The GPUs a cube's plane groups spread over: `c.gpus` when given, else the visible devices,
 /// at most `c.max_gpus` of them (0: all). Empty without a usable GPU.
 std::vector<int> cube_gpus(const CubeOptions& c);

@@ -6,7 +6,6 @@
 #include "app/option_table.hpp"
 #include "app/pipeline.hpp"
 #include "clean/errors.hpp"
-#include "clean/gpu_memory.hpp"
 #include "io/fits_reader.hpp"
 
 namespace gpuclean::app {
@@ -53,23 +52,11 @@ std::unique_ptr<clean::OuterLoopSession> start_outer_loop(const OuterLoopOptions
     input.fits_mask.emplace(mask.width, mask.height);
     input.fits_mask->pixels = std::move(mask.pixels);
   }
-  settings.device = resolve_device(settings.device, log);
-#ifdef GPUCLEAN_HAVE_CUDA
-  if (settings.device == clean::Device::kGpu) {
-    try {
-      clean::RunShape shape;
-      shape.width = shape.psf_width = input.width;
-      shape.height = shape.psf_height = input.height;
-      shape.planes = input.channels * input.polarizations;
-      clean::check_gpu_memory(shape, settings);
-    } catch (const clean::InsufficientGpuMemory& e) {
-      if (options.settings.device == clean::Device::kGpu) throw RuntimeFailure(e.what());
-      log.warn("%s Running on the CPU instead.", e.what());
-      settings.device = clean::Device::kCpu;
-    }
-  }
-#endif
-  return std::make_unique<clean::OuterLoopSession>(settings, std::move(input), first);
+  // The device, the memory check and the CPU fallback are the run plan's (clean/run_plan.hpp).
+  auto session = std::make_unique<clean::OuterLoopSession>(settings, std::move(input), first);
+  if (!session->device_note().empty()) log.verbose("%s", session->device_note().c_str());
+  if (!session->plan().fallback.empty()) log.warn("%s", session->plan().fallback.c_str());
+  return session;
 }
 
 }  // namespace gpuclean::app
