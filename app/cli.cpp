@@ -2,7 +2,7 @@
 
 #include "app/batch/streams.hpp"
 #include "app/enum_option.hpp"
-#include "app/multiscale_options.hpp"
+#include "app/options/option_row.hpp"
 #include "app/version.hpp"
 #include "data/arrays.hpp"
 #include "select/backend_names.hpp"
@@ -11,102 +11,7 @@
 namespace gpuclean::app {
 
 void add_observation_options(CLI::App& app, RunOptions& r) {
-  auto& s = r.settings;
-
-  const std::string loop = "Loop control";
-  app.add_option("--niter", s.niter, "Maximum number of components")->group(loop)->capture_default_str();
-  app.add_option("--gain", s.gain, "Loop gain of each component")->group(loop)->capture_default_str();
-  app.add_option("--mgain", s.mgain, "End a major cycle once the peak fell by this fraction (1: no limit)")
-      ->group(loop)->capture_default_str();
-  app.add_option("--threshold", s.threshold,
-                 "Stop at this absolute peak residual [image units]; given alone, it turns the auto-threshold off")
-      ->group(loop)->capture_default_str();
-  app.add_option("--auto-threshold", s.auto_threshold,
-                 "Stop at SIGMA x robust noise (1.4826 x MAD of the residual); 0 turns it off; off when "
-                 "--threshold is given without it")
-      ->group(loop)->capture_default_str();
-  app.add_option("--auto-mask", s.auto_mask,
-                 "Clean unmasked to SIGMA x robust noise, then on only where components went (per scale, their "
-                 "footprints) down to the final threshold; 0 turns it off (WSClean's -auto-mask)")
-      ->group(loop)->capture_default_str();
-  app.add_flag("--local-rms", s.local_rms.enabled,
-               "Clark: search peaks on residual x lowest local noise / local noise, so thresholds hold against the "
-               "local noise map (WSClean's -local-rms)")
-      ->group(loop);
-  app.add_option("--local-rms-window", s.local_rms.window,
-                 "--local-rms: the noise window's FWHM in beams (WSClean's -local-rms-window)")
-      ->group(loop)->capture_default_str();
-  app.add_option("--local-rms-beam", s.local_rms.beam_pixels,
-                 "--local-rms: the beam in pixels that --local-rms-window counts (default 0: the restoring beam's "
-                 "FWHM; WSClean uses its theoretical beam, 1 / longest baseline)")
-      ->group(loop)->capture_default_str();
-  app.add_flag("--local-rms-periodic", s.local_rms.periodic,
-               "--local-rms (rms): the window wraps around the image's edges and averages over all of it, as "
-               "WSClean 3.3-3.7 make their map (default: its part inside the image, as WSClean 3.1)")
-      ->group(loop);
-  add_enum_option(app, "--local-rms-method", s.local_rms.method, clean::kLocalRmsMethodNames,
-                  "--local-rms: rms (WSClean's: Gaussian-window RMS) or mad (1.4826 x median absolute deviation in "
-                  "boxes, interpolated: hardly raised by sources)")
-      ->group(loop);
-
-  const std::string algo = "Algorithm";
-  add_enum_option(app, "--algorithm", s.algorithm, clean::kAlgorithmNames, "clark or hogbom")->group(algo);
-  add_enum_option(app, "--device", s.device, clean::kDeviceNames, "auto (a GPU when usable), gpu or cpu")->group(algo);
-  app.add_option("--select-k", s.select_k,
-                 "Clark: most pixels in a major cycle's active set (AIPS's MAXPIXEL default; 25000-30000 suit "
-                 "large images)")
-      ->group(algo)->capture_default_str();
-  app.add_option("--select", s.select_backend,
-                 "GPU: selection backend for active sets and noise medians: " + select::clean_backend_list() +
-                     " (auto: the fastest for each call by a measured rule)")
-      ->group(algo)->capture_default_str();
-  app.add_option("--beam-patch", s.beam_patch, "Clark: half-width of the beam patch [pixels]")
-      ->group(algo)->capture_default_str();
-  app.add_option("--threads", s.threads, "CPU threads (0: every core)")->group(algo)->capture_default_str();
-
-  const std::string masks = "Masks and signs";
-  app.add_option("--fits-mask", r.fits_mask, "FITS mask on the image grid: non-zero pixels may be cleaned")
-      ->group(masks);
-  app.add_flag("--no-negative", [&s](std::int64_t) { s.allow_negative = false; },
-               "Search peaks among positive values only: no negative components")->group(masks);
-  app.add_flag("--psf-unchecked", r.psf_unchecked,
-               "Use the PSF even when its largest value is not its largest magnitude (negated?) or lies far from "
-               "its centre and its header's CRPIX (shifted?); normally such a PSF is refused")->group(masks);
-  app.add_option("--clean-border", s.clean_border_percent, "Leave this percentage of the size uncleaned on each side")
-      ->group(masks)->capture_default_str();
-
-  const std::string outs = "Outputs";
-  app.add_flag("--overwrite", r.overwrite, "Replace existing outputs (never an input)")->group(outs);
-  auto* range = app.add_option_function<std::vector<double>>(
-      "--quicklook-range",
-      [&r](const std::vector<double>& v) { r.quicklook_low = v[0], r.quicklook_high = v[1]; },
-      "Percentiles of the restored image shown black and white in the quick-look PNG (default 0.5 99.5)");
-  range->expected(2)->type_name("LOW HIGH")->group(outs);
-
-  const std::string compare = "Selection backends";
-  app.add_flag("--compare-select", s.compare_select,
-               "GPU Clark: at every major cycle also run every GPU selection backend on the same residual and k, "
-               "check they select the same pixels, and time them (table, CSV, JSON, PNG chart); CLEAN itself is "
-               "unchanged")->group(compare);
-  app.add_flag("--compare-select-cpu", s.compare_select_cpu, "With --compare-select: the CPU reference too")
-      ->group(compare);
-
-  auto* beam = app.add_option_function<std::vector<double>>(
-      "--beam-shape",
-      [&s](const std::vector<double>& v) { s.beam_shape = clean::BeamShape{v[0], v[1], v[2]}; },
-      "Restoring beam BMAJ BMIN BPA (arcsec, arcsec, degrees) instead of the fitted one");
-  beam->expected(3)->type_name("BMAJ BMIN BPA")->group("Beam");
-  app.add_option_function<std::string>(
-         "--beam-fit",
-         [&s](const std::string& v) { s.beam_fit = v == "wsclean" ? clean::BeamFit::kWsclean : clean::BeamFit::kCasa; },
-         "Beam fit: wsclean (every pixel in a box 10 x the FWHM) or casa (main-lobe pixels above 0.35)")
-      ->check(CLI::IsMember({"casa", "wsclean"}))->group("Beam")->default_str("wsclean");
-
-  add_multiscale_options(app, s.multiscale);
-
-  app.add_flag("-q,--quiet", [&r](std::int64_t) { r.verbosity = Verbosity::kQuiet; }, "Print errors only");
-  app.add_flag("-v,--verbose", [&r](std::int64_t) { r.verbosity = Verbosity::kVerbose; }, "Print more detail");
-
+  add_option_rows(app, r, OptionSection::kObservation);
   // WSClean's rule: --threshold alone turns the 3-sigma auto-threshold off. A batch row starts
   // from the batch's options, so "given" carries over from them.
   app.final_callback([&app, &r] {
@@ -115,56 +20,11 @@ void add_observation_options(CLI::App& app, RunOptions& r) {
   });
 }
 
-void add_cube_options(CLI::App& app, CubeOptions& c, clean::CleanSettings& s) {
-  const std::string g = "Cubes and channels";
-  app.add_flag("--join-channels", s.join_channels,
-               "Cubes: find peaks on the channels' weighted mean and place each component in every channel with "
-               "that channel's value (WSClean's -join-channels); without it every plane is its own CLEAN")->group(g);
-  app.add_flag("--join-polarizations", s.join_polarizations,
-               "Cubes: find peaks on the sum of squares over the Stokes planes, components in all of them "
-               "(WSClean's -join-polarizations)")->group(g);
-  app.add_option("--fit-spectral-pol", s.fit_spectral_pol,
-                 "--join-channels: fit each component's channel fluxes with a polynomial of N terms in frequency "
-                 "before subtracting (WSClean's -fit-spectral-pol)")->group(g);
-  app.add_option("--fit-spectral-log-pol", s.fit_spectral_log_pol,
-                 "--join-channels: fit each component's channel fluxes with a logarithmic polynomial of N terms "
-                 "(S = S0 10^(a1 x + a2 x^2 ...), x = log10(nu/nu0)), unweighted: every channel counts alike, as in "
-                 "WSClean's -fit-spectral-log-pol (--fit-spectral-pol weighs by the channel weights)")->group(g);
-  app.add_option("--parallel-planes", c.parallel_planes,
-                 "Cubes: plane groups cleaned at once on each GPU, each on its own stream (0: from the GPU's "
-                 "free memory, at most 16)")->group(g)->capture_default_str();
-}
+void add_cube_options(CLI::App& app, RunOptions& r) { add_option_rows(app, r, OptionSection::kCube); }
 
-void add_output_file_options(CLI::App& app, RunOptions& r) {
-  const std::string outs = "Outputs";
-  app.add_option("--model", r.model, "Model image to write (Jy/pixel)")->group(outs);
-  app.add_option("--residual", r.residual, "Residual image to write (Jy/beam)")->group(outs);
-  app.add_option("--components", r.components, "Component list to write (CSV: x, y, RA, Dec, flux)")->group(outs);
-  app.add_option("--json", r.json, "Machine-readable summary: a file, or - for stdout")->group(outs);
-  app.add_option("--quicklook", r.quicklook, "PNG preview of the restored image (see --quicklook-range)")->group(outs);
-  app.add_option("--noise-map", r.noise_map, "--local-rms: write its last local noise map (Jy/beam) here")->group(outs);
-  app.add_option("--compare-prefix", r.compare_prefix,
-                 "--compare-select writes PREFIX.csv, .json and .png (default: the restored image's name + -select)")
-      ->group("Selection backends");
-}
+void add_output_file_options(CLI::App& app, RunOptions& r) { add_option_rows(app, r, OptionSection::kOutputFile); }
 
 namespace {
-
-// The single command's own cube options: what its DIRTY argument names, and the source list's
-// file (batch derives one per channel set instead).
-void add_cube_input_options(CLI::App& app, CubeOptions& c) {
-  const std::string g = "Cubes and channels";
-  app.add_flag("--wsclean-channels", c.wsclean_channels,
-               "DIRTY is WSClean's NAME: clean NAME-0000-dirty.fits ... (and NAME-0000-I-dirty.fits ... with "
-               "polarisations) with their NAME-0000-psf.fits twins as one observation; -o OUT writes "
-               "OUT-0000-image.fits ... and OUT-MFS-image.fits (no PSF argument)")->group(g);
-  app.add_option("--save-source-list", c.source_list,
-                 "--join-channels: write the components as a WSClean source list (text; one source per pixel and "
-                 "scale with its spectrum fitted, or a flat spectrum without a fit)")->group(g);
-  app.add_option("--max-gpus", c.max_gpus,
-                 "Cubes: spread the plane groups over at most this many of the visible GPUs (0: all)")
-      ->group(g)->capture_default_str();
-}
 
 void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
   auto& s = o.settings;
@@ -356,7 +216,7 @@ void add_batch_options(CLI::App& sub, BatchOptions& o) {
   // A folder's channel sets take the single command's cube options; the batch's workers are the
   // parallelism, so each set's planes go one at a time unless --parallel-planes says otherwise.
   o.defaults.cube.parallel_planes = 1;
-  add_cube_options(sub, o.defaults.cube, o.defaults.settings);
+  add_cube_options(sub, o.defaults);
   sub.add_flag("--save-source-list", o.save_source_list,
                "--join-channels: write each channel set's components as a WSClean source list, NAME-sources.txt "
                "beside its images")->group("Cubes and channels");
@@ -397,11 +257,11 @@ std::unique_ptr<Cli> make_cli() {
   cli->app->add_option("dirty", cli->run.dirty, "Dirty image (FITS)");
   cli->app->add_option("psf", cli->run.psf,
                        "Point-spread function (FITS), normally the dirty image's size with its peak at N/2");
-  cli->app->add_option("-o,--output", cli->run.output, "Restored image to write (FITS)");
+  add_option_rows(*cli->app, cli->run, OptionSection::kOutput);
   add_observation_options(*cli->app, cli->run);
   add_output_file_options(*cli->app, cli->run);
-  add_cube_input_options(*cli->app, cli->run.cube);
-  add_cube_options(*cli->app, cli->run.cube, cli->run.settings);
+  add_option_rows(*cli->app, cli->run, OptionSection::kCubeInput);
+  add_cube_options(*cli->app, cli->run);
   cli->batch = cli->app->add_subcommand("batch", "Deconvolve every observation of a manifest or folder");
   add_batch_options(*cli->batch, cli->batch_options);
   cli->simulate = cli->app->add_subcommand("simulate", "Simulate an interferometric observation (dirty image, PSF, truth)");

@@ -47,7 +47,8 @@ struct Cli {
 std::unique_ptr<Cli> make_cli();
 
 /// Options that shape one observation's run (loop, algorithm, masks, beam, ...): the single
-/// command's, batch mode's defaults, and a manifest's columns.
+/// command's, batch mode's defaults, and a manifest's columns; made from the option table's rows
+/// (app/options/option_row.hpp).
 void add_observation_options(CLI::App& app, RunOptions& r);
 /// Every unsigned option of `app` and its subcommands refuses a negative value (exit code 2)
 /// instead of wrapping it to a huge count. make_cli() applies it; so must any other parser.
@@ -55,7 +56,7 @@ void refuse_negative_counts(CLI::App& app);
 /// How a cube or WSClean channel set is cleaned (--join-channels, --fit-spectral-pol, ...): the
 /// single command's and batch's. The single command adds --wsclean-channels and
 /// --save-source-list FILE; batch, --save-source-list as a flag (one list per channel set).
-void add_cube_options(CLI::App& app, CubeOptions& c, clean::CleanSettings& s);
+void add_cube_options(CLI::App& app, RunOptions& r);
 /// Per-observation output files (--model, --residual, --components, --json, --quicklook, ...).
 void add_output_file_options(CLI::App& app, RunOptions& r);
 

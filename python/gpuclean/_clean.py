@@ -14,16 +14,17 @@ from .fits import Header, read
 
 
 def options():
-    """The command line's options as ``{keyword: (default, values, description)}``, where values
-    is 0 for a flag (pass True), 1 for one value, 2 or 3 for a sequence (beam_shape)."""
-    return {name.replace("-", "_"): (default, values, text)
-            for name, default, text, values in _gpuclean.option_table()}
+    """The command line's options as ``{keyword: (default, values, description, range, wsclean)}``
+    (docs/options.md), where values is 0 for a flag (pass True), 1 for one value, 2 or 3 for a
+    sequence (beam_shape), -1 for a list (multiscale_scales); range is the legal values ("(0, 1]",
+    ">= 0", "clark, hogbom"; empty: any) and wsclean WSClean's option of the same meaning (or empty)."""
+    return {row[0].replace("-", "_"): (row[1], row[3], row[2], row[5], row[6]) for row in _gpuclean.option_table()}
 
 
 def _arguments(kwargs):
     """Keywords as command-line arguments, in the order given (so that HISTORY reads as the command
     line would); None leaves an option at its default, False leaves a flag out."""
-    table = {name.replace("-", "_"): values for name, _, _, values in _gpuclean.option_table()}
+    table = {row[0].replace("-", "_"): row[3] for row in _gpuclean.option_table()}
     args = []
     for key, value in kwargs.items():
         if value is None or value is False:
@@ -135,8 +136,8 @@ def _host_image(x):
 
 
 def _options_doc():
-    rows = [f"    {key}: {text} (default: {default or 'none' if values else 'off'})"
-            for key, (default, values, text) in options().items()]
+    rows = [f"    {key}: {text} (default: {default or 'none' if values else 'off'}{'; ' + legal if legal else ''})"
+            for key, (default, values, text, legal, _) in options().items()]
     return "\n\nOptions (the command line's, from its parser):\n\n" + "\n".join(rows) + "\n"
 
 

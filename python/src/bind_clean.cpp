@@ -128,10 +128,12 @@ void bind_clean(py::module_& m) {
         py::arg("mask"));
   m.def("run_device", &run_device, py::arg("args"), py::arg("dirty_pointer"), py::arg("height"), py::arg("width"),
         py::arg("stream"), py::arg("psf"), py::arg("cards"), py::arg("axes"), py::arg("mask"));
+  // (name, default, description, values, group, range, wsclean, wsclean_reach) per option.
   m.def("option_table", [] {
     py::list rows;
     for (const app::OptionInfo& o : app::run_option_table())
-      rows.append(py::make_tuple(o.name, o.default_value, o.description, o.values));
+      rows.append(py::make_tuple(o.name, o.default_value, o.description, o.values, o.group, o.range, o.wsclean,
+                                 o.wsclean_reach));
     return rows;
   });
 }
