@@ -41,9 +41,15 @@ double beam_fwhm_pixels(const CleanProblem& problem) {
   return fit_psf_beam(problem.psf).fwhm_major_pixels();
 }
 
-double scale_beam_pixels(const CleanProblem& problem, const CleanSettings& settings) {
+double scale_beam_pixels(const CleanSettings& settings, double beam_fwhm) {
   if (!settings.multiscale.enabled) return 0.0;
-  return settings.multiscale.beam_pixels > 0.0 ? settings.multiscale.beam_pixels : beam_fwhm_pixels(problem);
+  return settings.multiscale.beam_pixels > 0.0 ? settings.multiscale.beam_pixels : beam_fwhm;
+}
+
+double scale_beam_pixels(const CleanProblem& problem, const CleanSettings& settings) {
+  // The beam is fitted only when it is used (the fit reads the whole PSF).
+  const bool fitted = settings.multiscale.enabled && !(settings.multiscale.beam_pixels > 0.0);
+  return scale_beam_pixels(settings, fitted ? beam_fwhm_pixels(problem) : 0.0);
 }
 
 std::vector<ScaleSummary> summarise_scales(const std::vector<CleanScale>& scales,

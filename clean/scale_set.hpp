@@ -84,6 +84,10 @@ double beam_fwhm_pixels(const CleanProblem& problem);
 /// else beam_fwhm_pixels(); 0 without --multiscale.
 double scale_beam_pixels(const CleanProblem& problem, const CleanSettings& settings);
 
+/// The same from a known restoring (or fitted) beam's major FWHM in pixels, for those that plan
+/// a run's scales before it has a problem (the GPU memory estimate, gpu_memory.cpp).
+double scale_beam_pixels(const CleanSettings& settings, double beam_fwhm);
+
 /// Per scale: its size, bias, and the number and flux of the components made with it.
 std::vector<ScaleSummary> summarise_scales(const std::vector<CleanScale>& scales,
                                            const std::vector<Component>& components);

@@ -24,6 +24,11 @@ std::size_t clark_gpu_bytes(const RunShape& shape, const CleanSettings& settings
   return bytes;
 }
 
+std::vector<CleanScale> estimated_scales(const RunShape& shape, const CleanSettings& settings) {
+  const double beam = scale_beam_pixels(settings, shape.beam ? shape.beam->fwhm_major_pixels() : 1.0);
+  return plan_scales(settings, beam, shape.width, shape.height, std::max(shape.psf_width, shape.psf_height));
+}
+
 std::size_t hogbom_gpu_bytes(const RunShape&, const CleanSettings&, const std::vector<CleanScale>&) { return 0; }
 
 }  // namespace gpuclean::clean::gpu

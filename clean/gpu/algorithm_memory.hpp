@@ -27,6 +27,12 @@ std::size_t clark_gpu_bytes(const RunShape& shape, const CleanSettings& settings
 std::size_t hogbom_gpu_bytes(const RunShape& shape, const CleanSettings& settings,
                              const std::vector<CleanScale>& scales);
 
+/// The scales the estimate counts for a run of `shape` with `settings`: the run's plan
+/// (plan_scales() with scale_beam_pixels(), as prepare_scales() makes it) measured in shape.beam,
+/// or in a 1-pixel beam without one (the most automatic scales). The run may drop some of them
+/// (drop_uncleanable_scales()), never add one.
+std::vector<CleanScale> estimated_scales(const RunShape& shape, const CleanSettings& settings);
+
 /// `algorithm`'s estimator, from the factory's table (deconvolver_factory.cpp).
 GpuBytesEstimator gpu_bytes_of(Algorithm algorithm);
 

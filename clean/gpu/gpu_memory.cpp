@@ -50,8 +50,7 @@ RunBytes run_bytes(const RunShape& shape, const CleanSettings& settings) {
   // Multiscale: every scale's convolver and search images, its patch, and while the scales are
   // prepared the PSF's two convolutions with the widest kernel. --auto-mask: a mask per scale
   // and two search images.
-  const std::vector<CleanScale> scales = plan_scales(settings, shape.beam ? shape.beam->fwhm_major_pixels() : 1.0,
-                                                     width, height, std::max(psf_width, psf_height));
+  const std::vector<CleanScale> scales = gpu::estimated_scales(shape, settings);
   std::size_t multiscale = settings.auto_mask > 0.0 ? scales.size() * n + 2 * n * sizeof(float) : 0;
   if (settings.multiscale.enabled) {
     multiscale += ScaleImagesGpu::bytes_needed(scales, width, height) + 3 * psf_width * psf_height * sizeof(float);
