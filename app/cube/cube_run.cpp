@@ -135,8 +135,9 @@ nlohmann::json run_cube(const RunOptions& o) {
   if (o.settings.compare_select && device != clean::Device::kGpu)
     throw clean::InvalidSettings("--compare-select compares the GPU selection backends; this run is on the CPU.");
   run.device = std::string(clean::to_string(device));
-  const char* mode = o.settings.join_channels ? "joined channels" : o.settings.join_polarizations ? "joined polarizations"
-                                                                                           : "independent planes";
+  const char* mode = !table.join                          ? "independent planes"
+                     : *table.join == clean::Join::kChannels ? "joined channels"
+                                                            : "joined polarizations";
   const std::string on = device == clean::Device::kGpu && plan.gpus.size() > 1
                            ? std::to_string(std::min(plan.gpus.size(), plan.workers)) + " GPUs"
                            : run.device;
