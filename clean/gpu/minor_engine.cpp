@@ -38,11 +38,6 @@ std::size_t record_bytes(std::size_t records) {
 
 }  // namespace
 
-BlockTeam default_block_team() {
-  const char* v = std::getenv("GPUCLEAN_MINOR_TEAM");
-  return v && std::string_view(v) == "tiles" ? BlockTeam::tiles : BlockTeam::rows;
-}
-
 int default_row_block() {
   const char* v = std::getenv("GPUCLEAN_MINOR_ROW_BLOCK");
   if (!v || !*v) return kRowBlock;
@@ -211,7 +206,6 @@ void MinorCycleEngine::launch(const MinorCycleRequest& r, const JoinedMinorReque
   a.pool_capacity = pool_;
   a.order_bins = order_bins_.data();
   a.shared_bytes = team_shared_bytes();
-  a.tiles = options_.block_team == BlockTeam::tiles;
   a.row_block = options_.row_block;
   launch_teams(stream_, a);
 }

@@ -58,16 +58,6 @@ struct JoinedMinorRequest {
   std::size_t comp_stride = 0;
 };
 
-/// Which team cleans a large cluster: the row team (the whole block each step, team_kernel.cu),
-/// or the tile team (a one-warp chain, tile_team.cuh) wherever it can hold the cluster. The tile
-/// team is exact but slower on the bench's fields (clean/gpu/PERFORMANCE.md, "The tile team"):
-/// the rows are the default.
-enum class BlockTeam { rows, tiles };
-
-/// rows, unless the environment variable GPUCLEAN_MINOR_TEAM is "tiles": lets one build time
-/// both teams.
-BlockTeam default_block_team();
-
 /// Threads of the row team's block: kRowBlock, unless the environment variable
 /// GPUCLEAN_MINOR_ROW_BLOCK is 256 or 512 (fewer warps deciding each step, fewer warps for the
 /// small clusters); lets one build time the widths. Any other value throws std::invalid_argument.
@@ -76,7 +66,6 @@ int default_row_block();
 struct MinorEngineOptions {
   bool clustered = true;          ///< false: every cycle as one cluster (the sequential order)
   std::size_t initial_pool = 0;   ///< records the pool starts with (0: from the budget)
-  BlockTeam block_team = default_block_team();
   int row_block = default_row_block();  ///< 256, 512 or 1024
 };
 

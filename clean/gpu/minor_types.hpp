@@ -9,25 +9,17 @@
 namespace gpuclean::clean::gpu {
 
 /// Clusters of at most this many members are cleaned by one warp with the members in registers
-/// (8 per lane); larger ones by a block: the row team (team_kernel.cu), or, when asked for
-/// (MinorEngineOptions::block_team), the tile team (tile_team.cuh), whose chain runs on one warp,
-/// with the row team for what it cannot hold.
+/// (8 per lane); larger ones by a block: the row team (team_kernel.cu).
 inline constexpr std::uint32_t kWarpTeamMax = 256;
-/// Threads of a team block: kRowBlock by default when the row team takes the large clusters
-/// (every thread scans its members each step; 256 and 512 are built too, TeamArgs::row_block),
-/// 512 when the tile team does (104 registers a thread for its one-warp chain; the row team
-/// still takes what the tile team cannot hold, at half the width).
+/// Threads of a team block: kRowBlock by default (every thread scans its members each step; 256
+/// and 512 are built too, TeamArgs::row_block).
 inline constexpr int kRowBlock = 1024;
-inline constexpr int kTileBlock = 512;
 /// Bins of the budget cutoff's histogram of recorded orders (budget_cutoff.cuh).
 inline constexpr std::uint32_t kOrderBins = 1024;
 
 /// Device-side counters of one minor cycle; zeroed before it.
 struct MinorCounters {
   unsigned int n_big = 0, n_small = 0;        ///< clusters cleaned by a block / by a warp
-  unsigned int n_tiled = 0;                   ///< of the block clusters, those the tile team took
-  unsigned int tile_shift = 0;                ///< log2 of the largest tile the tile team used
-  unsigned int densest_tile = 0;              ///< most members in one of its tiles
   unsigned int next_big = 0, next_small = 0;  ///< work queues of the persistent team kernel
   unsigned int widest = 0;                    ///< members of the largest cluster
   unsigned int longest = 0;                   ///< most components one cluster made
@@ -60,7 +52,6 @@ struct TeamArgs {
   unsigned long long pool_capacity = 0;
   unsigned int* order_bins = nullptr;   ///< the recorded orders' histogram (budget_cutoff.cuh)
   std::uint32_t shared_bytes = 0;       ///< dynamic shared memory of each block
-  bool tiles = false;                   ///< large clusters to the tile team where it can hold them
   int row_block = kRowBlock;            ///< threads of the row team's block: 256, 512 or 1024
 };
 

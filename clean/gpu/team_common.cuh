@@ -113,8 +113,6 @@ struct BlockShared {
   unsigned long long best[2][32];  // per-warp maxima, double-buffered: one barrier per component
   unsigned int stop[2];
   unsigned int item;
-  unsigned int x0, x1;             // the tile team's box columns
-  unsigned int scan[32];           // the tile team's per-warp sums
 };
 
 }  // namespace gpuclean::clean::gpu

@@ -7,7 +7,6 @@
 #include "clean/gpu/subtract_rn.cuh"
 #include "clean/gpu/team_common.cuh"
 #include "clean/gpu/team_kernel.hpp"
-#include "clean/gpu/tile_team.cuh"
 #include "clean/gpu/warp_search.cuh"
 #include "clean/packed_peak.hpp"
 #include "select/cuda/cuda_check.hpp"
@@ -19,9 +18,9 @@ namespace {
 
 using cuda::kFullMask;
 using cuda::warp_max64;
-// 162 KB: a cluster of the default active set (20050 members) fits either block team (6 bytes a
-// member in the tile team, 8 in the row team), and the 164 KB shared-memory configuration leaves
-// 92 KB of L1 for the beam patch (40 KB at hw 50).
+// 162 KB: a cluster of the default active set (20050 members) fits the row team's shared memory
+// (8 bytes a member), and the 164 KB shared-memory configuration leaves 92 KB of L1 for the beam
+// patch (40 KB at hw 50).
 constexpr std::uint32_t kSharedBytes = 162 * 1024;
 constexpr int kCarveoutPercent = 72;  // 164 of the SM's 228 KB
 constexpr std::uint32_t kPerLane = kWarpTeamMax / 32;
@@ -31,8 +30,7 @@ __device__ __forceinline__ std::uint32_t slot_of(unsigned long long packed) {
   return ~static_cast<std::uint32_t>(packed >> 1) & 0x7FFFFFFFu;
 }
 
-// A large cluster, cleaned by the whole block: the row team (in the tile team's kernel, what
-// the tile team cannot hold). Thread t owns the quads of members q = t, t + kBlock, ... (members 4q .. 4q + 3, so that a rescan reads them as float4); a component
+// A large cluster, cleaned by the whole block: the row team. Thread t owns the quads of members q = t, t + kBlock, ... (members 4q .. 4q + 3, so that a rescan reads them as float4); a component
 // updates only the members in the patch rows (found in a row table, or by warp searches when
 // the table does not fit), and a thread rescans its members only when its own best was among
 // those changed. kShared: the members live in shared memory (up to team_shared_members()).
@@ -190,10 +188,8 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
   if (lane == 0) atomicMax(&a.counters->longest, made);
 }
 
-// kBlock threads a block: the row team's width (TeamArgs::row_block) when it takes every large
-// cluster, kTileBlock when the tile team does (it runs its chain on one warp and needs more
-// registers a thread).
-template <int kBlock, bool kTiles>
+// kBlock threads a block: the row team's width (TeamArgs::row_block).
+template <int kBlock>
 __global__ void __launch_bounds__(kBlock, 1) teams_kernel(const TeamArgs a) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ BlockShared sh;
@@ -206,9 +202,6 @@ __global__ void __launch_bounds__(kBlock, 1) teams_kernel(const TeamArgs a) {
     __syncthreads();
     if (item >= n_big) break;
     const ClusterRange r = a.big[item];
-    if constexpr (kTiles) {
-      if (tile_team<kBlock>(a, r, smem, sh, top)) continue;
-    }
     if (r.y - r.x <= team_shared_members()) block_team<kBlock, true>(a, r, smem, sh, top);
     else block_team<kBlock, false>(a, r, smem, sh, top);
   }
@@ -229,32 +222,30 @@ __global__ void __launch_bounds__(kBlock, 1) teams_kernel(const TeamArgs a) {
 }  // namespace
 
 __host__ __device__ std::uint32_t team_shared_members() { return (kSharedBytes / 4 - 3) / 2; }
-std::uint32_t tile_team_members() { return tile_team_capacity(kSharedBytes); }
 std::uint32_t team_shared_bytes() { return kSharedBytes; }
 
 int team_blocks() { return std::max(cuda::sm_count(), 1); }
 
-template <int kBlock, bool kTiles>
+template <int kBlock>
 void launch(cudaStream_t s, const TeamArgs& a) {
   static cuda::PerDeviceOnce configured;
   cuda::once_per_device(configured, [] {
-    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kBlock, kTiles>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kBlock>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(kSharedBytes)));
     // Prefer the split that gives the block its shared memory and leaves the rest to L1, where
     // the beam patch lives.
-    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kBlock, kTiles>,
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kBlock>,
                                            cudaFuncAttributePreferredSharedMemoryCarveout, kCarveoutPercent));
   });
-  teams_kernel<kBlock, kTiles><<<team_blocks(), kBlock, kSharedBytes, s>>>(a);
+  teams_kernel<kBlock><<<team_blocks(), kBlock, kSharedBytes, s>>>(a);
   GPUCLEAN_CHECK_LAUNCH();
 }
 
 void launch_teams(cudaStream_t s, const TeamArgs& a) {
-  if (a.tiles) return launch<kTileBlock, true>(s, a);
   switch (a.row_block) {
-    case 256: return launch<256, false>(s, a);
-    case 512: return launch<512, false>(s, a);
-    case 1024: return launch<1024, false>(s, a);
+    case 256: return launch<256>(s, a);
+    case 512: return launch<512>(s, a);
+    case 1024: return launch<1024>(s, a);
     default: throw std::logic_error("team kernel: the row team's block must be 256, 512 or 1024 threads");
   }
 }

@@ -13,8 +13,6 @@ namespace gpuclean::clean::gpu {
 /// The largest cluster the row team keeps in shared memory (larger ones are cleaned in global
 /// memory, much more slowly).
 __host__ __device__ std::uint32_t team_shared_members();
-/// The largest cluster the tile team holds (larger ones go to the row team).
-std::uint32_t tile_team_members();
 /// The dynamic shared memory each block is launched with.
 std::uint32_t team_shared_bytes();
 

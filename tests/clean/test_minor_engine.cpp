@@ -1,10 +1,8 @@
 // The GPU minor-cycle engine against the CPU minor cycle (MinorCycleCpu), bit for bit: the same
 // components in the same order, and the same per-pixel sums in the delta image, on random
 // active sets with clusters of every kind the engine has a path for (warp teams; large clusters
-// on the tile team, with tiles of 16 to 256 pixels, and on the row team, in shared memory and
-// beyond it, where the tile team cannot hold them), cycles cut by the budget, a record pool too
-// small for the first try, and the one-cluster (sequential) mode. Every case runs with both
-// block teams (MinorEngineOptions::block_team).
+// on the row team, in shared memory and beyond it), cycles cut by the budget, a record pool too
+// small for the first try, and the one-cluster (sequential) mode.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -163,19 +161,12 @@ std::vector<T> download(const T* d, std::size_t n) {
   return h;
 }
 
-struct Outcome {
-  gc::MinorCycleStats stats;  // of the tile-team run
-  gc::MinorCycleStats rows;   // of the row-team run
-};
-
 // Runs the engine with the given options and compares its components, delta and model with
 // the CPU's, bit for bit.
 gc::MinorCycleStats engine_run_matches(const Scene& s, const gc::PreparedPsf& psf, int hw, double limit,
                                        bool abs_key, std::size_t budget, gg::MinorEngineOptions options,
                                        const std::vector<gc::Component>& want) {
-  SCOPED_TRACE(options.block_team == gg::BlockTeam::tiles
-                   ? std::string("tile team")
-                   : "row team of " + std::to_string(options.row_block) + " threads");
+  SCOPED_TRACE("row team of " + std::to_string(options.row_block) + " threads");
 
   std::vector<float> values;
   std::vector<std::uint32_t> pixels;
@@ -224,24 +215,19 @@ gc::MinorCycleStats engine_run_matches(const Scene& s, const gc::PreparedPsf& ps
   return engine.stats();
 }
 
-// The CPU's cycle, then the engine's with each block team, the row team at two widths.
-Outcome expect_engine_matches_cpu(const Scene& s, const gc::PreparedPsf& psf, int hw, double limit, bool abs_key,
-                                  std::size_t budget, gg::MinorEngineOptions options) {
+// The CPU's cycle, then the engine's, the row team at two widths; the statistics of the first.
+gc::MinorCycleStats expect_engine_matches_cpu(const Scene& s, const gc::PreparedPsf& psf, int hw, double limit,
+                                              bool abs_key, std::size_t budget, gg::MinorEngineOptions options) {
   std::vector<gc::ActiveMember> cpu_members = s.members;
   std::vector<gc::Component> want;
   gc::MinorCycleCpu(psf, static_cast<std::size_t>(hw), s.w, s.w * s.h)
       .run(cpu_members, limit, 0.1, abs_key, budget, &want);
-  Outcome o;
-  options.block_team = gg::BlockTeam::tiles;
-  o.stats = engine_run_matches(s, psf, hw, limit, abs_key, budget, options, want);
-  options.block_team = gg::BlockTeam::rows;
-  o.rows = engine_run_matches(s, psf, hw, limit, abs_key, budget, options, want);
-  EXPECT_EQ(o.rows.tile_clusters, 0u);
+  const gc::MinorCycleStats stats = engine_run_matches(s, psf, hw, limit, abs_key, budget, options, want);
   // The narrowest row team: four times the quads a thread, a quarter of the warps.
   const int width = options.row_block;
   options.row_block = width == 256 ? 1024 : 256;
   engine_run_matches(s, psf, hw, limit, abs_key, budget, options, want);
-  return o;
+  return stats;
 }
 
 // The box of the largest cluster's members is not known here; the box of all members bounds it.
@@ -268,9 +254,9 @@ TEST_F(MinorEngine, ManySmallClustersOnWarps) {
   const Scene s = sky.active(0.25);
   for (bool abs_key : {true, false}) {
     const auto o = expect_engine_matches_cpu(s, psf, 6, 0.3, abs_key, 100000, {});
-    EXPECT_GT(o.stats.clusters, 100u) << "the scene must split into many clusters";
-    EXPECT_GT(o.stats.sm_busy_fraction, 0.5);
-    EXPECT_EQ(o.stats.sequential, 0u);
+    EXPECT_GT(o.clusters, 100u) << "the scene must split into many clusters";
+    EXPECT_GT(o.sm_busy_fraction, 0.5);
+    EXPECT_EQ(o.sequential, 0u);
   }
 }
 
@@ -283,7 +269,7 @@ TEST_F(MinorEngine, BlockClustersInSharedMemoryAndBeyond) {
   const Scene s = sky.active(0.05);
   ASSERT_GT(s.members.size(), gg::team_shared_members() + 1000u);
   const auto o = expect_engine_matches_cpu(s, psf, 6, 0.4, true, 200000, {});
-  EXPECT_EQ(o.stats.sequential, 0u);
+  EXPECT_EQ(o.sequential, 0u);
 }
 
 TEST_F(MinorEngine, BudgetCutsTheCycleAndThePoolGrows) {
@@ -297,7 +283,7 @@ TEST_F(MinorEngine, BudgetCutsTheCycleAndThePoolGrows) {
     tiny.initial_pool = 64;  // far too small: the clusters' records must make the pool grow
     const auto o = expect_engine_matches_cpu(s, psf, 4, 0.25, true, budget, tiny);
     if (budget >= 32) {
-      EXPECT_GT(o.stats.reruns, 0u) << "budget " << budget;
+      EXPECT_GT(o.reruns, 0u) << "budget " << budget;
     }
   }
 }
@@ -326,8 +312,8 @@ TEST_F(MinorEngine, BudgetCutoffStopsTheLongChainEarly) {
   ASSERT_LT(budget, uncut.size() * 9 / 10) << "the budget must cut the cycle";
 
   const auto o = expect_engine_matches_cpu(s, psf, hw, limit, true, budget, {});
-  EXPECT_GE(o.stats.longest_chain, kept);
-  EXPECT_LT(o.stats.longest_chain, (kept + blob) / 2) << "the blob's chain ran on past the budget";
+  EXPECT_GE(o.longest_chain, kept);
+  EXPECT_LT(o.longest_chain, (kept + blob) / 2) << "the blob's chain ran on past the budget";
 }
 
 TEST_F(MinorEngine, OneClusterModeIsTheSequentialOrder) {
@@ -339,7 +325,7 @@ TEST_F(MinorEngine, OneClusterModeIsTheSequentialOrder) {
   gg::MinorEngineOptions one;
   one.clustered = false;
   const auto o = expect_engine_matches_cpu(s, psf, 5, 0.3, true, 100000, one);
-  EXPECT_EQ(o.stats.clusters, 1u);
+  EXPECT_EQ(o.clusters, 1u);
 }
 
 TEST_F(MinorEngine, PatchCoversTheWholeSetOfATinyImage) {
@@ -372,14 +358,14 @@ TEST_F(MinorEngine, SmallSceneForSanitizers) {
   sky.add(25, 0, 0, -1, rng);
   sky.add(15, 200, 200, 8, rng);  // one cluster of a few hundred members: a block team
   const auto o = expect_engine_matches_cpu(sky.active(0.2), psf, 5, 0.3, true, 3000, {});
-  EXPECT_GT(o.stats.clusters, 10u);
+  EXPECT_GT(o.clusters, 10u);
 }
 
 // The production geometry: a 101-pixel patch (hw 50) and an extended source of several thousand
-// members (the bench's fields make such clusters): the tile team with 16-pixel tiles, then a
-// lower level that merges the field into a 21 000-member cluster of 720 x 820 pixels (64-pixel
-// tiles, a hundred members and more a tile). Both key kinds.
-TEST_F(MinorEngine, TileTeamCleansAnExtendedSourceAtTheProductionPatch) {
+// members (the bench's fields make such clusters), then a lower level that merges the field into
+// a 21 000-member cluster of 720 x 820 pixels, a hundred members and more in a 64-pixel square.
+// Both key kinds.
+TEST_F(MinorEngine, ExtendedSourceAtTheProductionPatch) {
   std::mt19937 rng(9);
   const auto psf = realistic_psf(101, rng);
   Sky sky(1024, 1024, psf);
@@ -391,16 +377,15 @@ TEST_F(MinorEngine, TileTeamCleansAnExtendedSourceAtTheProductionPatch) {
     ASSERT_GT(s.members.size(), 9000u);
     for (bool abs_key : {true, false}) {
       const auto o = expect_engine_matches_cpu(s, psf, 50, level + 0.1, abs_key, 100000, {});
-      EXPECT_GE(o.stats.tile_clusters, 1u);
-      EXPECT_GT(o.stats.widest_cluster, 9000u);
-      EXPECT_GT(o.stats.longest_chain, 500u);
+      EXPECT_GT(o.widest_cluster, 9000u);
+      EXPECT_GT(o.longest_chain, 500u);
     }
   }
 }
 
-// Ties everywhere: the values quantized to eighths, so that many members share a key; the tile
-// team must take the lowest pixel among them, whatever tile and storage order they have.
-TEST_F(MinorEngine, TileTeamBreaksTiesByPixelOrder) {
+// Ties everywhere: the values quantized to eighths, so that many members share a key; the row
+// team must take the lowest pixel among them, whichever thread holds it.
+TEST_F(MinorEngine, TiesBreakByPixelOrder) {
   std::mt19937 rng(13);
   const auto psf = realistic_psf(101, rng);
   Sky sky(768, 768, psf);
@@ -410,13 +395,12 @@ TEST_F(MinorEngine, TileTeamBreaksTiesByPixelOrder) {
   std::size_t ties = 0;
   for (std::size_t i = 1; i < s.members.size(); ++i) ties += s.members[i].value == s.members[i - 1].value ? 1 : 0;
   ASSERT_GT(ties, s.members.size() / 20);
-  const auto o = expect_engine_matches_cpu(s, psf, 50, 0.45, true, 100000, {});
-  EXPECT_GE(o.stats.tile_clusters, 1u);
+  expect_engine_matches_cpu(s, psf, 50, 0.45, true, 100000, {});
 }
 
-// A long, thin cluster (a chain of sources across an 8192-pixel strip): more than a thousand
-// 16-pixel tiles, so that the tile maxima span many groups and a window's tiles reach into two.
-TEST_F(MinorEngine, TileTeamCleansALongThinCluster) {
+// A long, thin cluster (a chain of sources across an 8192-pixel strip): few members in each of
+// its many rows' patch windows.
+TEST_F(MinorEngine, LongThinCluster) {
   std::mt19937 rng(10);
   const auto psf = realistic_psf(101, rng);
   Sky sky(8192, 256, psf);
@@ -424,15 +408,12 @@ TEST_F(MinorEngine, TileTeamCleansALongThinCluster) {
   const Scene s = sky.active(0.35);
   ASSERT_GT(box_of(s)[0], 2048);
   const auto o = expect_engine_matches_cpu(s, psf, 50, 0.45, true, 100000, {});
-  EXPECT_GE(o.stats.tile_clusters, 1u);
-  EXPECT_GT(o.stats.widest_cluster, 5000u);
+  EXPECT_GT(o.widest_cluster, 5000u);
 }
 
 // A chain of sources along the diagonal of a 6000 x 6000 image: one cluster whose box spans the
-// image. At a high level (9 000 members) the tile team takes it with tiles of 128 pixels; at a
-// low one (37 000 members) it holds too many, and the row team cleans it on the tile team's
-// kernel (kTileBlock threads).
-TEST_F(MinorEngine, ClusterAcrossTheImageTakesLargeTilesOrTheRowTeam) {
+// image, in shared memory at a high level (9 000 members) and beyond it at a low one (37 000).
+TEST_F(MinorEngine, ClusterAcrossTheImageInSharedMemoryAndBeyond) {
   std::mt19937 rng(12);
   const auto psf = realistic_psf(101, rng);
   Sky sky(6000, 6000, psf);
@@ -440,18 +421,15 @@ TEST_F(MinorEngine, ClusterAcrossTheImageTakesLargeTilesOrTheRowTeam) {
   {
     const Scene s = sky.active(0.5);
     ASSERT_GT(box_of(s)[0], 5000);
-    ASSERT_LT(s.members.size(), gg::tile_team_members());
+    ASSERT_LT(s.members.size(), gg::team_shared_members());
     const auto o = expect_engine_matches_cpu(s, psf, 50, 0.6, true, 100000, {});
-    EXPECT_GT(o.stats.widest_cluster, 5000u) << "the chain must make one large cluster";
-    EXPECT_EQ(o.stats.tile_clusters, 1u);
-    EXPECT_GE(o.stats.tile_side, 64u);
+    EXPECT_GT(o.widest_cluster, 5000u) << "the chain must make one large cluster";
   }
   {
     const Scene s = sky.active(0.3);
-    ASSERT_GT(s.members.size(), gg::tile_team_members());
+    ASSERT_GT(s.members.size(), gg::team_shared_members());
     const auto o = expect_engine_matches_cpu(s, psf, 50, 0.4, true, 100000, {});
-    EXPECT_GT(o.stats.widest_cluster, gg::tile_team_members());
-    EXPECT_EQ(o.stats.tile_clusters, 0u);
+    EXPECT_GT(o.widest_cluster, gg::team_shared_members());
   }
 }
 
