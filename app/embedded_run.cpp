@@ -15,7 +15,7 @@ EmbeddedRun embedded(const RunOptions& options, const std::function<LoadedObserv
                                  "any output.");
   }
   RunOutcome outcome = run_observation(options, load);
-  std::string json = make_summary_json(outcome.report, outcome.result, options.settings).dump(2);
+  std::string json = make_summary_json(outcome.report, outcome.result, options).dump(2);
   return {std::move(outcome.result), std::move(json)};
 }
 

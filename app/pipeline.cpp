@@ -282,7 +282,7 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
   std::string json_text;
   if (!o.json.empty()) {
     report.seconds.total = report.seconds.read + report.seconds.clean + report.seconds.restore + report.seconds.write;
-    json_text = make_summary_json(report, result, s).dump(2) + "\n";
+    json_text = make_summary_json(report, result, o).dump(2) + "\n";
     if (o.json != "-") io::write_text_file(staged.stage(o.json), json_text, true);
   }
   io::write_fits_image(staged.stage(o.output), restored.pixels.data(), width, height, obs.header, obs.axes,

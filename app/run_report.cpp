@@ -4,102 +4,23 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "app/version.hpp"
+#include "app/summary/summary_json.hpp"
 
 namespace gpuclean::app {
 
-nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& result,
-                                 const clean::CleanSettings& s) {
-  nlohmann::json j;
-  j["gpuclean_version"] = kVersion;
+nlohmann::json make_summary_json(const RunReport& r, const clean::CleanResult& result, const RunOptions& o) {
+  nlohmann::json j = summary_envelope("clean", o.command_line);
+  j["input"] = "image";
   j["dirty"] = r.dirty;
   j["psf"] = r.psf;
   j["output"] = r.output;
-  j["algorithm"] = r.algorithm;
   j["device"] = r.device;
+  j["settings"] = settings_json(o.settings);
   j["image"] = {{"width", r.width}, {"height", r.height}, {"nan_pixels", r.nan_pixels},
                 {"dirty_on_device", r.dirty_on_device}};
-  j["iterations"] = result.iterations;
-  j["major_cycles"] = result.major_cycles;
-  j["stop_reason"] = std::string(clean::to_string(result.reason));
-  j["peak_residual"] = result.peak_residual;
-  j["rms_residual"] = r.rms_residual;
-  j["model_flux"] = r.model_flux;
-  j["restored_peak"] = r.restored_peak;
-  j["threshold"] = result.threshold;
-  j["noise_sigma"] = result.noise_sigma;
-  nlohmann::json beam = {{"fitted", r.beam_fitted},
-                         {"bmaj_pixels", r.beam_pixels.fwhm_major_pixels()},
-                         {"bmin_pixels", r.beam_pixels.fwhm_minor_pixels()}};
-  if (r.beam) {
-    beam["bmaj_arcsec"] = r.beam->bmaj_arcsec;
-    beam["bmin_arcsec"] = r.beam->bmin_arcsec;
-    beam["bpa_deg"] = r.beam->bpa_deg;
-  } else {
-    beam["bmaj_arcsec"] = nullptr;
-    beam["bmin_arcsec"] = nullptr;
-    beam["bpa_deg"] = nullptr;
-  }
-  j["beam"] = beam;
-  j["settings"] = {{"niter", s.niter},
-                   {"gain", s.gain},
-                   {"mgain", s.mgain},
-                   {"threshold", s.threshold},
-                   {"auto_threshold", s.auto_threshold},
-                   {"auto_mask", s.auto_mask},
-                   {"local_rms", s.local_rms.enabled},
-                   {"local_rms_window", s.local_rms.window},
-                   {"stopping_rules", clean::describe_stopping_rules(s)},
-                   {"allow_negative", s.allow_negative},
-                   {"clean_border_percent", s.clean_border_percent},
-                   {"select_k", s.select_k},
-                   {"select", s.select_backend},
-                   {"beam_patch", s.beam_patch}};
-  j["seconds"] = {{"total", r.seconds.total},
-                  {"read", r.seconds.read},
-                  {"clean", r.seconds.clean},
-                  {"restore", r.seconds.restore},
-                  {"write", r.seconds.write},
-                  {"setup", result.seconds.setup},
-                  {"download", result.seconds.download},
-                  {"scale_images", result.seconds.scales},
-                  {"noise_map", result.seconds.noise_map},
-                  {"select", result.seconds.select},
-                  {"minor", result.seconds.minor},
-                  {"convolve", result.seconds.convolve},
-                  {"restore_stage", result.seconds.restore}};
-  j["peak_gpu_memory_bytes"] = result.peak_gpu_bytes;
-  if (result.minor_stats.cycles > 0) {
-    const clean::MinorCycleStats& m = result.minor_stats;
-    j["minor_cycles_gpu"] = {{"clusters", m.clusters},
-                             {"longest_chain", m.longest_chain},
-                             {"widest_cluster", m.widest_cluster},
-                             {"sm_busy_fraction", m.sm_busy_fraction},
-                             {"pool_reruns", m.reruns},
-                             {"one_cluster_cycles", m.sequential}};
-  }
-  if (s.auto_mask > 0.0) {
-    j["auto_mask"] = {{"sigma", s.auto_mask}, {"cycle", result.auto_mask_cycle}, {"pixels", result.auto_mask_pixels}};
-  }
-  if (result.local_rms.used) {
-    const clean::LocalRmsSummary& l = result.local_rms;
-    j["local_rms"] = {{"method", std::string(clean::to_string(s.local_rms.method))},
-                      {"window_beams", l.window_beams},
-                      {"window_fwhm_pixels", l.window_fwhm_pixels},
-                      {"min_rms", l.min_rms},
-                      {"max_rms", l.max_rms},
-                      {"dropped_at_cycle", l.dropped_at_cycle}};
-  }
-  if (s.multiscale.enabled) {
-    nlohmann::json scales = nlohmann::json::array();
-    for (const clean::ScaleSummary& sc : result.scales) {
-      scales.push_back({{"size_pixels", sc.size}, {"bias", sc.bias}, {"components", sc.components}, {"flux", sc.flux}});
-    }
-    j["multiscale"] = {{"shape", std::string(clean::to_string(s.multiscale.shape))},
-                       {"scale_bias", s.multiscale.scale_bias},
-                       {"gain", s.multiscale.gain},
-                       {"scales", scales}};
-  }
+  j["runs"] = {run_json(result, o.settings, {0}, std::nullopt)};
+  j["planes"] = {plane_json({0, 0, r.rms_residual, r.model_flux, r.restored_peak, r.beam_pixels, r.beam, r.beam_fitted})};
+  j["seconds"] = seconds_json(r.seconds.read, r.seconds.clean, r.seconds.restore, r.seconds.write);
   return j;
 }
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/run_options.hpp"
 #include "clean/beam.hpp"
 #include "clean/deconvolver.hpp"
 #include "io/wcs.hpp"
@@ -28,8 +29,8 @@ struct RunReport {
   StageTimes seconds;
 };
 
-nlohmann::json make_summary_json(const RunReport& report, const clean::CleanResult& result,
-                                 const clean::CleanSettings& settings);
+/// The single command's --json summary (docs/summary-json.md): one run of one plane.
+nlohmann::json make_summary_json(const RunReport& report, const clean::CleanResult& result, const RunOptions& options);
 
 /// One row per model pixel (components at the same pixel summed), in the order first cleaned:
 /// x, y (0-based pixels), RA and Dec [deg], flux [Jy].

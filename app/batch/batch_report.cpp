@@ -1,9 +1,11 @@
 #include "app/batch/batch_report.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
-#include "app/version.hpp"
+#include "app/summary/summary_json.hpp"
 
 namespace gpuclean::app {
 
@@ -49,16 +51,45 @@ BatchTotals summarize(const std::vector<ObservationOutcome>& outcomes, double wa
   return t;
 }
 
+void record_cube_summary(ObservationOutcome& o, nlohmann::json summary) {
+  const nlohmann::json& seconds = summary["seconds"];
+  o.clean_seconds = seconds.value("clean", 0.0);
+  o.read_seconds = seconds.value("read", 0.0);
+  o.write_seconds = seconds.value("write", 0.0);
+  o.mode = summary["settings"].value("join", "");
+  const nlohmann::json& runs = summary["runs"];
+  o.iterations = 0;
+  for (const auto& r : runs) {
+    o.iterations += r.value("iterations", std::size_t{0});
+    o.major_cycles = std::max(o.major_cycles, r.value("major_cycles", std::size_t{0}));
+  }
+  o.stop_reason = runs.empty() ? "" : runs[0].value("stop_reason", "");
+  double rms2 = 0.0, flux = 0.0;
+  for (const auto& p : summary["planes"]) {
+    rms2 += std::pow(p.value("rms_residual", 0.0), 2);
+    flux += p.value("model_flux", 0.0);
+  }
+  const double planes = std::max<double>(1.0, static_cast<double>(summary["planes"].size()));
+  o.rms_residual = std::sqrt(rms2 / planes);  // over all planes
+  o.model_flux = flux / planes;               // the planes' mean
+  o.summary = std::move(summary);
+}
+
 nlohmann::json batch_report_json(const std::vector<ObservationOutcome>& outcomes, const BatchTotals& t,
                                  const Shard& shard, const std::string& manifest, const std::string& command_line) {
-  nlohmann::json j;
-  j["gpuclean_version"] = kVersion;
-  j["command"] = command_line;
+  nlohmann::json j = summary_envelope("batch", command_line);
   j["manifest"] = manifest;
   j["shard"] = {{"index", shard.index}, {"count", shard.count}, {"source", shard.source}};
+  // An observation's own summary keys that the entry replaces with the batch's view of them.
+  static const char* const kBatchOwn[] = {"schema", "schema_version", "front_end", "gpuclean_version", "command",
+                                          "dirty", "psf", "output", "device", "seconds"};
   nlohmann::json list = nlohmann::json::array();
   for (const auto& o : outcomes) {
     nlohmann::json e;
+    if (o.status == OutcomeStatus::kDone && o.summary.is_object()) {
+      e = o.summary;  // input, settings, image, runs, planes (and a channel set's keys)
+      for (const char* k : kBatchOwn) e.erase(k);
+    }
     e["index"] = o.index;
     e["name"] = o.name;
     e["status"] = to_string(o.status);
@@ -67,28 +98,10 @@ nlohmann::json batch_report_json(const std::vector<ObservationOutcome>& outcomes
     e["dirty"] = o.dirty;
     e["psf"] = o.psf;
     e["outputs"] = o.outputs;
-    if (o.status == OutcomeStatus::kDone) {
-      e["device"] = o.device;
-      if (!o.mode.empty()) e["mode"] = o.mode;
-      e["image"] = {{"width", o.width}, {"height", o.height}};
-      e["iterations"] = o.iterations;
-      e["major_cycles"] = o.major_cycles;
-      e["stop_reason"] = o.stop_reason;
-      e["rms_residual"] = o.rms_residual;
-      e["peak_residual"] = o.peak_residual;
-      e["model_flux"] = o.model_flux;
-    }
-    e["seconds"] = {{"total", o.seconds},
-                    {"read", o.read_seconds},
-                    {"clean", o.clean_seconds},
-                    {"restore", o.restore_seconds},
-                    {"write", o.write_seconds},
-                    {"clean_stages",
-                     {{"setup", o.setup_seconds},
-                      {"select", o.select_seconds},
-                      {"minor", o.minor_seconds},
-                      {"convolve", o.convolve_seconds},
-                      {"download", o.download_seconds}}}};
+    if (o.status == OutcomeStatus::kDone) e["device"] = o.device;
+    // From the start of its read to the end of its write (the stages overlap other observations').
+    e["seconds"] = seconds_json(o.read_seconds, o.clean_seconds, o.restore_seconds, o.write_seconds);
+    e["seconds"]["total"] = o.seconds;
     list.push_back(std::move(e));
   }
   j["observations"] = list;

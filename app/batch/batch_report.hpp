@@ -1,6 +1,7 @@
 #pragma once
-// The end of a batch: a summary table on the terminal and a JSON report with one entry per
-// observation (status, seconds, iterations, residual RMS, model flux, ...) and the totals.
+// The end of a batch: a summary table on the terminal and a JSON report (the summary schema's
+// batch front end, docs/summary-json.md) with one entry per observation (status, seconds, and
+// when done its settings, runs and planes) and the totals.
 
 #include <cstdio>
 #include <string>
@@ -28,6 +29,10 @@ struct BatchTotals {
 
 BatchTotals summarize(const std::vector<ObservationOutcome>& outcomes, double wall_seconds,
                       double gpu_stage_seconds, std::vector<std::string> devices);
+
+/// A channel set's outcome from its cube summary: the runs' components and most major cycles, the
+/// first run's stop reason, the planes' RMS residual and mean model flux, the stage times.
+void record_cube_summary(ObservationOutcome& outcome, nlohmann::json summary);
 
 nlohmann::json batch_report_json(const std::vector<ObservationOutcome>& outcomes, const BatchTotals& totals,
                                  const Shard& shard, const std::string& manifest, const std::string& command_line);

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace gpuclean::app {
 
 enum class OutcomeStatus { kDone, kFailed, kSkipped };
@@ -27,6 +29,9 @@ struct ObservationOutcome {
   std::size_t iterations = 0, major_cycles = 0;
   std::string stop_reason;
   double rms_residual = 0, model_flux = 0, peak_residual = 0;
+  /// Done: its own summary (docs/summary-json.md; front_end "clean" or "cube"), whose runs and
+  /// planes the report's entry carries.
+  nlohmann::json summary;
 };
 
 }  // namespace gpuclean::app

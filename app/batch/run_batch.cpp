@@ -216,21 +216,7 @@ class Pipeline {
     ObservationOutcome& o = w.outcome;
     o.status = OutcomeStatus::kDone;
     o.device = gpu >= 0 && summary.value("device", "") == "gpu" ? "gpu " + std::to_string(gpu) : "cpu";
-    o.clean_seconds = summary["seconds"].value("clean", 0.0);
-    o.read_seconds = summary["seconds"].value("read", 0.0);
-    o.write_seconds = summary["seconds"].value("write", 0.0);
-    o.mode = summary.value("mode", "");
-    o.iterations = summary.value("components", std::size_t{0});
-    for (const auto& g : summary["groups"]) o.major_cycles = std::max(o.major_cycles, g.value("major_cycles", std::size_t{0}));
-    o.stop_reason = summary["groups"].empty() ? "" : summary["groups"][0].value("stop_reason", "");
-    double rms2 = 0.0, flux = 0.0;
-    for (const auto& p : summary["planes"]) {
-      rms2 += std::pow(p.value("rms_residual", 0.0), 2);
-      flux += p.value("model_flux", 0.0);
-    }
-    const double planes = std::max<double>(1.0, static_cast<double>(summary["planes"].size()));
-    o.rms_residual = std::sqrt(rms2 / planes);  // over all planes
-    o.model_flux = flux / planes;               // the planes' mean
+    record_cube_summary(o, summary);
   }
 
   void write_loop() {
@@ -250,6 +236,7 @@ class Pipeline {
           o.rms_residual = r.rms_residual;
           o.model_flux = r.model_flux;
           o.peak_residual = w.result->peak_residual;
+          o.summary = make_summary_json(r, *w.result, w.obs->options);
         } catch (...) {
           fail(w, std::current_exception());
         }

@@ -305,7 +305,7 @@ int run_bench_batch(const BenchBatchOptions& o) {
           stages.read += sec.value("read", 0.0);
           stages.clean += sec.value("clean", 0.0) + sec.value("restore", 0.0);
           stages.write += sec.value("write", 0.0);
-          if (sec.contains("clean_stages")) stages.minor += sec["clean_stages"].value("minor", 0.0);
+          for (const auto& run : e.value("runs", nlohmann::json::array())) stages.minor += run["stage_seconds"].value("minor", 0.0);
           ++stages.count;
         }
       } catch (const std::exception& e) {

@@ -16,7 +16,7 @@
 #include "app/pipeline.hpp"
 #include "app/plane_io.hpp"
 #include "app/provenance.hpp"
-#include "app/version.hpp"
+#include "app/summary/summary_json.hpp"
 #include "clean/beam.hpp"
 #include "clean/image_stats.hpp"
 #include "clean/mfs.hpp"
@@ -101,13 +101,11 @@ std::string components_csv(const RunOptions& o, const CubeInput& in, const CubeR
 
 nlohmann::json summary_json(const RunOptions& o, const CubeInput& in, const CubeRunResult& run,
                             const std::vector<PlaneView>& views, double write_seconds) {
-  nlohmann::json j;
-  j["gpuclean_version"] = kVersion;
+  nlohmann::json j = summary_envelope("cube", o.command_line);
+  j["input"] = in.wsclean ? "wsclean-channels" : "cube";
   j["dirty"] = o.dirty;
   j["psf"] = o.psf;
   j["output"] = o.output;
-  j["input"] = in.wsclean ? "wsclean-channels" : "cube";
-  j["mode"] = mode_of(o.settings);
   j["device"] = run.device;
   if (!run.group_gpu.empty()) {  // the GPUs that cleaned, in order
     std::vector<int> gpus = run.group_gpu;
@@ -115,55 +113,35 @@ nlohmann::json summary_json(const RunOptions& o, const CubeInput& in, const Cube
     gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
     j["gpus"] = gpus;
   }
+  j["settings"] = settings_json(o.settings);
+  j["image"] = {{"width", in.planes.front().dirty.width}, {"height", in.planes.front().dirty.height}};
   j["channels"] = in.channels;
   j["stokes"] = in.stokes;
   j["weights"] = in.weights_from_headers ? "WSCIMGWG" : "equal";
-  j["fit_spectral_pol"] = o.settings.fit_spectral_pol;
-  j["fit_spectral_log_pol"] = o.settings.fit_spectral_log_pol;
-  std::size_t components = 0;
-  nlohmann::json groups = nlohmann::json::array();
+  nlohmann::json runs = nlohmann::json::array();
+  std::vector<std::size_t> run_of(in.planes.size(), 0);
   for (std::size_t g = 0; g < run.groups.size(); ++g) {
-    const clean::CleanResult& r = run.results[g];
-    components += r.iterations;
-    groups.push_back({{"planes", run.groups[g].planes},
-                      {"components", r.iterations},
-                      {"major_cycles", r.major_cycles},
-                      {"stop_reason", std::string(clean::to_string(r.reason))},
-                      {"peak_residual", r.peak_residual},
-                      {"threshold", r.threshold},
-                      {"reference_frequency_hz", r.reference_frequency_hz}});
-    if (g < run.group_gpu.size()) groups.back()["gpu"] = run.group_gpu[g];
-    if (o.settings.multiscale.enabled) {
-      nlohmann::json scales = nlohmann::json::array();
-      for (const clean::ScaleSummary& sc : r.scales)
-        scales.push_back({{"size_pixels", sc.size}, {"bias", sc.bias}, {"components", sc.components}, {"flux", sc.flux}});
-      groups.back()["scales"] = std::move(scales);
-    }
+    for (std::size_t p : run.groups[g].planes) run_of[p] = g;
+    const std::optional<int> gpu = g < run.group_gpu.size() ? std::optional<int>(run.group_gpu[g]) : std::nullopt;
+    runs.push_back(run_json(run.results[g], o.settings, run.groups[g].planes, gpu));
   }
   nlohmann::json planes = nlohmann::json::array();
   for (std::size_t i = 0; i < in.planes.size(); ++i) {
     const InputPlane& p = in.planes[i];
-    nlohmann::json e = {{"channel", p.channel},
-                        {"stokes", p.pol.empty() ? "I" : p.pol},
-                        {"frequency_hz", p.frequency_hz},
-                        {"weight", p.weight},
-                        {"components", views[i].result->iterations},
-                        {"stop_reason", std::string(clean::to_string(views[i].result->reason))},
-                        {"rms_residual", clean::rms(views[i].residual->pixels)},
-                        {"model_flux", clean::total_flux(views[i].model->pixels)},
-                        {"restored_peak", clean::positive_peak(views[i].restored->pixels)}};
-    if (p.sky_beam)
-      e["beam"] = {{"bmaj_arcsec", p.sky_beam->bmaj_arcsec}, {"bmin_arcsec", p.sky_beam->bmin_arcsec},
-                   {"bpa_deg", p.sky_beam->bpa_deg}};
+    nlohmann::json e = plane_json({i, run_of[i], clean::rms(views[i].residual->pixels),
+                                   clean::total_flux(views[i].model->pixels),
+                                   clean::positive_peak(views[i].restored->pixels), p.beam, p.sky_beam,
+                                   !o.settings.beam_shape});
+    e["channel"] = p.channel;
+    e["stokes"] = p.pol.empty() ? "I" : p.pol;
+    e["frequency_hz"] = p.frequency_hz;
+    e["weight"] = p.weight;
     planes.push_back(std::move(e));
   }
-  j["groups"] = std::move(groups);
+  j["runs"] = std::move(runs);
   j["planes"] = std::move(planes);
-  j["components"] = components;
-  j["seconds"] = {{"read", run.seconds_read},
-                  {"clean", run.seconds_clean},
-                  {"write", write_seconds},
-                  {"planes_per_second", static_cast<double>(in.planes.size()) / std::max(run.seconds_clean, 1e-9)}};
+  j["seconds"] = seconds_json(run.seconds_read, run.seconds_clean, std::nullopt, write_seconds);
+  j["planes_per_second"] = static_cast<double>(in.planes.size()) / std::max(run.seconds_clean, 1e-9);
   return j;
 }
 

@@ -59,10 +59,12 @@ class Result:
     shape (height, width); ``components`` is a structured array (x, y, flux, scale: its scale in
     pixels, 0 without multiscale) in the order found
     (the CSV sums those at one pixel). ``noise_map`` is the local noise map (Jy/beam) of a run with
-    ``local_rms=True`` and ``noise_map=FILE``, else None. ``summary`` is the command line's --json summary, and each
-    of its keys is also an attribute: ``stop_reason``, ``iterations``, ``major_cycles``,
-    ``peak_residual``, ``rms_residual``, ``model_flux``, ``restored_peak``, ``threshold``,
-    ``noise_sigma``, ``beam``, ``seconds`` (the stage times), ``settings``, ...
+    ``local_rms=True`` and ``noise_map=FILE``, else None. ``summary`` is the command line's --json summary
+    (docs/summary-json.md): one run of one plane. Its keys are also attributes, with those of its
+    run (``summary["runs"][0]``) and plane (``summary["planes"][0]``): ``stop_reason``,
+    ``iterations``, ``major_cycles``, ``peak_residual``, ``threshold``, ``noise_sigma``,
+    ``stage_seconds`` (CLEAN's stages), ``rms_residual``, ``model_flux``, ``restored_peak``,
+    ``beam``, ``seconds`` (the run's stages: read, clean, restore, write), ``settings``, ...
     """
 
     def __init__(self, raw):
@@ -78,11 +80,13 @@ class Result:
         self.components["flux"] = raw["component_flux"]
         self.components["scale"] = raw["component_scale"]
         self.summary = json.loads(raw["summary_json"])
-        for key, value in self.summary.items():
-            setattr(self, key, value)
+        # The summary's own keys last: they win over the run's and plane's (its planes, seconds).
+        for block in (self.summary["planes"][0], self.summary["runs"][0], self.summary):
+            for key, value in block.items():
+                setattr(self, key, value)
 
     def __repr__(self):
-        return (f"<gpuclean.Result {self.algorithm} on {self.device}: {self.iterations} components, "
+        return (f"<gpuclean.Result {self.settings['algorithm']} on {self.device}: {self.iterations} components, "
                 f"stop {self.stop_reason}, peak residual {self.peak_residual:.4g}>")
 
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "app/summary/summary_schema.hpp"
 #include "io/fits_reader.hpp"
 #include "io/png_writer.hpp"
 #include "select/cuda/device_info.hpp"
@@ -83,6 +84,8 @@ TEST_F(Batch, FolderRunsEveryPairReportsFailuresAndSaysSoInTheExitCode) {
   EXPECT_NE(r.out.find("observation"), std::string::npos) << r.out;  // the summary table
 
   const json rep = report(d / "gpuclean-batch.json");
+  EXPECT_EQ(gpuclean::app::summary_schema_problems(rep), std::vector<std::string>{}) << rep.dump(1);
+  EXPECT_EQ(rep["front_end"], "batch");
   ASSERT_EQ(rep["observations"].size(), 4u);
   EXPECT_EQ(names_with(rep, "done"), (std::set<std::string>{"obs0", "obs1", "obs2"}));
   EXPECT_EQ(names_with(rep, "failed"), (std::set<std::string>{"broken"}));
@@ -92,12 +95,14 @@ TEST_F(Batch, FolderRunsEveryPairReportsFailuresAndSaysSoInTheExitCode) {
       EXPECT_NE(o["reason"].get<std::string>().find("not a readable FITS"), std::string::npos);
       continue;
     }
-    EXPECT_GT(o["iterations"].get<int>(), 0);
-    EXPECT_GT(o["rms_residual"].get<double>(), 0.0);
-    EXPECT_GT(o["model_flux"].get<double>(), 0.0);
+    ASSERT_EQ(o["runs"].size(), 1u);
+    ASSERT_EQ(o["planes"].size(), 1u);
+    EXPECT_GT(o["runs"][0]["iterations"].get<int>(), 0);
+    EXPECT_GT(o["planes"][0]["rms_residual"].get<double>(), 0.0);
+    EXPECT_GT(o["planes"][0]["model_flux"].get<double>(), 0.0);
     EXPECT_GT(o["seconds"]["total"].get<double>(), 0.0);
     // The stages CLEAN timed lie inside its clean time, and its minor cycles took some of it.
-    const auto& stages = o["seconds"]["clean_stages"];
+    const auto& stages = o["runs"][0]["stage_seconds"];
     double staged = 0.0;
     for (const char* k : {"setup", "select", "minor", "convolve", "download"}) staged += stages[k].get<double>();
     EXPECT_GT(stages["minor"].get<double>(), 0.0);
@@ -172,7 +177,7 @@ TEST_F(Batch, ManifestRowsCarryTheirOwnOptions) {
   EXPECT_DOUBLE_EQ(a["settings"]["gain"].get<double>(), 0.05);
   EXPECT_DOUBLE_EQ(b["settings"]["gain"].get<double>(), 0.2);  // the batch default
   EXPECT_EQ(b["settings"]["niter"], 7);
-  EXPECT_EQ(b["iterations"], 7);
+  EXPECT_EQ(b["runs"][0]["iterations"], 7);
   EXPECT_TRUE(fs::exists(tmp_.file("out/a-model.fits")));
   EXPECT_TRUE(fs::exists(tmp_.file("out/b-residual.fits")));
 }
@@ -189,11 +194,12 @@ TEST_F(Batch, MultiscaleAutoMaskAndLocalRmsRunPerRow) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   for (const char* name : {"a", "b"}) {
     const json j = json::parse(slurp(tmp_.file(std::string(name) + ".json")));
-    EXPECT_EQ(j["algorithm"], "multiscale");
-    ASSERT_TRUE(j.contains("local_rms")) << name;
-    EXPECT_EQ(j["local_rms"]["window_beams"], 10.0);
-    ASSERT_TRUE(j.contains("auto_mask")) << name;
-    EXPECT_EQ(j["local_rms"]["dropped_at_cycle"], j["auto_mask"]["cycle"]) << name;
+    const json& run = j["runs"][0];
+    EXPECT_EQ(j["settings"]["algorithm"], "multiscale");
+    ASSERT_TRUE(run["local_rms"].is_object()) << name;
+    EXPECT_EQ(run["local_rms"]["window_beams"], 10.0);
+    ASSERT_TRUE(run["auto_mask"].is_object()) << name;
+    EXPECT_EQ(run["local_rms"]["dropped_at_cycle"], run["auto_mask"]["cycle"]) << name;
     EXPECT_TRUE(fs::exists(tmp_.file(std::string(name) + "-noise.fits"))) << name;
   }
 }
@@ -352,7 +358,7 @@ TEST_F(Batch, ChannelSetsTakeTheCubeOptions) {
     const std::string name = o["name"];
     SCOPED_TRACE(name);
     EXPECT_EQ(o["status"], "done");
-    EXPECT_EQ(o["mode"], "channels");
+    EXPECT_EQ(o["settings"]["join"], "channels");
     const std::string list = (d / (name + "-sources.txt")).string();
     EXPECT_NE(std::find(o["outputs"].begin(), o["outputs"].end(), list), o["outputs"].end()) << o["outputs"].dump();
     EXPECT_EQ(slurp(list).rfind("Format = Name, Type, Ra, Dec, I, SpectralIndex, LogarithmicSI", 0), 0u);
@@ -404,9 +410,9 @@ TEST_F(BatchGpu, CompareSelectChecksEveryBackendAndLeavesCleanUnchanged) {
   EXPECT_EQ(gpuclean::io::read_fits_image(tmp_.file("am.fits")).pixels,
             gpuclean::io::read_fits_image(tmp_.file("bm.fits")).pixels);
   const json a = json::parse(slurp(tmp_.file("a.json"))), b = json::parse(slurp(tmp_.file("b.json")));
-  EXPECT_EQ(a["iterations"], b["iterations"]);
+  EXPECT_EQ(a["runs"][0]["iterations"], b["runs"][0]["iterations"]);
   const json c = json::parse(slurp(tmp_.file("b-select.json")));
-  EXPECT_EQ(c["cycles"].size(), b["major_cycles"].get<std::size_t>());
+  EXPECT_EQ(c["cycles"].size(), b["runs"][0]["major_cycles"].get<std::size_t>());
   for (const char* backend : {"sort", "randomized", "sample", "bucket", "cutting-plane", "cpu"}) {
     EXPECT_TRUE(c["total_seconds"].contains(backend)) << backend;
     for (const auto& cycle : c["cycles"]) EXPECT_GT(cycle["seconds"][backend].get<double>(), 0.0) << backend;

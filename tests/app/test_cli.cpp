@@ -9,8 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "select/cuda/device_info.hpp"
+#include "app/summary/summary_schema.hpp"
 #include "io/fits_reader.hpp"
+#include "select/cuda/device_info.hpp"
 #include "tests/io/fits_test_files.hpp"
 #include "tests/support/paths.hpp"
 #include "tests/support/run_command.hpp"
@@ -40,23 +41,29 @@ TEST_F(Cli, CleansAndWritesEveryOutput) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("cycle"), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(slurp(tmp_.file("s.json")));
-  for (const char* key : {"iterations", "major_cycles", "stop_reason", "peak_residual", "rms_residual", "model_flux",
-                          "beam", "device", "algorithm", "seconds"})
-    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(gpuclean::app::summary_schema_problems(j), std::vector<std::string>{}) << j.dump(1);
+  EXPECT_EQ(j["front_end"], "clean");
+  ASSERT_EQ(j["runs"].size(), 1u);
+  ASSERT_EQ(j["planes"].size(), 1u);
+  const auto &run = j["runs"][0], &plane = j["planes"][0];
+  for (const char* key : {"iterations", "major_cycles", "stop_reason", "peak_residual", "stage_seconds"})
+    EXPECT_TRUE(run.contains(key)) << key;
+  for (const char* key : {"rms_residual", "model_flux", "beam"}) EXPECT_TRUE(plane.contains(key)) << key;
+  EXPECT_TRUE(j.contains("device") && j["settings"].contains("algorithm") && j.contains("seconds"));
   for (const char* key : {"total", "read", "clean", "restore", "write"}) EXPECT_TRUE(j["seconds"].contains(key)) << key;
-  for (const char* key : {"select", "minor", "convolve", "restore_stage"}) EXPECT_TRUE(j["seconds"].contains(key)) << key;
+  for (const char* key : {"select", "minor", "convolve", "restore"}) EXPECT_TRUE(run["stage_seconds"].contains(key)) << key;
   EXPECT_EQ(j["device"], gpuclean::cuda::has_usable_device() ? "gpu" : "cpu");  // --device auto
-  EXPECT_TRUE(j.contains("peak_gpu_memory_bytes"));
-  EXPECT_GT(j["iterations"].get<int>(), 0);
-  EXPECT_GT(j["beam"]["bmaj_arcsec"].get<double>(), 0.0);
+  EXPECT_TRUE(run.contains("peak_gpu_memory_bytes"));
+  EXPECT_GT(run["iterations"].get<int>(), 0);
+  EXPECT_GT(plane["beam"]["bmaj_arcsec"].get<double>(), 0.0);
 
   const auto img = gpuclean::io::read_fits_image(tmp_.file("img.fits"));
   const auto in = gpuclean::io::read_fits_image(dirty());
   EXPECT_EQ(img.axes, in.axes);
   for (const char* key : {"CTYPE1", "CTYPE2", "CRVAL1", "CRVAL2", "CDELT1", "CDELT2", "CRPIX1", "CRPIX2", "CTYPE3", "CRVAL3"})
     EXPECT_EQ(img.header.get_string(key), in.header.get_string(key)) << key;
-  EXPECT_NEAR(img.header.get_double("BMAJ").value_or(0) * 3600, j["beam"]["bmaj_arcsec"].get<double>(), 1e-6);
-  EXPECT_EQ(img.header.get_string("GCSTOP").value_or(""), j["stop_reason"].get<std::string>());
+  EXPECT_NEAR(img.header.get_double("BMAJ").value_or(0) * 3600, plane["beam"]["bmaj_arcsec"].get<double>(), 1e-6);
+  EXPECT_EQ(img.header.get_string("GCSTOP").value_or(""), run["stop_reason"].get<std::string>());
   EXPECT_TRUE(img.header.has("ORIGIN"));
   EXPECT_EQ(gpuclean::io::read_fits_image(tmp_.file("model.fits")).header.get_string("BUNIT").value_or(""), "JY/PIXEL");
 
@@ -67,13 +74,14 @@ TEST_F(Cli, CleansAndWritesEveryOutput) {
   EXPECT_EQ(line, "x,y,ra_deg,dec_deg,flux_jy");
   double sum = 0.0;
   while (std::getline(csv, line)) sum += std::stod(line.substr(line.rfind(',') + 1));
-  EXPECT_NEAR(sum, j["model_flux"].get<double>(), 1e-4 * std::abs(sum) + 1e-9);
+  EXPECT_NEAR(sum, plane["model_flux"].get<double>(), 1e-4 * std::abs(sum) + 1e-9);
 }
 
 TEST_F(Cli, JsonToStdoutKeepsStdoutClean) {
   const Result r = run_gpuclean(tmp_, dirty() + " " + psf() + " -o " + tmp_.file("img.fits") + " --json -");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_TRUE(nlohmann::json::accept(r.out)) << r.out;
+  ASSERT_TRUE(nlohmann::json::accept(r.out)) << r.out;
+  EXPECT_EQ(gpuclean::app::summary_schema_problems(nlohmann::json::parse(r.out)), std::vector<std::string>{});
 }
 
 TEST_F(Cli, MissingFile) {
@@ -158,7 +166,7 @@ TEST_F(Cli, BeamShapeOverride) {
   EXPECT_NEAR(img.header.get_double("BMAJ").value_or(0) * 3600.0, 20.0, 1e-6);
   EXPECT_NEAR(img.header.get_double("BMIN").value_or(0) * 3600.0, 10.0, 1e-6);
   EXPECT_NEAR(img.header.get_double("BPA").value_or(0), 30.0, 1e-6);
-  EXPECT_FALSE(nlohmann::json::parse(slurp(tmp_.file("s.json")))["beam"]["fitted"].get<bool>());
+  EXPECT_FALSE(nlohmann::json::parse(slurp(tmp_.file("s.json")))["planes"][0]["beam"]["fitted"].get<bool>());
 }
 
 TEST_F(Cli, HogbomAndOptionsRun) {
@@ -167,8 +175,8 @@ TEST_F(Cli, HogbomAndOptionsRun) {
                                       "--device cpu --json " + tmp_.file("s.json") + " -q");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(slurp(tmp_.file("s.json")));
-  EXPECT_EQ(j["algorithm"], "hogbom");
-  EXPECT_LE(j["iterations"].get<int>(), 50);
+  EXPECT_EQ(j["settings"]["algorithm"], "hogbom");
+  EXPECT_LE(j["runs"][0]["iterations"].get<int>(), 50);
 }
 
 TEST_F(Cli, WscleanPairKeepsItsHeaderAndBeam) {
@@ -185,10 +193,11 @@ TEST_F(Cli, WscleanPairKeepsItsHeaderAndBeam) {
     EXPECT_EQ(img.header.get_string(key), in.header.get_string(key)) << key;
   // WSClean fitted 7.44" x 6.07" at 158.8 deg; our fit of the same PSF must be close.
   const auto j = nlohmann::json::parse(slurp(tmp_.file("s.json")));
-  EXPECT_NEAR(j["beam"]["bmaj_arcsec"].get<double>(), 7.44, 0.03 * 7.44);
-  EXPECT_NEAR(j["beam"]["bmin_arcsec"].get<double>(), 6.07, 0.03 * 6.07);
-  EXPECT_NEAR(j["beam"]["bpa_deg"].get<double>(), 158.8, 6.0);
-  EXPECT_EQ(j["stop_reason"], "threshold");
+  const auto& beam = j["planes"][0]["beam"];
+  EXPECT_NEAR(beam["bmaj_arcsec"].get<double>(), 7.44, 0.03 * 7.44);
+  EXPECT_NEAR(beam["bmin_arcsec"].get<double>(), 6.07, 0.03 * 6.07);
+  EXPECT_NEAR(beam["bpa_deg"].get<double>(), 158.8, 6.0);
+  EXPECT_EQ(j["runs"][0]["stop_reason"], "threshold");
 }
 
 TEST(Sample, DeconvolutionRecoversTheKnownSky) {
@@ -221,7 +230,8 @@ TEST(Sample, DeconvolutionRecoversTheKnownSky) {
   double truth_flux = 0.0;
   for (float v : truth.pixels) truth_flux += v;
   const auto j = nlohmann::json::parse(slurp(tmp.file("s.json")));
-  EXPECT_GT(j["model_flux"].get<double>(), 0.85 * truth_flux);
-  EXPECT_LT(j["model_flux"].get<double>(), 1.02 * truth_flux);
-  EXPECT_LT(j["rms_residual"].get<double>(), 1.5e-4) << "the simulated noise is 1e-4 Jy/beam";
+  const auto& plane = j["planes"][0];
+  EXPECT_GT(plane["model_flux"].get<double>(), 0.85 * truth_flux);
+  EXPECT_LT(plane["model_flux"].get<double>(), 1.02 * truth_flux);
+  EXPECT_LT(plane["rms_residual"].get<double>(), 1.5e-4) << "the simulated noise is 1e-4 Jy/beam";
 }

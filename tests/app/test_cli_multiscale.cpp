@@ -52,15 +52,16 @@ TEST_F(CliMultiscale, RunWritesScalesInEveryOutput) {
   const std::string csv = slurp(tmp_.file("c.csv"));
   EXPECT_EQ(csv.rfind("x,y,ra_deg,dec_deg,flux_jy,scale_pixels\n", 0), 0u) << csv.substr(0, 80);
   const auto j = nlohmann::json::parse(slurp(tmp_.file("s.json")));
-  ASSERT_TRUE(j.contains("multiscale"));
-  ASSERT_EQ(j["multiscale"]["scales"].size(), 3u);
-  EXPECT_EQ(j["multiscale"]["scales"][1]["size_pixels"], 8.0);
+  const auto& run = j["runs"][0];
+  ASSERT_TRUE(j["settings"]["multiscale"]["enabled"].get<bool>());
+  ASSERT_EQ(run["scales"].size(), 3u);
+  EXPECT_EQ(run["scales"][1]["size_pixels"], 8.0);
   std::size_t total = 0;
-  for (const auto& s : j["multiscale"]["scales"]) total += s["components"].get<std::size_t>();
-  EXPECT_EQ(total, j["iterations"].get<std::size_t>());
-  EXPECT_EQ(j["algorithm"], "multiscale");
+  for (const auto& s : run["scales"]) total += s["components"].get<std::size_t>();
+  EXPECT_EQ(total, run["iterations"].get<std::size_t>());
+  EXPECT_EQ(j["settings"]["algorithm"], "multiscale");
   EXPECT_EQ(j["settings"]["auto_mask"], 6.0);
-  EXPECT_TRUE(j.contains("auto_mask"));
+  EXPECT_TRUE(run["auto_mask"].is_object());
   const std::string header = slurp(tmp_.file("img.fits")).substr(0, 28800);
   EXPECT_NE(header.find("GCMSCALE="), std::string::npos);
   EXPECT_NE(header.find("GCSCALES= '0,8,16"), std::string::npos);  // FITS pads short strings
@@ -80,12 +81,13 @@ TEST_F(CliMultiscale, LocalRmsWritesItsMapAndReportsIt) {
                                      tmp_.file("noise.fits") + " --json " + tmp_.file("s.json"));
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(slurp(tmp_.file("s.json")));
-  ASSERT_TRUE(j.contains("local_rms"));
-  EXPECT_EQ(j["local_rms"]["window_beams"], 10.0);
-  const double lo = j["local_rms"]["min_rms"].get<double>(), hi = j["local_rms"]["max_rms"].get<double>();
+  const auto& local_rms = j["runs"][0]["local_rms"];
+  ASSERT_TRUE(local_rms.is_object());
+  EXPECT_EQ(local_rms["window_beams"], 10.0);
+  const double lo = local_rms["min_rms"].get<double>(), hi = local_rms["max_rms"].get<double>();
   EXPECT_GT(lo, 0.0);
   EXPECT_GE(hi, lo);
-  EXPECT_EQ(j["noise_sigma"].get<double>(), lo);  // the auto-threshold's sigma is the lowest local noise
+  EXPECT_EQ(j["runs"][0]["noise_sigma"].get<double>(), lo);  // the auto-threshold's sigma is the lowest local noise
   EXPECT_NE(j["settings"]["stopping_rules"].get<std::string>().find("--local-rms"), std::string::npos);
   const auto map = gpuclean::io::read_fits_image(tmp_.file("noise.fits"));
   const auto in = gpuclean::io::read_fits_image(dirty());

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "app/summary/summary_schema.hpp"
 #include "io/fits_cube.hpp"
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
@@ -23,6 +24,7 @@ using gpuclean::test::count_lines;
 using gpuclean::test::run_gpuclean;
 using gpuclean::test::slurp;
 namespace io = gpuclean::io;
+namespace app = gpuclean::app;
 
 namespace {
 
@@ -80,10 +82,13 @@ TEST_F(CubeCli, IdenticalPlanesGetTheSinglePlaneResult) {
   }
   const auto js = nlohmann::json::parse(slurp(tmp_.file("cube.json")));
   const auto j1 = nlohmann::json::parse(slurp(tmp_.file("one.json")));
+  EXPECT_EQ(app::summary_schema_problems(js), std::vector<std::string>{}) << js.dump(1);
+  EXPECT_EQ(js["front_end"], "cube");
   ASSERT_EQ(js["planes"].size(), 3u);
+  const double rms1 = j1["planes"][0]["rms_residual"].get<double>();
   for (const auto& p : js["planes"]) {
-    EXPECT_EQ(p["components"], j1["iterations"]);
-    EXPECT_NEAR(p["rms_residual"].get<double>(), j1["rms_residual"].get<double>(), 1e-6 * j1["rms_residual"].get<double>());
+    EXPECT_EQ(js["runs"][p["run"].get<std::size_t>()]["iterations"], j1["runs"][0]["iterations"]);
+    EXPECT_NEAR(p["rms_residual"].get<double>(), rms1, 1e-6 * rms1);
   }
   // One beam for identical planes: BMAJ in the header, no BEAMS table.
   const io::FitsCube restored = io::read_fits_cube(tmp_.file("cube.fits"));
@@ -144,8 +149,12 @@ TEST_F(CubeCli, WscleanChannelsRoundTripWithTheirHeaders) {
   EXPECT_NE(list.find(",POINT,"), std::string::npos);
   EXPECT_NE(list.find("],false,"), std::string::npos);
   const auto j = nlohmann::json::parse(slurp(tmp_.file("s.json")));
-  EXPECT_EQ(j["mode"], "channels");
+  EXPECT_EQ(app::summary_schema_problems(j), std::vector<std::string>{}) << j.dump(1);
+  EXPECT_EQ(j["input"], "wsclean-channels");
+  EXPECT_EQ(j["settings"]["join"], "channels");
   EXPECT_EQ(j["planes"].size(), 4u);
+  ASSERT_EQ(j["runs"].size(), 1u);  // the channels joined: one CLEAN run of four planes
+  EXPECT_EQ(j["runs"][0]["planes"], nlohmann::json::array({0, 1, 2, 3}));
   EXPECT_EQ(j["weights"], "WSCIMGWG");
   // Outputs exist: a second run without --overwrite is refused before any work.
   r = run_gpuclean(tmp_, sim + "/obs --wsclean-channels -o " + out + " --device cpu");
@@ -214,8 +223,11 @@ TEST_F(CubeCli, BatchTakesAChannelSetAsOneObservation) {
   r = run_gpuclean(tmp_, "batch " + dir + " --device cpu --report " + tmp_.file("report.json"));
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   const auto j = nlohmann::json::parse(slurp(tmp_.file("report.json")));
+  EXPECT_EQ(app::summary_schema_problems(j), std::vector<std::string>{}) << j.dump(1);
   ASSERT_EQ(j["observations"].size(), 1u) << j.dump(1);
   EXPECT_EQ(j["observations"][0]["name"], "obs");
+  EXPECT_EQ(j["observations"][0]["input"], "wsclean-channels");
+  EXPECT_EQ(j["observations"][0]["planes"].size(), 3u);
   for (const char* f : {"obs-0000-image.fits", "obs-0002-residual.fits", "obs-MFS-image.fits"})
     EXPECT_TRUE(fs::exists(dir + "/" + f)) << f;
   EXPECT_FALSE(fs::exists(dir + "/obs-0000-image-model.fits"));
@@ -239,9 +251,9 @@ TEST_F(CubeCli, JoinedMultiscaleWritesGaussianSourcesWithTheirSpectra) {
   const std::string comps = slurp(tmp_.file("comps.csv"));
   EXPECT_EQ(comps.rfind("channel,stokes,frequency_hz,x,y,ra_deg,dec_deg,flux_jy,scale_pixels\n", 0), 0u);
   const auto j = nlohmann::json::parse(slurp(tmp_.file("s.json")));
-  EXPECT_EQ(j["fit_spectral_log_pol"], 2);
-  ASSERT_TRUE(j["groups"][0].contains("scales"));
-  EXPECT_GT(j["groups"][0]["scales"].size(), 1u);
+  EXPECT_EQ(j["settings"]["fit_spectral_log_pol"], 2);
+  ASSERT_TRUE(j["runs"][0].contains("scales"));
+  EXPECT_GT(j["runs"][0]["scales"].size(), 1u);
   const io::FitsImage img = io::read_fits_image(out + "-0001-image.fits");
   EXPECT_TRUE(img.header.has("GCSCALES"));
   EXPECT_EQ(*img.header.get_double("GCFITLPL"), 2.0);

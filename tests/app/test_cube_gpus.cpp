@@ -103,7 +103,7 @@ TEST_F(CubeGpus, TwoSharesOfOneGpuGiveTheOneWorkerResult) {
   const auto two = clean("two", {0, 0}, "--parallel-planes 1");
   EXPECT_EQ(one["gpus"], nlohmann::json::array({0}));
   EXPECT_EQ(two["gpus"], nlohmann::json::array({0}));
-  ASSERT_EQ(two["groups"].size(), 4u);
+  ASSERT_EQ(two["runs"].size(), 4u);
   expect_same_outputs("one", "two");
 }
 
