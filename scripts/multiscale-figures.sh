@@ -60,8 +60,9 @@ for algo in clark multiscale; do
   py - "$dir/$algo.json" "$start" <<'EOF'
 import json, sys, time
 j = json.load(open(sys.argv[1]))
-print(f"   {j['iterations']} components in {j['major_cycles']} major cycles, stop: {j['stop_reason']}, "
-      f"model flux {j['model_flux']:.4f} Jy, residual rms {j['rms_residual']:.3g}, noise sigma {j['noise_sigma']:.3g}, "
+r, p = j['runs'][0], j['planes'][0]
+print(f"   {r['iterations']} components in {r['major_cycles']} major cycles, stop: {r['stop_reason']}, "
+      f"model flux {p['model_flux']:.4f} Jy, residual rms {p['rms_residual']:.3g}, noise sigma {r['noise_sigma']:.3g}, "
       f"device {j['device']}, {time.time() - float(sys.argv[2]):.1f} s wall")
 EOF
 done

@@ -80,7 +80,7 @@ check "gpuclean on data/sample (CPU)" '
   gpuclean sample/dirty.fits sample/psf.fits -o out/restored.fits --model out/model.fits \
     --json out/summary.json --device auto --overwrite
   test -s out/restored.fits && test -s out/model.fits
-  python3 -c "import json, sys; s = json.load(open(\"out/summary.json\")); print(s[\"device\"], s[\"iterations\"], s[\"stop_reason\"]); sys.exit(not (s[\"device\"] == \"cpu\" and s[\"iterations\"] > 0))"'
+  python3 -c "import json, sys; s = json.load(open(\"out/summary.json\")); r = s[\"runs\"][0]; print(s[\"device\"], r[\"iterations\"], r[\"stop_reason\"]); sys.exit(not (s[\"device\"] == \"cpu\" and r[\"iterations\"] > 0))"'
 check 'python3 -c "import gpuclean"' '
   python3 -c "import gpuclean; print(gpuclean.__file__)" | grep "^/usr/lib/python3/dist-packages/gpuclean/"'
 check "python3 -m gpuclean.wsclean" 'hook=$(python3 -m gpuclean.wsclean); echo "$hook"; test -f "$hook"'
