@@ -418,7 +418,7 @@ case "${1:-tests}" in
       "$bin/gpuclean" /tmp/cube-gpus/obs --wsclean-channels -o "/tmp/cube-gpus/out-$g" --max-gpus "$g" --overwrite \
         --json "$out/cube_gpus_$g.json" -q
       echo "--max-gpus $g: exit $?"
-      python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print('  gpus', j.get('gpus'), 'clean %.2f s' % j['seconds']['clean'], 'components', j['components'])" \
+      python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print('  gpus', j.get('gpus'), 'clean %.2f s' % j['seconds']['clean'], 'components', sum(r['iterations'] for r in j['runs']))" \
         "$out/cube_gpus_$g.json"
     done
     exit 0 ;;
