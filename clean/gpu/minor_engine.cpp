@@ -2,10 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <stdexcept>
-#include <string>
-#include <string_view>
 
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/joined_kernels.hpp"
@@ -37,16 +34,6 @@ std::size_t record_bytes(std::size_t records) {
 }
 
 }  // namespace
-
-int default_row_block() {
-  const char* v = std::getenv("GPUCLEAN_MINOR_ROW_BLOCK");
-  if (!v || !*v) return kRowBlock;
-  const std::string_view s(v);
-  if (s == "256") return 256;
-  if (s == "512") return 512;
-  if (s == "1024") return 1024;
-  throw std::invalid_argument("GPUCLEAN_MINOR_ROW_BLOCK must be 256, 512 or 1024, not '" + std::string(s) + "'");
-}
 
 MinorCycleEngine::MinorCycleEngine(cudaStream_t stream, std::size_t width, std::size_t height, const float* patch,
                                    int half_width, std::size_t max_members, std::size_t max_budget,
@@ -206,7 +193,6 @@ void MinorCycleEngine::launch(const MinorCycleRequest& r, const JoinedMinorReque
   a.pool_capacity = pool_;
   a.order_bins = order_bins_.data();
   a.shared_bytes = team_shared_bytes();
-  a.row_block = options_.row_block;
   launch_teams(stream_, a);
 }
 

@@ -58,15 +58,9 @@ struct JoinedMinorRequest {
   std::size_t comp_stride = 0;
 };
 
-/// Threads of the row team's block: kRowBlock, unless the environment variable
-/// GPUCLEAN_MINOR_ROW_BLOCK is 256 or 512 (fewer warps deciding each step, fewer warps for the
-/// small clusters); lets one build time the widths. Any other value throws std::invalid_argument.
-int default_row_block();
-
 struct MinorEngineOptions {
   bool clustered = true;          ///< false: every cycle as one cluster (the sequential order)
   std::size_t initial_pool = 0;   ///< records the pool starts with (0: from the budget)
-  int row_block = default_row_block();  ///< 256, 512 or 1024
 };
 
 class MinorCycleEngine {

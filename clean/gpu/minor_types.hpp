@@ -11,8 +11,9 @@ namespace gpuclean::clean::gpu {
 /// Clusters of at most this many members are cleaned by one warp with the members in registers
 /// (8 per lane); larger ones by a block: the row team (team_kernel.cu).
 inline constexpr std::uint32_t kWarpTeamMax = 256;
-/// Threads of a team block: kRowBlock by default (every thread scans its members each step; 256
-/// and 512 are built too, TeamArgs::row_block).
+/// Threads of a team block, a compile-time choice (the only width built; to time another, change
+/// it here): every thread scans its members each step, and the 512- and 256-thread blocks timed
+/// in clean/gpu/PERFORMANCE.md did not make the benches faster.
 inline constexpr int kRowBlock = 1024;
 /// Bins of the budget cutoff's histogram of recorded orders (budget_cutoff.cuh).
 inline constexpr std::uint32_t kOrderBins = 1024;
@@ -52,7 +53,6 @@ struct TeamArgs {
   unsigned long long pool_capacity = 0;
   unsigned int* order_bins = nullptr;   ///< the recorded orders' histogram (budget_cutoff.cuh)
   std::uint32_t shared_bytes = 0;       ///< dynamic shared memory of each block
-  int row_block = kRowBlock;            ///< threads of the row team's block: 256, 512 or 1024
 };
 
 }  // namespace gpuclean::clean::gpu

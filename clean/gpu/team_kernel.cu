@@ -2,7 +2,6 @@
 // subtracts with subtract_rn, so that it reproduces MinorCycleCpu bit for bit.
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "clean/gpu/subtract_rn.cuh"
 #include "clean/gpu/team_common.cuh"
@@ -188,7 +187,7 @@ __device__ void warp_team(const TeamArgs& a, ClusterRange range, std::uint32_t l
   if (lane == 0) atomicMax(&a.counters->longest, made);
 }
 
-// kBlock threads a block: the row team's width (TeamArgs::row_block).
+// kBlock threads a block: the row team's width (kRowBlock, the one built).
 template <int kBlock>
 __global__ void __launch_bounds__(kBlock, 1) teams_kernel(const TeamArgs a) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -226,28 +225,18 @@ std::uint32_t team_shared_bytes() { return kSharedBytes; }
 
 int team_blocks() { return std::max(cuda::sm_count(), 1); }
 
-template <int kBlock>
-void launch(cudaStream_t s, const TeamArgs& a) {
+void launch_teams(cudaStream_t s, const TeamArgs& a) {
   static cuda::PerDeviceOnce configured;
   cuda::once_per_device(configured, [] {
-    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kBlock>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kRowBlock>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(kSharedBytes)));
     // Prefer the split that gives the block its shared memory and leaves the rest to L1, where
     // the beam patch lives.
-    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kBlock>,
+    GPUCLEAN_CUDA_TRY(cudaFuncSetAttribute(teams_kernel<kRowBlock>,
                                            cudaFuncAttributePreferredSharedMemoryCarveout, kCarveoutPercent));
   });
-  teams_kernel<kBlock><<<team_blocks(), kBlock, kSharedBytes, s>>>(a);
+  teams_kernel<kRowBlock><<<team_blocks(), kRowBlock, kSharedBytes, s>>>(a);
   GPUCLEAN_CHECK_LAUNCH();
-}
-
-void launch_teams(cudaStream_t s, const TeamArgs& a) {
-  switch (a.row_block) {
-    case 256: return launch<256>(s, a);
-    case 512: return launch<512>(s, a);
-    case 1024: return launch<1024>(s, a);
-    default: throw std::logic_error("team kernel: the row team's block must be 256, 512 or 1024 threads");
-  }
 }
 
 }  // namespace gpuclean::clean::gpu

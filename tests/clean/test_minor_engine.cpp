@@ -8,11 +8,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <random>
-#include <stdexcept>
-#include <string>
 
 #include "clean/gpu/minor_engine.hpp"
 #include "clean/gpu/team_kernel.hpp"
@@ -166,8 +163,6 @@ std::vector<T> download(const T* d, std::size_t n) {
 gc::MinorCycleStats engine_run_matches(const Scene& s, const gc::PreparedPsf& psf, int hw, double limit,
                                        bool abs_key, std::size_t budget, gg::MinorEngineOptions options,
                                        const std::vector<gc::Component>& want) {
-  SCOPED_TRACE("row team of " + std::to_string(options.row_block) + " threads");
-
   std::vector<float> values;
   std::vector<std::uint32_t> pixels;
   for (const auto& m : s.members) {
@@ -215,19 +210,14 @@ gc::MinorCycleStats engine_run_matches(const Scene& s, const gc::PreparedPsf& ps
   return engine.stats();
 }
 
-// The CPU's cycle, then the engine's, the row team at two widths; the statistics of the first.
+// The CPU's cycle, then the engine's; the engine's statistics.
 gc::MinorCycleStats expect_engine_matches_cpu(const Scene& s, const gc::PreparedPsf& psf, int hw, double limit,
                                               bool abs_key, std::size_t budget, gg::MinorEngineOptions options) {
   std::vector<gc::ActiveMember> cpu_members = s.members;
   std::vector<gc::Component> want;
   gc::MinorCycleCpu(psf, static_cast<std::size_t>(hw), s.w, s.w * s.h)
       .run(cpu_members, limit, 0.1, abs_key, budget, &want);
-  const gc::MinorCycleStats stats = engine_run_matches(s, psf, hw, limit, abs_key, budget, options, want);
-  // The narrowest row team: four times the quads a thread, a quarter of the warps.
-  const int width = options.row_block;
-  options.row_block = width == 256 ? 1024 : 256;
-  engine_run_matches(s, psf, hw, limit, abs_key, budget, options, want);
-  return stats;
+  return engine_run_matches(s, psf, hw, limit, abs_key, budget, options, want);
 }
 
 // The box of the largest cluster's members is not known here; the box of all members bounds it.
@@ -431,26 +421,4 @@ TEST_F(MinorEngine, ClusterAcrossTheImageInSharedMemoryAndBeyond) {
     const auto o = expect_engine_matches_cpu(s, psf, 50, 0.4, true, 100000, {});
     EXPECT_GT(o.widest_cluster, gg::team_shared_members());
   }
-}
-
-// GPUCLEAN_MINOR_ROW_BLOCK picks the row team's width; anything but the three built widths is
-// refused with the variable's name (no GPU needed).
-TEST(MinorEngineOptions, RowBlockFromTheEnvironment) {
-  const char* saved = std::getenv("GPUCLEAN_MINOR_ROW_BLOCK");
-  const std::string keep = saved ? saved : "";
-  unsetenv("GPUCLEAN_MINOR_ROW_BLOCK");
-  EXPECT_EQ(gg::default_row_block(), gg::kRowBlock);
-  setenv("GPUCLEAN_MINOR_ROW_BLOCK", "256", 1);
-  EXPECT_EQ(gg::default_row_block(), 256);
-  setenv("GPUCLEAN_MINOR_ROW_BLOCK", "512", 1);
-  EXPECT_EQ(gg::MinorEngineOptions{}.row_block, 512);
-  setenv("GPUCLEAN_MINOR_ROW_BLOCK", "300", 1);
-  try {
-    (void)gg::default_row_block();
-    ADD_FAILURE() << "300 threads accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("GPUCLEAN_MINOR_ROW_BLOCK"), std::string::npos);
-  }
-  if (saved) setenv("GPUCLEAN_MINOR_ROW_BLOCK", keep.c_str(), 1);
-  else unsetenv("GPUCLEAN_MINOR_ROW_BLOCK");
 }
