@@ -1,61 +1,37 @@
 #!/usr/bin/env bash
 # Runs the GPU checks and benchmarks on a machine with a GPU, from a build made elsewhere
-# (see README, "Running on a GPU machine"). Usage:
-#   scripts/gpu-check.sh tests      every test binary, timed (GPU_CHECK_JOBS of them at once, the four slowest
-#                                   as GPU_CHECK_SHARDS gtest shards; default 1 and 1). The peak-memory checks
-#                                   read the device's free memory, so jobs beside them can make them fail: with
-#                                   8 jobs GpuVsCpu.ClarkOnA4096SimulatedField read a peak of 0 (3 jobs passed)
-#   scripts/gpu-check.sh sanitize   compute-sanitizer memcheck and racecheck on the GPU tests small enough for them
-#   scripts/gpu-check.sh bench      bench select over 2^20..2^28, all distributions, CSV/JSON to $OUT
-#   scripts/gpu-check.sh bench32    top-k on 2^32 floats (16 GiB): the memory-sparing backends
-#   scripts/gpu-check.sh clean      bench clean (GPU Clark and the CPU path, 2048^2 to 16384^2) and bench batch
-#   scripts/gpu-check.sh profile    where a 16384^2 run's set-up goes; bench batch at 64; ncu on the randomized chain
-#   scripts/gpu-check.sh batch      batch and --compare-select tests, memcheck of a comparison run
-#   scripts/gpu-check.sh batch-bench  --compare-select on the WSClean pair and a 4096^2 field; bench batch
-#                                   (64 and 256 x 2048^2)
-#   scripts/gpu-check.sh multiscale  multiscale and --local-rms tests (analytic, GPU = CPU), memcheck and racecheck
-#                                   of their GPU cases, bench clean --paths gpu-multiscale,cpu-multiscale (2048^2,
-#                                   4096^2; 4096^2 with --local-rms) and 16384^2 (GPU Clark, GPU multiscale, with
-#                                   and without --local-rms)
-#   scripts/gpu-check.sh select     test_select_gpu (timed), sanitizers on the small selection cases, bench select
-#                                   at 2^24 and 2^28 with the auto table
-#   scripts/gpu-check.sh python     builds the Python package here for this machine's python3 (pybind11 from pip)
-#                                   against the pack's static libraries, runs its pytest suite (GPU tests with
-#                                   CuPy and PyTorch included) and python -m gpuclean.bench
-#   scripts/gpu-check.sh figures    scripts/multiscale-figures.sh at 2048^2 on the GPU (FIG_SIZE, FIG_DEVICE change
-#                                   them): Clark and multiscale side by side (panels.png, residuals.png), the
-#                                   per-Gaussian recovery table (recovery.txt) and both JSON summaries to $OUT
-#   scripts/gpu-check.sh cubes      joined-plane GPU = CPU tests (multiscale, log fit, streamed = resident), the
-#                                   joined analytic tests on CPU and GPU, the cube CLI tests, compute-sanitizer memcheck
-#                                   and racecheck of the joined minor cycle (memcheck of a streamed and a log-fit run),
-#                                   bench clean --channels 16 (2048^2, joined, GPU and CPU) and 64 independent channels;
-#                                   CUBE_SANITIZE=0 or CUBE_BENCH=0 leave those parts out
-#   scripts/gpu-check.sh minor      the minor-cycle engine: its tests (both block teams), racecheck and memcheck of
-#                                   the tile team, bench clean 4096^2 with the row team (the default) and the
-#                                   CPU path, the row team at each width in MINOR_ROW_BLOCKS (e.g. "512 256"),
-#                                   then the tile team (GPUCLEAN_MINOR_TEAM=tiles), bench batch 64 with each team,
-#                                   bench clean --channels 16 (2048^2 joined); MINOR_BIG=1 adds 16384^2;
-#                                   MINOR_TESTS=0, MINOR_SANITIZE=0, MINOR_TILES=0, MINOR_BATCH=0, MINOR_CUBE=0 leave
-#                                   those parts out
-#   scripts/gpu-check.sh issue22    issue 22's figures in one run: bench clean 4096^2 (GPU, CPU; the row team of 512
-#                                   threads), 16384^2, bench batch 64 (with 4, 6, 8 workers in memory, 4, 6, 8
-#                                   streams x 4, 6 I/O threads), joined 16 channels, bench select 2^24 and 2^28;
-#                                   then ncu per-kernel profiles of the selection's misses (ISSUE22_NCU=0: none)
-#   scripts/gpu-check.sh batch-sweep  bench batch 64 x 2048^2: the clean stage's time per observation, then every
-#                                   pair of SWEEP_STREAMS (default 2,4,8,16) and SWEEP_IO (2,4,6) streams and I/O threads,
-#                                   once per row-team width of SWEEP_ROW_BLOCKS (e.g. "1024 512 256")
-#   scripts/gpu-check.sh minor-profile  ncu's warp-state samples per source line of the minor cycle's team
-#                                   kernels: the one-plane team on the 4096^2 bench, the joined team on 16 channels
-#   scripts/gpu-check.sh issue23    several GPUs: test_cube_gpus, bench batch 64 and 256 x 2048^2 on 1, 2, 4, 8 GPUs
-#                                   (those the host has), and a 64-channel 2048^2 cube (CUBE_SIZE, CUBE_CHANNELS)
-#                                   cleaned plane by plane on one GPU and on all
-#   scripts/gpu-check.sh wsclean-survey  WSClean's own deconvolution against gpuclean's hook with oxkat-like settings
-#                                   (scripts/wsclean_bench.py --preset survey): 4096^2, 8 channels joined, multiscale,
-#                                   on a simulated 300-source MeerKAT field (WSClean 3.1: without -local-rms);
-#                                   needs .devwsc (scripts/wsclean-pack.sh of a CUDA build).
-#                                   SURVEY_OPTIONS, SURVEY_NMITER, SURVEY_TIMEOUT, SURVEY_TOTAL, SURVEY_SIZE change it
+# (see README, "Running on a GPU machine"): scripts/gpu-check.sh MODE, one of those usage() lists
+# (default: tests); each mode's branch below says what it runs and which variables change it.
+# Results go to $OUT (default out/gpu-check).
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).
 set -uo pipefail
+usage() {
+  cat <<'EOF'
+Usage: scripts/gpu-check.sh MODE (default: tests)
+  tests               every test binary, timed (GPU_CHECK_JOBS at once, the slowest as GPU_CHECK_SHARDS shards)
+  sanitize            compute-sanitizer memcheck, racecheck and synccheck on the GPU tests small enough for them
+  bench-select        bench select over 2^20..2^28, every distribution, CSV to $OUT
+  bench-select-2p32   top-k on 2^32 floats (16 GiB) with the memory-sparing backends
+  bench-clean         bench clean (GPU Clark and the CPU path, 2048^2 to 16384^2) and bench batch (64, 256)
+  setup-profile       where a 16384^2 run's set-up goes, bench batch 64, ncu on the randomized top-k
+  batch               the batch and --compare-select tests, memcheck of a --compare-select run
+  compare-select      --compare-select on the WSClean pair and a 4096^2 field, then bench batch (64, 256)
+  multiscale          multiscale and --local-rms tests, their sanitizer runs and benches up to 16384^2
+  select              the selection's GPU tests (timed), sanitizers on its small cases, bench select 2^24, 2^28
+  python              builds the Python package for this machine's python3 and runs its tests and benchmark
+  multiscale-figures  scripts/multiscale-figures.sh on the GPU: Clark and multiscale panels, recovery table
+  cubes               joined-plane tests (GPU = CPU, CLI), sanitizers on the joined minor cycle, bench of 16 channels
+  minor               the minor-cycle engine: its tests and sanitizers, bench clean 4096^2, bench batch 64, joined
+  bench-overview      one run of the headline benches: clean 4096^2 and 16384^2, batch 64, joined, select; ncu
+  batch-sweep         bench batch 64 x 2048^2 over streams x I/O threads
+  minor-profile       ncu's warp-state samples per source line of the minor cycle's team kernels
+  multi-gpu           several GPUs: test_cube_gpus, bench batch on 1, 2, 4, 8 GPUs, a cube on one GPU and on all
+  wsclean-survey      WSClean's own deconvolution against the gpuclean hook with oxkat-like survey settings
+EOF
+}
+mode=${1:-tests}
+case $mode in help | -h | --help) usage; exit 0 ;; esac
+usage | grep -E "^  $mode " >/dev/null || { echo "gpu-check.sh: no mode '$mode'" >&2; usage >&2; exit 2; }
 cd "$(dirname "$0")/.."
 out=${OUT:-out/gpu-check}
 mkdir -p "$out"
@@ -67,8 +43,10 @@ sanitized() {  # tool, timeout, test binary, gtest filter, log name: one compute
     --gtest_filter="$4" >"$out/$5.log" 2>&1
   echo "$5: exit $? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$5.log" | tail -1)"
 }
-case "${1:-tests}" in
+case "$mode" in
   tests)
+    # The peak-memory checks read the device's free memory, so jobs beside them can make them fail:
+    # with 8 jobs GpuVsCpu.ClarkOnA4096SimulatedField read a peak of 0 (3 jobs passed).
     one() {  # a test binary and its shard (index, count): its log and its time; exit status 1 on a failure
       local t=$1 i=$2 n=$3 start=$(date +%s) rc=0 name
       name=$(basename "$t")$([ "$n" -gt 1 ] && echo ".$i")
@@ -89,48 +67,34 @@ case "${1:-tests}" in
     cat "$out"/*.summary
     exit $((status != 0)) ;;
   minor)
+    # MINOR_BIG=1 adds bench clean 16384^2; MINOR_TESTS=0, MINOR_SANITIZE=0, MINOR_BATCH=0, MINOR_CUBE=0 leave
+    # those parts out.
     status=0
     if [ "${MINOR_TESTS:-1}" = 1 ]; then
-      echo "== test_clean_gpu MinorEngine.* (tile and row teams)"
+      echo "== test_clean_gpu MinorEngine.*"
       "$bin/tests/test_clean_gpu" --gtest_filter='MinorEngine.*' >"$out/test_minor_engine.log" 2>&1 || status=1
       grep -E "^\[ +(OK|FAILED) |Failure|PASSED" "$out/test_minor_engine.log" | head -30
     fi
     if [ "${MINOR_SANITIZE:-1}" = 1 ]; then
-      echo "== compute-sanitizer racecheck and memcheck: both teams, the row team at two widths"
+      echo "== compute-sanitizer racecheck and memcheck"
       sanitized racecheck 100 test_clean_gpu 'MinorEngine.SmallScene*' racecheck_minor
       sanitized memcheck 100 test_clean_gpu \
-        'MinorEngine.SmallScene*:MinorEngine.TileTeamBreaksTies*:MinorEngine.BudgetCuts*' memcheck_minor
+        'MinorEngine.SmallScene*:MinorEngine.TiesBreakByPixelOrder:MinorEngine.BudgetCuts*' memcheck_minor
     fi
-    echo "== bench clean 4096^2: row team, CPU path; the row team at each width of MINOR_ROW_BLOCKS; the tile team"
+    echo "== bench clean 4096^2: GPU Clark and the CPU path"
     timeout 200 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 --paths gpu-clark,cpu-clark --cli-size 4096 \
       >"$out/bench_clean_rows.txt" 2>"$out/bench_clean_rows.err"
     echo "bench exit $?"; cut -c1-300 "$out/bench_clean_rows.txt"; grep "us a step" "$out/bench_clean_rows.err"
-    for w in ${MINOR_ROW_BLOCKS:-}; do
-      GPUCLEAN_MINOR_ROW_BLOCK=$w timeout 120 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 --paths gpu-clark \
-        --cli-size 0 >"$out/bench_clean_rows$w.txt" 2>"$out/bench_clean_rows$w.err"
-      echo "bench (row team of $w threads) exit $?"; cut -c1-300 "$out/bench_clean_rows$w.txt" | tail -1
-      grep "us a step" "$out/bench_clean_rows$w.err"
-    done
-    if [ "${MINOR_TILES:-1}" = 1 ]; then
-      GPUCLEAN_MINOR_TEAM=tiles timeout 120 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 --paths gpu-clark \
-        --cli-size 0 >"$out/bench_clean_tiles.txt" 2>"$out/bench_clean_tiles.err"
-      echo "bench (tiles) exit $?"; cut -c1-300 "$out/bench_clean_tiles.txt" | tail -1; grep "us a step" "$out/bench_clean_tiles.err"
-    fi
     if [ "${MINOR_BIG:-0}" = 1 ]; then
       timeout 200 "$bin/gpuclean" bench clean --sizes 16384 --niters 100000 --paths gpu-clark --cli-size 0 \
         >"$out/bench_clean_16384.txt" 2>"$out/bench_clean_16384.err"
       echo "bench 16384 exit $?"; cut -c1-300 "$out/bench_clean_16384.txt" | tail -2
     fi
     if [ "${MINOR_BATCH:-1}" = 1 ]; then
-      echo "== bench batch 64 x 2048^2: row team, then the tile team"
+      echo "== bench batch 64 x 2048^2"
       timeout ${MINOR_BATCH_TIMEOUT:-150} "$bin/gpuclean" bench batch --size 2048 --counts 64 --distinct 8 \
         --dir /tmp/bench-batch >"$out/bench_batch.txt" 2>&1
       echo "bench batch exit $?"; tail -12 "$out/bench_batch.txt"
-      if [ "${MINOR_TILES:-1}" = 1 ]; then
-        GPUCLEAN_MINOR_TEAM=tiles timeout ${MINOR_BATCH_TIMEOUT:-150} "$bin/gpuclean" bench batch --size 2048 \
-          --counts 64 --distinct 8 --dir /tmp/bench-batch >"$out/bench_batch_tiles.txt" 2>&1
-        echo "bench batch (tiles) exit $?"; grep -E "clean stage|^ +64 " "$out/bench_batch_tiles.txt"
-      fi
     fi
     [ "${MINOR_CUBE:-1}" = 1 ] || exit $status
     echo "== bench clean --channels 16 (2048^2 joined, GPU and CPU)"
@@ -150,16 +114,16 @@ case "${1:-tests}" in
     sanitized racecheck 100 test_clean '*PointSource*gpu*:*TwoSources*clark_gpu*' racecheck_clean_analytic
     sanitized racecheck 100 test_select_gpu 'SampleSecondLevel.*' racecheck_select
     exit 0 ;;
-  bench)
+  bench-select)
     $bin/gpuclean bench select --sizes 20,22,24,26,28 --repeats 5 --format csv --output "$out/bench_select.csv" \
       >"$out/bench_select.txt" 2>"$out/bench_select.err"
     echo "bench exit $?"; tail -2 "$out/bench_select.err"
     grep -E "^28 " "$out/bench_select.txt" | grep -E "top-k  +(1|1024|65536) |median|percentiles" ;;
-  bench32)
+  bench-select-2p32)
     $bin/gpuclean bench select --sizes 32 --distributions uniform,noise_plus_point_sources --ks 1,1024,65536 \
       --backends sort,randomized,sample,bucket,cutting-plane --repeats 3 --no-order-statistics --no-cpu-check \
       2>&1 | tee "$out/bench32.txt" | tail -32 ;;
-  clean)
+  bench-clean)
     "$bin/gpuclean" bench clean --sizes 2048,4096,16384 --niters 100000 --paths gpu-clark,cpu-clark \
       --cpu-max-size 4096 --cli-size 4096 --format csv --output "$out/bench_clean.csv" >"$out/bench_clean.txt" \
       2>"$out/bench_clean.err"
@@ -185,7 +149,7 @@ case "${1:-tests}" in
       >"$out/memcheck_compare.log" 2>&1
     echo "memcheck exit $?"; grep -E "ERROR SUMMARY" "$out/memcheck_compare.log" | tail -1
     exit $status ;;
-  batch-bench)
+  compare-select)
     w=.devdata/data/wsclean-256
     echo "== --compare-select on the WSClean 3.1 pair"
     "$bin/gpuclean" $w/meerkat-cdfs-256-dirty.fits $w/meerkat-cdfs-256-psf.fits -o "$out/wsclean-image.fits" \
@@ -198,6 +162,8 @@ case "${1:-tests}" in
     echo "== bench batch"
     "$bin/gpuclean" bench batch --size 2048 --counts 64,256 --distinct 8 --dir /tmp/bench-batch 2>&1 | tee "$out/bench_batch.txt" ;;
   multiscale)
+    # The benches: bench clean --paths gpu-multiscale,cpu-multiscale (MS_SIZES, default 2048,4096; 4096^2 with
+    # --local-rms) and 16384^2 (GPU Clark, GPU multiscale, with and without --local-rms).
     status=0
     echo "== test_clean: scales and multiscale analytic cases"
     "$bin/tests/test_clean" --gtest_brief=1 --gtest_filter='*Scale*:*Multiscale*' >"$out/test_multiscale.log" 2>&1 || status=1
@@ -257,6 +223,9 @@ case "${1:-tests}" in
       head -c 600 "$out/$name.source.csv"; echo
     done ;;
   cubes)
+    # Joined-plane GPU = CPU tests (multiscale, log fit, streamed = resident), the joined analytic tests on CPU and
+    # GPU, the cube CLI tests, memcheck and racecheck of the joined minor cycle, bench clean --channels 16 (2048^2,
+    # joined, GPU and CPU) and 64 independent channels; CUBE_SANITIZE=0 or CUBE_BENCH=0 leave those parts out.
     status=0
     echo "== GPU = CPU, joined planes"
     "$bin/tests/test_clean_gpu" --gtest_filter='JoinedGpuVsCpu.*' >"$out/test_joined_gpu.log" 2>&1 || status=1
@@ -337,8 +306,8 @@ case "${1:-tests}" in
     echo "== python -m gpuclean.bench"
     [ -n "${SKIP_PY_BENCH:-}" ] || timeout 400 $py -m gpuclean.bench 2>&1 | tee "$out/bench_python.txt" || status=1
     exit $status ;;
-  figures)
-    # The FITS images stay in /tmp; what comes back is small: two PNGs, the table, the summaries, the log.
+  multiscale-figures)
+    # FIG_SIZE (default 2048) and FIG_DEVICE (gpu) change the run. The FITS images stay in /tmp; what comes back is small: two PNGs, the table, the summaries, the log.
     fig=/tmp/ms-figures
     # The GPU machine's NumPy is under its python3 on PATH, not /usr/bin/python3.
     FIG_DIR=$fig DEVICE=${FIG_DEVICE:-gpu} GPUCLEAN_BUILD=$bin SIZE=${FIG_SIZE:-2048} PYTHON=${PYTHON:-python3} timeout 500 \
@@ -350,16 +319,13 @@ case "${1:-tests}" in
     done
     ls -l "$out"
     exit $status ;;
-  issue22)
-    # Issue 22's figures in one run (bench clean 4096^2 and 16384^2, bench batch 64, joined 16 channels, bench
-    # select at 2^24 and 2^28), then ncu per-kernel profiles of the selection's misses; ISSUE22_NCU=0 leaves them out.
-    echo "== bench clean 4096^2: GPU Clark (row team of 1024 threads) and the CPU path; the row team of 512"
+  bench-overview)
+    # The headline figures in one run (bench clean 4096^2 and 16384^2, bench batch 64, joined 16 channels, bench
+    # select at 2^24 and 2^28), then ncu per-kernel profiles of the selection's misses; OVERVIEW_NCU=0 leaves them out.
+    echo "== bench clean 4096^2: GPU Clark and the CPU path"
     timeout 150 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 --paths gpu-clark,cpu-clark --cli-size 4096 \
       >"$out/bench_clean_4096.txt" 2>"$out/bench_clean_4096.err"
     echo "bench exit $?"; cut -c1-330 "$out/bench_clean_4096.txt" | tail -5; grep "us a step" "$out/bench_clean_4096.err"
-    GPUCLEAN_MINOR_ROW_BLOCK=512 timeout 100 "$bin/gpuclean" bench clean --sizes 4096 --niters 100000 \
-      --paths gpu-clark --cli-size 0 >"$out/bench_clean_4096_512.txt" 2>"$out/bench_clean_4096_512.err"
-    echo "bench exit $?"; cut -c1-330 "$out/bench_clean_4096_512.txt" | tail -1; grep "us a step" "$out/bench_clean_4096_512.err"
     echo "== bench clean 16384^2, GPU Clark"
     timeout 150 "$bin/gpuclean" bench clean --sizes 16384 --niters 100000 --paths gpu-clark --cli-size 0 \
       >"$out/bench_clean_16384.txt" 2>"$out/bench_clean_16384.err"
@@ -376,7 +342,7 @@ case "${1:-tests}" in
     timeout 200 "$bin/gpuclean" bench select --sizes 24,28 --backends randomized,sample --ks 1,65536 --repeats 5 \
       --no-cpu-check --format csv --output "$out/bench_select.csv" >"$out/bench_select.txt" 2>"$out/bench_select.err"
     echo "bench select exit $?"
-    [ "${ISSUE22_NCU:-1}" = 1 ] || exit 0
+    [ "${OVERVIEW_NCU:-1}" = 1 ] || exit 0
     echo "== ncu per kernel: randomized top-k misses; sample's 101 percentiles at 2^28"
     for c in "24 uniform 65536 randomized --no-order-statistics" "28 all_equal 65536 randomized --no-order-statistics" \
              "28 many_inf 1 randomized --no-order-statistics" "28 huge_outlier 65536 randomized --no-order-statistics" \
@@ -390,24 +356,20 @@ case "${1:-tests}" in
     exit 0 ;;
   batch-sweep)
     # Where the clean stage's time goes (its per-observation line), then bench batch 64 x 2048^2 with each streams
-    # x I/O threads pair of SWEEP_STREAMS and SWEEP_IO: what keeps the GPU busy; once per row-team width of
-    # SWEEP_ROW_BLOCKS (default: the built-in one).
-    for rb in ${SWEEP_ROW_BLOCKS:-default}; do
-      echo "== row team: $rb"
-      [ "$rb" = default ] && unset GPUCLEAN_MINOR_ROW_BLOCK || export GPUCLEAN_MINOR_ROW_BLOCK=$rb
-      timeout ${SWEEP_TIMEOUT:-500} "$bin/gpuclean" bench batch --size 2048 --counts 64 --distinct 8 \
-        --dir /tmp/bench-batch --streams "${SWEEP_STREAMS:-2,4,8,16}" --io "${SWEEP_IO:-2,4,6}" \
-        >"$out/bench_batch_sweep_$rb.txt" 2>&1
-      echo "bench batch exit $?"; grep -E "^clean stage|^ +64 |^bound" "$out/bench_batch_sweep_$rb.txt"
-    done
-    unset GPUCLEAN_MINOR_ROW_BLOCK
+    # x I/O threads pair of SWEEP_STREAMS (default 2,4,8,16) and SWEEP_IO (2,4,6): what keeps the GPU busy.
+    timeout ${SWEEP_TIMEOUT:-500} "$bin/gpuclean" bench batch --size 2048 --counts 64 --distinct 8 \
+      --dir /tmp/bench-batch --streams "${SWEEP_STREAMS:-2,4,8,16}" --io "${SWEEP_IO:-2,4,6}" \
+      >"$out/bench_batch_sweep.txt" 2>&1
+    echo "bench batch exit $?"; grep -E "^clean stage|^ +64 |^bound" "$out/bench_batch_sweep.txt"
     exit 0 ;;
-  issue23)
+  multi-gpu)
+    # test_cube_gpus, bench batch 64 and 256 x 2048^2 on 1, 2, 4, 8 GPUs (those the host has), and a 64-channel
+    # 2048^2 cube (CUBE_SIZE, CUBE_CHANNELS) cleaned plane by plane on one GPU and on all.
     nvidia-smi -L
     "$bin/tests/test_cube_gpus" --gtest_brief=1 >"$out/test_cube_gpus.log" 2>&1
     echo "test_cube_gpus exit $?"; grep -E "PASSED|FAILED|SKIPPED|Skipped|Failure" "$out/test_cube_gpus.log" | tail -6
     echo "== bench batch 64 and 256 x 2048^2 on 1, 2, 4, 8 GPUs"
-    timeout ${ISSUE23_BATCH_TIMEOUT:-400} "$bin/gpuclean" bench batch --size 2048 --counts 64,256 --distinct 8 \
+    timeout ${MULTI_GPU_BATCH_TIMEOUT:-400} "$bin/gpuclean" bench batch --size 2048 --counts 64,256 --distinct 8 \
       --dir /tmp/bench-batch --gpus 1,2,4,8 >"$out/bench_batch_gpus.txt" 2>&1
     echo "bench batch exit $?"; grep -E "^ +(64|256) |^bound" "$out/bench_batch_gpus.txt"
     size=${CUBE_SIZE:-2048} channels=${CUBE_CHANNELS:-64}
@@ -423,6 +385,9 @@ case "${1:-tests}" in
     done
     exit 0 ;;
   wsclean-survey)
+    # scripts/wsclean_bench.py --preset survey: 4096^2, 8 channels joined, multiscale, on a simulated 300-source
+    # MeerKAT field (WSClean 3.1: without -local-rms); needs .devwsc (scripts/wsclean-pack.sh of a CUDA build).
+    # SURVEY_OPTIONS, SURVEY_NMITER, SURVEY_TIMEOUT, SURVEY_TOTAL, SURVEY_SIZE change it.
     # WSClean and its Python come from the pack: the GPU machine has neither (scripts/wsclean-pack.sh).
     [ -f .devwsc/wsclean.tar.xz ] || { echo "wsclean-survey: no .devwsc/wsclean.tar.xz; run scripts/wsclean-pack.sh" \
       "on the build machine and carry .devwsc" >&2; exit 1; }
@@ -446,7 +411,7 @@ case "${1:-tests}" in
     status=${PIPESTATUS[0]}
     cp "$work"/*.log "$work"/*-sources.csv "$work"/sim-truth.csv "$out/" 2>/dev/null
     exit $status ;;
-  profile)
+  setup-profile)
     echo "== bench clean 16384^2: where the set-up goes (then with glibc's huge-page tunable)"
     "$bin/gpuclean" bench clean --sizes 16384 --niters 100000 --paths gpu-clark --cli-size 0 2>/dev/null | tail -2
     GLIBC_TUNABLES=glibc.malloc.hugetlb=1 "$bin/gpuclean" bench clean --sizes 16384 --niters 100000 --paths gpu-clark \
