@@ -17,6 +17,7 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 MajorCycleDriver::MajorCycleDriver(MajorCycleSteps& steps, const CleanProblem& problem,
                                    const CleanSettings& settings, const CycleCallback& on_cycle)
     : steps_(steps),
+      state_(steps.state()),
       problem_(problem),
       settings_(settings),
       several_scales_(settings.multiscale.enabled),
@@ -32,7 +33,7 @@ double MajorCycleDriver::threshold(double* sigma, std::optional<double> noise) {
   *sigma = 0.0;
   double t = std::max(settings_.threshold, floor_);
   if (settings_.auto_threshold > 0.0 || settings_.auto_mask > 0.0) {
-    *sigma = noise ? *noise : steps_.robust_sigma();
+    *sigma = noise ? *noise : state_.robust_sigma();
     t = std::max(t, settings_.auto_threshold * *sigma);
   }
   return t;
@@ -40,7 +41,7 @@ double MajorCycleDriver::threshold(double* sigma, std::optional<double> noise) {
 
 void MajorCycleDriver::make_noise_map(CleanResult& result) {
   const auto t = Clock::now();
-  const NoiseMapRange r = steps_.make_noise_map(settings_.local_rms, rms_fwhm_);
+  const NoiseMapRange r = state_.make_noise_map(settings_.local_rms, rms_fwhm_);
   min_rms_ = r.min_rms;
   result.local_rms = {true, settings_.local_rms.window, rms_fwhm_, r.min_rms, r.max_rms, 0};
   result.seconds.noise_map += since(t);
@@ -52,14 +53,14 @@ void MajorCycleDriver::start_auto_mask(CleanResult& result) {
   phase_.switch_to_mask();
   if (weighing_) {  // the keys lose their weights: the divergence rule starts afresh in the new units
     weighing_ = false;
-    steps_.drop_weights();
+    state_.drop_weights();
     gate_.forget_peaks();
     result.local_rms.dropped_at_cycle = result.major_cycles + 1;
   }
   std::vector<const HostImage*> kernels;
   for (const CleanScale& sc : steps_.scales()) kernels.push_back(&sc.kernel);
   const auto masks =
-      auto_masks(kernels, steps_.components(result), problem_.mask, problem_.dirty.width, problem_.dirty.height);
+      auto_masks(kernels, components(result), problem_.mask, problem_.dirty.width, problem_.dirty.height);
   note_auto_mask(result, masks);
   steps_.restrict(masks);
 }
@@ -95,7 +96,7 @@ bool MajorCycleDriver::next(CleanResult& result) {
     start_auto_mask(result);
     if (outer_ && round_key_) {  // mid-round: the masked phase starts in the next round (resume)
       auto_mask_started_ = round_floor_ruled_ = true;
-      gate_.stop(result, choice.scale >= 0, choice.biased, in_force, sigma, steps_.model_flux(), last_candidates_,
+      gate_.stop(result, choice.scale >= 0, choice.biased, in_force, sigma, state_.model_flux(), last_candidates_,
                  StopReason::kThreshold);
       done_ = true;
       return false;
@@ -116,7 +117,7 @@ bool MajorCycleDriver::next(CleanResult& result) {
   // Several scales: the divergence rule watches the residual's own peak (stop_rules.hpp).
   std::optional<float> watched;
   if (several_scales_) watched = steps_.residual_peak();
-  if (!gate_.open(result, choice.scale >= 0, choice.biased, in_force, sigma, steps_.model_flux(), last_candidates_,
+  if (!gate_.open(result, choice.scale >= 0, choice.biased, in_force, sigma, state_.model_flux(), last_candidates_,
                   watched)) {
     done_ = true;
     return false;
@@ -129,12 +130,13 @@ bool MajorCycleDriver::next(CleanResult& result) {
                                  (1.0 - settings_.mgain) * choice.key,
                                  several_scales_ ? (1.0 - settings_.multiscale.gain) * choice.key : 0.0});
   t = Clock::now();
-  const Selection selection = steps_.select(choice, limit, result.major_cycles, result);
+  const Selection selection = steps_.select(choice, limit, result.major_cycles);
   last_candidates_ = selection.count;
   result.seconds.select += since(t) - selection.untimed_seconds;
 
   t = Clock::now();
-  const std::size_t made = steps_.minor_cycle(b, limit, settings_.niter - result.iterations, result);
+  cycle_scales_.emplace_back(result.iterations, static_cast<std::uint32_t>(b));
+  const std::size_t made = steps_.minor_cycle(b, limit, settings_.niter - result.iterations);
   result.iterations += made;
   result.seconds.minor += since(t);
   if (made == 0) {  // the peak itself is at the limit: nothing more can be cleaned safely
@@ -143,7 +145,7 @@ bool MajorCycleDriver::next(CleanResult& result) {
     return false;
   }
   t = Clock::now();
-  steps_.subtract(b, made, result);
+  steps_.subtract(b, made);
   result.seconds.convolve += since(t);
   return true;
 }
@@ -159,13 +161,38 @@ void MajorCycleDriver::resume(double floor, double round_gain) {
   gate_.forget_peaks();
 }
 
+std::vector<Component> MajorCycleDriver::components(const CleanResult& result) {
+  std::vector<Component> out = state_.components(result.iterations);
+  assign_scales(out);
+  return out;
+}
+
+void MajorCycleDriver::assign_scales(std::vector<Component>& components) const {
+  for (std::size_t c = 0; c < cycle_scales_.size(); ++c) {
+    const std::size_t end = c + 1 < cycle_scales_.size() ? std::min(cycle_scales_[c + 1].first, components.size())
+                                                          : components.size();
+    for (std::size_t i = cycle_scales_[c].first; i < end; ++i) components[i].scale = cycle_scales_[c].second;
+  }
+}
+
+void MajorCycleDriver::finish(CleanResult& result) {
+  steps_.release(result);
+  state_.finish(result);
+  assign_scales(result.components);
+  result.scales = summarise_scales(steps_.scales(), result.components);
+}
+
 CleanResult MajorCycleDriver::run() {
   CleanResult result;
   while (next(result)) {
   }
-  steps_.finish(result);
+  finish(result);
   return result;
 }
+
+Selection MajorCycleSteps::select(const ScaleChoice&, double, std::size_t) { return {}; }
+void MajorCycleSteps::subtract(std::size_t, std::size_t) {}
+void MajorCycleSteps::release(CleanResult&) {}
 
 const float* only_plane(const std::vector<const float*>& planes) {
   if (planes.size() != 1)

@@ -12,11 +12,16 @@
 //   4. Clark's limit = max(threshold / bias, sidelobe x unweighted peak, (1 - mgain) x peak,
 //      (1 - multiscale gain) x peak with several scales);
 //   5. the active set above the limit, the minor cycles down to it, the subtraction.
-// A run can be driven to its end (run) or one major cycle at a time (next), e.g. from an outer
-// loop that re-images between calls.
+// A run can be driven to its end (run) or one major cycle at a time (next, then finish), e.g.
+// from an outer loop that re-images between calls. The driver keeps the books: iterations and
+// major cycles in the result, and which scale each cycle cleaned (its components' scales).
+// The steps (major_cycle_steps.hpp) and their image state (image_state.hpp) do the work.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "clean/auto_mask.hpp"
 #include "clean/major_cycle_steps.hpp"
@@ -33,7 +38,10 @@ class MajorCycleDriver {
   /// Runs one major cycle: true when it cleaned, false once a stopping rule has fired
   /// (result.reason says which) or a minor cycle could clean nothing.
   bool next(CleanResult& result);
-  /// Every major cycle until the run stops, then the steps' finish.
+  /// The run's end: the steps' release, the state's images into `result` (restored when asked),
+  /// each component's scale and the scales' summary.
+  void finish(CleanResult& result);
+  /// Every major cycle until the run stops, then finish.
   CleanResult run();
 
   /// An outer loop's next round (WSClean's major cycle): the steps were given a residual made
@@ -65,8 +73,12 @@ class MajorCycleDriver {
  private:
   void make_noise_map(CleanResult& result);
   void start_auto_mask(CleanResult& result);
+  /// The components so far with their scales (--auto-mask's footprints).
+  std::vector<Component> components(const CleanResult& result);
+  void assign_scales(std::vector<Component>& components) const;
 
   MajorCycleSteps& steps_;
+  ImageState& state_;
   const CleanProblem& problem_;
   const CleanSettings& settings_;
   const bool several_scales_;
@@ -83,6 +95,7 @@ class MajorCycleDriver {
   bool auto_mask_started_ = false; // the round ended at --auto-mask's switch
   std::optional<float> map_peak_;  // the residual's peak when the map was last made
   std::size_t last_candidates_ = 0;
+  std::vector<std::pair<std::size_t, std::uint32_t>> cycle_scales_;  // (first component, scale) per cycle
 };
 
 /// Runs `steps` to the end with the driver: what every Deconvolver::run is.

@@ -12,6 +12,7 @@
 #include "clean/gpu/fft_convolver_gpu.hpp"
 #include "clean/gpu/local_rms_gpu.hpp"
 #include "clean/gpu/minor_engine.hpp"
+#include "clean/gpu/plane_set_gpu.hpp"
 #include "clean/gpu/scale_images_gpu.hpp"
 #include "clean/packed_peak.hpp"
 #include "clean/quantiles.hpp"
@@ -59,6 +60,7 @@ GpuImageState::GpuImageState(GpuResources& resources, const CleanProblem& proble
                              PsfOnDevice psf)
     : resources_(resources),
       stream_(resources.stream()),
+      problem_(problem),
       settings_(settings),
       width_(problem.dirty.width),
       height_(problem.dirty.height),
@@ -100,6 +102,8 @@ GpuImageState::GpuImageState(GpuResources& resources, const CleanProblem& proble
   count_valid(stream_, residual_.data(), n, true, counts_.data());
   sample_memory();
 }
+
+GpuImageState::~GpuImageState() = default;
 
 std::shared_ptr<const Spectrum> GpuImageState::fetch_psf_spectrum(const PreparedPsf& psf) {
   const HostImage& image = psf.image;
@@ -191,21 +195,49 @@ void GpuImageState::restrict_mask(const std::vector<std::uint8_t>& mask) {
   GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));
 }
 
-double GpuImageState::threshold(double* sigma, std::optional<double> noise) {
-  *sigma = 0.0;
-  double t = settings_.threshold;
-  if ((settings_.auto_threshold > 0.0 || settings_.auto_mask > 0.0) && noise) {
-    *sigma = *noise;
-    return std::max(t, settings_.auto_threshold * *sigma);
+double GpuImageState::robust_sigma() {
+  if (finite_pixels() == 0) return 0.0;
+  // 1.4826 x MAD over the finite pixels, as clean::robust_sigma: one selection-library call.
+  const select::RobustStats r = selector_->robust_statistics(stream_, residual_.data(), size(), workspace_);
+  sample_memory();
+  return 1.4826 * static_cast<double>(r.mad);
+}
+
+NoiseMapRange GpuImageState::make_noise_map(const LocalRmsSettings& local, double window_fwhm_pixels) {
+  local_noise_gpu(stream_, residual_.data(), width_, height_, local, window_fwhm_pixels, rms_);
+  weighing_ = true;
+  sample_memory();
+  return {rms_.min_rms, rms_.max_rms};
+}
+
+// Made on the host, as the CPU makes them, from the components so far.
+std::vector<Component> GpuImageState::components(std::size_t count) {
+  const std::vector<std::uint32_t> pixels = component_pixels(count);
+  std::vector<Component> out(pixels.size());
+  for (std::size_t i = 0; i < pixels.size(); ++i) {
+    out[i].x = static_cast<std::uint32_t>(pixels[i] % width_);
+    out[i].y = static_cast<std::uint32_t>(pixels[i] / width_);
   }
-  if ((settings_.auto_threshold > 0.0 || settings_.auto_mask > 0.0) && finite_pixels() > 0) {
-    // 1.4826 x MAD over the finite pixels, as clean::robust_sigma: one selection-library call.
-    const select::RobustStats r = selector_->robust_statistics(stream_, residual_.data(), size(), workspace_);
-    *sigma = 1.4826 * static_cast<double>(r.mad);
-    t = std::max(t, settings_.auto_threshold * *sigma);
-    sample_memory();
-  }
-  return t;
+  return out;
+}
+
+PlaneSetGpu& GpuImageState::plan(std::vector<CleanScale>& scales, std::size_t max_members) {
+  planes_ = std::make_unique<PlaneSetGpu>(resources_, *this, problem_, scales, max_members);
+  return *planes_;
+}
+
+// Without a plane set (an algorithm that never subtracts through the PSF), one plane.
+void GpuImageState::set_residuals(const std::vector<const float*>& planes) {
+  if (planes_) return planes_->set_residuals(planes);
+  set_residual(only_plane(planes));
+}
+
+std::vector<HostImage> GpuImageState::model_images() {
+  return planes_ ? planes_->model_images() : std::vector{model_image()};
+}
+
+std::vector<HostImage> GpuImageState::residual_images() {
+  return planes_ ? planes_->residual_images() : std::vector{residual_image()};
 }
 
 double GpuImageState::model_flux() {
@@ -231,7 +263,11 @@ void GpuImageState::reserve_components(std::size_t used, std::size_t more) {
   sample_memory();
 }
 
-void GpuImageState::finish(const CleanProblem& problem, CleanResult& result) {
+void GpuImageState::finish(CleanResult& result) {
+  const CleanProblem& problem = problem_;
+  if (problem.keep_noise_map && rms_.map.size()) result.noise_map = download_map(stream_, rms_, width_, height_);
+  rms_ = LocalRmsDevice();
+  if (planes_) planes_->release();  // restoration needs the room
   const auto t0 = Clock::now();
   // CLEAN is done: the side stream may read its results while the main stream restores.
   cuda::Event cleaned;
@@ -248,6 +284,7 @@ void GpuImageState::finish(const CleanProblem& problem, CleanResult& result) {
     result.seconds.restore = std::max(0.0, since(t0) - download_seconds);
   }
   result.peak_gpu_bytes = peak_memory();
+  if (planes_) planes_->finish(result);
 }
 
 void GpuImageState::download(cudaStream_t stream, CleanResult& result, std::size_t iterations) {

@@ -1,9 +1,11 @@
 #pragma once
-// What GPU Högbom and GPU Clark share: the images on the device for the whole run, the
-// statistics that drive the stopping rules (computed on the device; a few scalars come back),
-// the PSF's spectrum (from GpuResources' cache when an earlier run had the same PSF), the
-// component list, the restoration, and the bookkeeping of GPU memory. Large transfers go
-// through GpuResources' pinned staging; none waits on the whole device.
+// The image state (image_state.hpp) on the GPU, for every GPU algorithm: the images on the
+// device for the whole run, the statistics that drive the stopping rules (computed on the
+// device; a few scalars come back), the --local-rms map and its weights, the PSF's spectrum
+// (from GpuResources' cache when an earlier run had the same PSF), the component list, the plane
+// set (plane_set_gpu.hpp) once an algorithm that subtracts through the PSF plans it, the
+// restoration, and the bookkeeping of GPU memory. Large transfers go through GpuResources'
+// pinned staging; none waits on the whole device.
 
 #include <cuda_runtime.h>
 
@@ -18,7 +20,10 @@
 #include "clean/gpu_memory.hpp"
 #include "clean/gpu/gpu_resources.hpp"
 #include "clean/gpu/host_image_prefetch.hpp"
+#include "clean/gpu/local_rms_gpu.hpp"
+#include "clean/image_state.hpp"
 #include "clean/image_stats.hpp"
+#include "clean/scale_set.hpp"
 #include "select/cuda/device_buffer.hpp"
 #include "select/selector.hpp"
 
@@ -30,7 +35,9 @@ enum class PsfOnDevice {
   kSpectrum,  ///< its transform for the major cycles (Clark)
 };
 
-class GpuImageState {
+class PlaneSetGpu;
+
+class GpuImageState final : public ImageState {
  public:
   /// Uploads the dirty image (as the residual) and the mask. `selector` is the backend name for
   /// the robust noise estimate (and Clark's active sets); an unknown one throws InvalidSettings.
@@ -38,8 +45,35 @@ class GpuImageState {
   /// unless its spectrum is cached, transformed while the images upload.
   GpuImageState(GpuResources& resources, const CleanProblem& problem, const CleanSettings& settings,
                 PsfOnDevice psf = PsfOnDevice::kNone);
+  ~GpuImageState() override;
   GpuImageState(const GpuImageState&) = delete;
   GpuImageState& operator=(const GpuImageState&) = delete;
+
+  // ImageState (image_state.hpp). The components come back with scale 0.
+  double robust_sigma() override;
+  double model_flux() override;
+  /// The brightest cleanable pixel (same rule as clean::find_peak).
+  Peak peak() override { return peak_of(masked_.data()); }
+  NoiseMapRange make_noise_map(const LocalRmsSettings& settings, double window_fwhm_pixels) override;
+  void drop_weights() override { weighing_ = false; }
+  std::vector<Component> components(std::size_t count) override;
+  void restrict(const std::vector<std::uint8_t>& mask) override { restrict_mask(mask); }
+  void set_residuals(const std::vector<const float*>& planes) override;
+  std::vector<HostImage> model_images() override;
+  std::vector<HostImage> residual_images() override;
+  /// The noise map (when kept), the residual, model and the first result.iterations components
+  /// to the host, the restoration on the GPU when the problem asks for it (timed, with the
+  /// quantiles of the restored image it asks for), the planes', the peak memory. The
+  /// restoration runs on the main stream while the residual and the model come back on the side
+  /// stream.
+  void finish(CleanResult& result) override;
+
+  /// The plane set for `scales` (the run's; joined planes set their sidelobes) and active sets of
+  /// up to `max_members`, made once.
+  PlaneSetGpu& plan(std::vector<CleanScale>& scales, std::size_t max_members);
+  PlaneSetGpu& planes() { return *planes_; }
+  /// The --local-rms weights min_rms / rms (device) while in force, else null.
+  const float* weights() const { return weighing_ ? rms_.weights.data() : nullptr; }
 
   /// The PSF's spectrum (PsfOnDevice::kSpectrum), perhaps still being computed on the side
   /// stream: FftConvolverGpu waits for it on the main stream.
@@ -74,28 +108,19 @@ class GpuImageState {
   /// From now on only `mask`'s pixels are cleanable (--auto-mask's second phase of Högbom).
   void restrict_mask(const std::vector<std::uint8_t>& mask);
 
-  /// The brightest cleanable pixel (same rule as clean::find_peak).
-  Peak peak() { return peak_of(masked_.data()); }
-  /// The same for another search image (NaN where not cleanable): a scale's.
+  /// peak()'s for another search image (NaN where not cleanable): a scale's.
   Peak peak_of(const float* masked);
-  /// max(--threshold, --auto-threshold x robust sigma), sigma from two GPU medians, or `noise`
-  /// when given (--local-rms: the lowest local noise).
-  double threshold(double* sigma, std::optional<double> noise = std::nullopt);
-  double model_flux();
 
   /// Room for `more` components after the `used` ones; grows the device list (kept contents).
   void reserve_components(std::size_t used, std::size_t more);
+  /// The components in the device list: the steps add each minor cycle's.
+  std::size_t component_count() const { return component_count_; }
+  void add_components(std::size_t made) { component_count_ += made; }
   std::size_t component_capacity() const { return comp_pixels_.size(); }
   /// The first `count` components' pixel indices, to the host (--auto-mask's switch).
   std::vector<std::uint32_t> component_pixels(std::size_t count);
   std::uint32_t* comp_pixels() { return comp_pixels_.data(); }
   float* comp_fluxes() { return comp_fluxes_.data(); }
-
-  /// The end of a run: residual, model and the first result.iterations components to the host,
-  /// the restoration on the GPU when the problem asks for it (timed, with the quantiles of the
-  /// restored image it asks for), the peak memory. The restoration runs on the main stream while
-  /// the residual and the model come back on the side stream.
-  void finish(const CleanProblem& problem, CleanResult& result);
 
   /// Notes the device memory in use now; the largest is reported as the peak.
   void sample_memory();
@@ -111,6 +136,7 @@ class GpuImageState {
 
   GpuResources& resources_;
   cudaStream_t stream_;
+  const CleanProblem& problem_;
   const CleanSettings& settings_;
   std::size_t width_, height_;
   cuda::DeviceBuffer<float> residual_, masked_, model_, scratch_;
@@ -126,8 +152,12 @@ class GpuImageState {
   std::shared_ptr<const Spectrum> psf_spectrum_;
   float exterior_sidelobe_ = 0.0f;
   std::size_t free_at_start_ = 0, peak_used_ = 0;
+  std::size_t component_count_ = 0;
   // The host images the results come back into, made while the GPU works.
   std::unique_ptr<HostImagePrefetch> host_residual_, host_model_, host_restored_;
+  LocalRmsDevice rms_;
+  bool weighing_ = false;
+  std::unique_ptr<PlaneSetGpu> planes_;  // last: it refers to the buffers above
 };
 
 }  // namespace gpuclean::clean::gpu

@@ -1,10 +1,7 @@
 #include "clean/gpu/hogbom_gpu.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <string>
 
-#include "clean/errors.hpp"
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/gpu_image_state.hpp"
 #include "clean/gpu/gpu_resources.hpp"
@@ -37,38 +34,19 @@ class HogbomStepsGpu final : public MajorCycleSteps {
     st_.sample_memory();
   }
 
+  ImageState& state() override { return st_; }
   const std::vector<CleanScale>& scales() const override { return scales_; }
   ScaleChoice choose() override {
     const Peak p = st_.peak();
-    const float k = key(p);
+    const float k = peak_key(p, neg_);
     return {p.index >= 0 ? 0 : -1, k, k, k};
   }
-  float residual_peak() override { return key(st_.peak()); }
-  double robust_sigma() override {
-    double sigma = 0.0;
-    st_.threshold(&sigma);
-    return sigma;
-  }
-  double model_flux() override { return st_.model_flux(); }
-  NoiseMapRange make_noise_map(const LocalRmsSettings&, double) override {
-    throw InvalidSettings("--local-rms runs on Clark's major/minor cycles; drop --algorithm hogbom.");
-  }
-  void drop_weights() override {}
-  std::vector<Component> components(const CleanResult& result) override {
-    const std::vector<std::uint32_t> pixels = st_.component_pixels(result.iterations);
-    std::vector<Component> out(pixels.size());
-    for (std::size_t i = 0; i < pixels.size(); ++i) {
-      out[i].x = static_cast<std::uint32_t>(pixels[i] % st_.width());
-      out[i].y = static_cast<std::uint32_t>(pixels[i] / st_.width());
-    }
-    return out;
-  }
-  void restrict(const std::vector<std::vector<std::uint8_t>>& masks) override { st_.restrict_mask(masks.at(0)); }
-  Selection select(const ScaleChoice&, double, std::size_t, CleanResult&) override { return {}; }
+  float residual_peak() override { return peak_key(st_.peak(), neg_); }
 
-  std::size_t minor_cycle(std::size_t, double limit, std::size_t budget_left, CleanResult& result) override {
+  std::size_t minor_cycle(std::size_t, double limit, std::size_t budget_left) override {
     const auto budget = static_cast<std::uint32_t>(std::min(budget_left, kMaxCycleComponents));
-    st_.reserve_components(result.iterations, budget);
+    const std::size_t first = st_.component_count();
+    st_.reserve_components(first, budget);
     GPUCLEAN_CUDA_TRY(cudaMemsetAsync(slots_.data(), 0, 3 * sizeof(unsigned long long), s_));
     GPUCLEAN_CUDA_TRY(cudaMemsetAsync(flags_.data(), 0, 2 * sizeof(std::uint32_t), s_));
     find_peak(s_, st_.masked(), st_.size(), neg_, slots_.data());
@@ -90,8 +68,8 @@ class HogbomStepsGpu final : public MajorCycleSteps {
     a.gain = static_cast<float>(settings_.gain);
     a.abs_key = neg_;
     a.budget = budget;
-    a.comp_pixels = st_.comp_pixels() + result.iterations;
-    a.comp_fluxes = st_.comp_fluxes() + result.iterations;
+    a.comp_pixels = st_.comp_pixels() + first;
+    a.comp_fluxes = st_.comp_fluxes() + first;
     a.model = st_.model();
     a.stopped = flags_.data();
     a.made = flags_.data() + 1;
@@ -108,26 +86,13 @@ class HogbomStepsGpu final : public MajorCycleSteps {
       resources_.synchronize();
       if (h_flags[0]) break;
     }
-    return h_flags[0] ? h_flags[1] : budget;
+    const std::size_t made = h_flags[0] ? h_flags[1] : budget;
+    st_.add_components(made);
+    return made;
   }
-  void subtract(std::size_t, std::size_t, CleanResult&) override {}  // done step by step
-  void set_residuals(const std::vector<const float*>& planes) override {
-    st_.set_residual(only_plane(planes));
-  }
-  std::vector<HostImage> model_images() override { return {st_.model_image()}; }
-  std::vector<HostImage> residual_images() override { return {st_.residual_image()}; }
-
-  void finish(CleanResult& result) override {
-    psf_ = cuda::DeviceBuffer<float>();  // restoration needs the room
-    st_.finish(problem_, result);
-    result.scales = summarise_scales(scales_, result.components);
-  }
+  void release(CleanResult&) override { psf_ = cuda::DeviceBuffer<float>(); }  // restoration needs the room
 
  private:
-  float key(const Peak& p) const {
-    return p.index < 0 ? 0.0f : (neg_ ? std::abs(p.value) : p.value);
-  }
-
   GpuResources& resources_;
   const CleanProblem& problem_;
   const CleanSettings& settings_;

@@ -1,6 +1,6 @@
-// The major-cycle driver (clean/major_cycle.hpp): a toy algorithm of one file's worth plugs into
-// it and gets the stopping rules, the mgain limit and the auto-mask; and a run driven one major
-// cycle at a time is the whole run, bit for bit.
+// The major-cycle driver (clean/major_cycle.hpp): a toy algorithm of one small file and one table
+// row (toy_steps.cpp) plugs into it and gets the stopping rules, the mgain limit and the
+// auto-mask; and a run driven one major cycle at a time is the whole run, bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "select/cuda/device_info.hpp"
 #include "tests/support/synthetic.hpp"
 #include "tests/support/gpu_test.hpp"
+#include "tests/clean/toy_steps.hpp"
 
 #ifdef GPUCLEAN_HAVE_CUDA
 #include "clean/gpu/clark_gpu.hpp"
@@ -24,64 +25,6 @@
 namespace gc = gpuclean::clean;
 
 namespace {
-
-// A toy algorithm: CLEAN with a delta-function PSF, so a component only changes its own pixel.
-// What a new algorithm writes: the steps, nothing of the loop.
-class DeltaPsfSteps final : public gc::MajorCycleSteps {
- public:
-  DeltaPsfSteps(const gc::CleanProblem& problem, const gc::CleanSettings& settings)
-      : settings_(settings),
-        residual_(problem.dirty),
-        model_(problem.dirty.width, problem.dirty.height),
-        mask_(problem.mask),
-        scales_(gc::plan_scales(settings, 0.0, problem.dirty.width, problem.dirty.height, 1)) {}
-
-  const std::vector<gc::CleanScale>& scales() const override { return scales_; }
-  gc::ScaleChoice choose() override {
-    peak_ = gc::find_peak(residual_.pixels, mask_, true, 1);
-    const float k = residual_peak();
-    return {peak_.index >= 0 ? 0 : -1, k, k, k};
-  }
-  float residual_peak() override { return peak_.index < 0 ? 0.0f : std::abs(peak_.value); }
-  double robust_sigma() override { return gc::robust_sigma(residual_.pixels); }
-  double model_flux() override { return gc::total_flux(model_.pixels); }
-  gc::NoiseMapRange make_noise_map(const gc::LocalRmsSettings&, double) override { return {1.0, 1.0}; }
-  void drop_weights() override {}
-  std::vector<gc::Component> components(const gc::CleanResult& r) override { return r.components; }
-  void restrict(const std::vector<std::vector<std::uint8_t>>& masks) override { mask_ = masks.at(0); }
-  gc::Selection select(const gc::ScaleChoice&, double, std::size_t, gc::CleanResult&) override { return {}; }
-  std::size_t minor_cycle(std::size_t, double limit, std::size_t budget, gc::CleanResult& r) override {
-    std::size_t made = 0;
-    while (made < budget && peak_.index >= 0 && std::abs(peak_.value) > limit) {
-      const auto i = static_cast<std::size_t>(peak_.index);
-      const float flux = static_cast<float>(settings_.gain) * peak_.value;
-      residual_.pixels[i] -= flux;
-      model_.pixels[i] += flux;
-      r.components.push_back({static_cast<std::uint32_t>(i % residual_.width),
-                              static_cast<std::uint32_t>(i / residual_.width), flux, 0});
-      ++made;
-      choose();
-    }
-    return made;
-  }
-  void subtract(std::size_t, std::size_t, gc::CleanResult&) override {}
-  void set_residuals(const std::vector<const float*>& r) override {
-    std::copy(r.at(0), r.at(0) + residual_.size(), residual_.pixels.begin());
-  }
-  std::vector<gc::HostImage> model_images() override { return {model_}; }
-  std::vector<gc::HostImage> residual_images() override { return {residual_}; }
-  void finish(gc::CleanResult& r) override {
-    r.residual = std::move(residual_);
-    r.model = std::move(model_);
-  }
-
- private:
-  const gc::CleanSettings& settings_;
-  gc::HostImage residual_, model_;
-  std::vector<std::uint8_t> mask_;
-  std::vector<gc::CleanScale> scales_;
-  gc::Peak peak_;
-};
 
 struct Image {
   gc::HostImage dirty;
@@ -104,8 +47,7 @@ Image delta_field() {
 
 gc::CleanResult run_toy(const Image& f, const gc::CleanSettings& s, const gc::CycleCallback& on_cycle = nullptr) {
   const gc::CleanProblem problem{f.dirty, f.psf, f.mask};
-  DeltaPsfSteps steps(problem, s);
-  return gc::run_major_cycles(steps, problem, s, on_cycle);
+  return gc::make_deconvolver(gpuclean::test::delta_psf_row(), gc::Device::kCpu)->run(problem, s, on_cycle);
 }
 
 }  // namespace
@@ -183,7 +125,7 @@ TEST(MajorCycleDriver, OneCycleAtATimeIsTheWholeRun) {
     std::size_t cycles = 0;
     while (driver.next(stepped)) ++cycles;
     EXPECT_FALSE(driver.next(stepped)) << "a stopped run stays stopped";
-    steps->finish(stepped);
+    driver.finish(stepped);
     EXPECT_GT(cycles, 1u);
     ASSERT_EQ(stepped.components.size(), whole.components.size()) << "multiscale " << multiscale;
     for (std::size_t i = 0; i < whole.components.size(); ++i) {
@@ -251,7 +193,7 @@ TEST_P(OutsideResidual, AnOuterLoopReachesThePlainRunsResult) {
     const gc::HostImage predicted = gpuclean::test::convolve_direct(model, psf);  // "re-imaging"
     for (std::size_t i = 0; i < residual.size(); ++i) residual.pixels[i] = dirty.pixels[i] - predicted.pixels[i];
   }
-  steps->finish(r);
+  driver.finish(r);
   std::printf("  %zu rounds, %zu components (plain run %zu); flux %.5f (plain %.5f); residual rms %.3e (plain %.3e)\n",
               rounds, r.iterations, plain.iterations, gc::total_flux(r.model.pixels),
               gc::total_flux(plain.model.pixels), gc::rms(residual.pixels), gc::rms(plain.residual.pixels));
