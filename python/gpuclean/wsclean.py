@@ -23,7 +23,6 @@ WSClean's for the same setting; gpuclean's --niter is a further limit.
 """
 
 import os
-import shlex
 import sys
 import threading
 import time
@@ -33,7 +32,7 @@ import numpy as np
 from . import _gpuclean
 from .errors import UsageError
 from .fits import read_header
-from .wsclean_command import WscleanCommand, carried_options, check_layout, ignored_options, wsclean_version
+from .wsclean_command import WscleanCommand, check_layout, ignored_options, refuse_options, wsclean_version
 from .wsclean_parallel import ParallelAdapter
 
 _HOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wsclean_hook.py")
@@ -47,10 +46,6 @@ _start_lock = threading.Lock()
 def hook_path():
     """The file to pass to WSClean's -python-deconvolution."""
     return _HOOK
-
-
-def _given(tokens, name):
-    return any(t == name or t.startswith(name + "=") for t in tokens)
 
 
 def fit_mismatch(meta, channels, terms, logarithmic, trials=8):
@@ -152,57 +147,26 @@ def channel_frequencies_and_weights(meta, command, nchan):
                      "is not there; run WSClean in the folder its -name writes to, or give -fit-spectral-pol.")
 
 
-def _session_options(command, tokens, nchan, npol):
-    """gpuclean's options for this run: GPUCLEAN_OPTIONS, what WSClean's command line carries, and
-    the joins of what WSClean hands over at once (`nchan` channels, `npol` polarizations)."""
-    args = list(tokens) + carried_options(command, tokens)
-    for join, count in (("--join-channels", nchan), ("--join-polarizations", npol)):
-        if count > 1 and not _given(args, join):
-            args.append(join)
-    return args
-
-
-def _beam_options(args, command, notes):
-    """WSClean counts multiscale's automatic scales and -local-rms-window in its theoretical beam,
-    not in the fitted PSF: the beam options gpuclean needs for that, unless given."""
-    wanted = [o for o, on in (("--multiscale-beam", "--multiscale"), ("--local-rms-beam", "--local-rms"))
-              if _given(args, on) and not _given(args, o)]
-    if not wanted:
-        return []
-    beam, why_not = theoretical_beam_pixels(command.args)
-    what = " and ".join({"--multiscale-beam": "scales", "--local-rms-beam": "the local-RMS window"}[o] for o in wanted)
-    if not beam:
-        notes.append(f"{what} in the PSF's fitted beam, not WSClean's theoretical beam ({why_not}; give "
-                     f"{' '.join(wanted)})")
-        return []
-    notes.append(f"{what} in WSClean's theoretical beam of {beam:.3f} pixels")
-    return [a for o in wanted for a in (o, repr(beam))]
+def _settings(command, nchan, npol, meta=None, version=None):
+    """The session's settings, decided in C++ (app/outer/wsclean_options.hpp): GPUCLEAN_OPTIONS,
+    WSClean's deconvolution options carried from its command line, the joins of what WSClean hands
+    over at once (`nchan` channels, `npol` polarizations) and, with `meta`, its gain, its final
+    threshold as the stopping rule, the theoretical beam and the rules of WSClean `version`."""
+    refuse_options(command)
+    return _gpuclean.wsclean_settings(os.environ.get("GPUCLEAN_OPTIONS", ""), command.args, nchan, npol,
+                                      meta=meta, version=version, ignored=ignored_options(command),
+                                      theoretical_beam=lambda: theoretical_beam_pixels(command.args))
 
 
 class _Session:
     def __init__(self, residual, psf, meta, command, version):
-        tokens = shlex.split(os.environ.get("GPUCLEAN_OPTIONS", ""))
         nchan, npol = residual.shape[:2]
-        args = _session_options(command, tokens, nchan, npol)
-        if not _given(tokens, "--gain"):
-            args += ["--gain", repr(float(meta.gain))]
-        if not _given(tokens, "--auto-threshold") and not _given(tokens, "--threshold"):
-            args += ["--auto-threshold", "0"]  # WSClean's final threshold is the stopping rule
-        notes = [f"WSClean {version[0]}.{version[1]}"] if version else []
-        ignored = ignored_options(command)
-        if ignored:
-            notes.append(f"{', '.join(ignored)} mean nothing for gpuclean")
-        args += _beam_options(args, command, notes)
-        if version and version >= (3, 3) and _given(args, "--local-rms") and not _given(args, "--local-rms-periodic"):
-            args.append("--local-rms-periodic")  # radler's map: a circular convolution
-            notes.append("the local-RMS window periodic as radler's")
-        # With WSClean's own -auto-mask, WSClean changes phase when a round ends at gpuclean's switch.
-        self.wsclean_auto_mask = command.given("-auto-mask")
+        settings = _settings(command, nchan, npol, meta, version)
+        notes = list(settings.notes)
         channels = channel_frequencies_and_weights(meta, command, nchan)
-        self.core = _gpuclean.OuterLoopSession(args)
+        self.core = _gpuclean.OuterLoopSession(settings)
         fit = self.core.spectral_fit if nchan > 1 else (0, False)
-        if fit[0] and len(meta.channels) == nchan and not (_given(tokens, "--fit-spectral-pol") or
-                                                          _given(tokens, "--fit-spectral-log-pol")):
+        if fit[0] and len(meta.channels) == nchan and not settings.fit_given:
             worst = fit_mismatch(meta, channels, *fit)
             if worst > 1e-4:
                 raise UsageError(
@@ -211,7 +175,9 @@ class _Session:
             notes.append(f"WSClean's {'logarithmic ' if fit[1] else ''}spectral fit of {fit[0]} terms "
                          f"(gpuclean's own agrees to {worst:.0e})")
         self.notes = "".join(", " + n for n in notes)
-        self.niter = self.core.niter if _given(tokens, "--niter") else None
+        self.niter = settings.niter  # gpuclean's own --niter, a further limit
+        # With WSClean's own -auto-mask, WSClean changes phase when a round ends at gpuclean's switch.
+        self.wsclean_auto_mask = settings.wsclean_auto_mask
         pols = command.polarizations() if npol > 1 else ["I"]
         if npol > 1 and len(pols) != npol:
             raise UsageError(f"WSClean passed {npol} polarizations but its -pol names {len(pols)} ({','.join(pols)}).")
@@ -238,11 +204,10 @@ def check_command_line(args=None):
         raise UsageError(f"-multiscale with -auto-mask on WSClean {version[0]}.{version[1]}: WSClean then takes the "
                          "hook for its own multiscale algorithm and corrupts its memory; leave -multiscale out of "
                          "WSClean's command line and give GPUCLEAN_OPTIONS=--multiscale instead.")
-    tokens = shlex.split(os.environ.get("GPUCLEAN_OPTIONS", ""))
     joined = command.given("-join-channels")
     nchan = command.integer("-deconvolution-channels", command.integer("-channels-out", 1)) if joined else 1
     npol = len(command.polarizations()) if command.given("-join-polarizations") else 1
-    _gpuclean.OuterLoopSession(_session_options(command, tokens, nchan, npol))  # parses and validates
+    _settings(command, nchan, npol)  # parses and validates
     return version
 
 

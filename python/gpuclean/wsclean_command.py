@@ -3,7 +3,9 @@ runs in: the deconvolution settings WSClean does not pass to a Python deconvolve
 carries only gain, mgain, the iteration counts and thresholds), turned into gpuclean's options.
 
 WSClean's option names and meanings (`wsclean --help`, versions 3.1 to 3.7):
-* carried: each maps to the gpuclean option of the same meaning (_CARRIED);
+* carried: each option of gpuclean's option table whose WSClean name reaches the hook from the
+  command line (docs/options.md, its WSClean column) maps to that gpuclean option (C++:
+  app/outer/wsclean_options.hpp);
 * accepted without effect: WSClean's speed switches of its own CLEAN (_NO_MEANING);
 * refused: what gpuclean cannot do inside WSClean's loop, each with the reason (_REFUSED).
 An option given in GPUCLEAN_OPTIONS wins over WSClean's for the same setting.
@@ -13,25 +15,8 @@ import os
 import re
 import subprocess
 
+from . import _gpuclean
 from .errors import UsageError
-
-# WSClean option -> (values it takes, gpuclean's option). The values are passed as given.
-_CARRIED = {
-    "-multiscale": (0, "--multiscale"),
-    "-multiscale-scales": (1, "--multiscale-scales"),
-    "-multiscale-scale-bias": (1, "--multiscale-scale-bias"),
-    "-multiscale-max-scales": (1, "--multiscale-max-scales"),
-    "-multiscale-shape": (1, "--multiscale-shape"),
-    "-multiscale-gain": (1, "--multiscale-gain"),
-    "-fits-mask": (1, "--fits-mask"),
-    "-auto-mask": (1, "--auto-mask"),
-    "-local-rms": (0, "--local-rms"),
-    "-local-rms-window": (1, "--local-rms-window"),
-    "-local-rms-method": (1, "--local-rms-method"),
-    "-clean-border": (1, "--clean-border"),
-    "-fit-spectral-pol": (1, "--fit-spectral-pol"),
-    "-fit-spectral-log-pol": (1, "--fit-spectral-log-pol"),
-}
 
 # Switches of WSClean's own minor loops that change its speed, not what is asked for.
 _NO_MEANING = ("-no-fast-subminor", "-no-multiscale-fast-subminor", "-multiscale-convolution-padding",
@@ -146,29 +131,21 @@ def check_layout(command):
                          "per polarization and cannot; add -join-polarizations or image one polarization per run.")
 
 
-def _gpuclean_given(tokens, option):
-    return any(t == option or t.startswith(option + "=") for t in tokens)
-
-
-def carried_options(command, tokens):
-    """gpuclean's options for what WSClean's command line asks (besides what `meta` carries), those
-    in `tokens` (GPUCLEAN_OPTIONS) left as they are. Raises UsageError for what cannot be honoured."""
+def refuse_options(command):
+    """Raises UsageError for WSClean's options that gpuclean's hook cannot honour."""
     for name, why in _REFUSED.items():
         if command.given(name):
             raise UsageError(f"WSClean's {name} cannot be honoured through gpuclean's hook ({why}); leave it out.")
     if command.value("-local-rms-method") not in (None, "rms"):
         raise UsageError(f"WSClean's -local-rms-method {command.value('-local-rms-method')} cannot be honoured "
                          "through gpuclean's hook (it has WSClean's 'rms' map and its own 'mad'); use rms.")
-    args = []
-    for name, (count, option) in _CARRIED.items():
-        if not command.given(name) or _gpuclean_given(tokens, option):
-            continue
-        args.append(option)
-        if count:
-            args.append(command.value(name))
-    if command.last_of("-no-negative", "-negative") == "-no-negative" and not _gpuclean_given(tokens, "--no-negative"):
-        args.append("--no-negative")
-    return args
+
+
+def carried_options(command, tokens):
+    """gpuclean's options for what WSClean's command line asks (besides what `meta` carries), those
+    that `tokens` (GPUCLEAN_OPTIONS, split) gives left out. Raises UsageError for what cannot be honoured."""
+    refuse_options(command)
+    return _gpuclean.wsclean_carried(command.args, list(tokens))
 
 
 def ignored_options(command):

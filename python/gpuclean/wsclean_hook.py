@@ -9,7 +9,6 @@ stops with exit code 255 (an exception would crash it without a message).
 """
 
 import os
-import re
 import sys
 
 
@@ -23,10 +22,10 @@ def _start_gpu_warm_up():
     """WSClean loads this file while it grids the first image: the GPU gets ready meanwhile (the
     CUDA context and cuFFT's first plan). Any failure waits for deconvolve(), which reports it."""
     try:
-        if re.search(r"--device(=|\s+)cpu\b", os.environ.get("GPUCLEAN_OPTIONS", "")):
-            return
         _package_on_path()
         from gpuclean import _gpuclean
+        if _gpuclean.device_is_cpu(os.environ.get("GPUCLEAN_OPTIONS", "")):  # the command line's parser
+            return
         _gpuclean.start_gpu_warm_up()
     except BaseException:  # noqa: BLE001 -- nothing may fail at load
         pass

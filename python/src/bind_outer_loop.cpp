@@ -2,12 +2,15 @@
 // (clean/outer_loop.hpp). WSClean's float64 arrays are cleaned in float32, as every gpuclean
 // path is; only the residual crosses into the session each round.
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <pybind11/stl.h>
 
 #include "app/outer/outer_loop_run.hpp"
+#include "app/outer/wsclean_options.hpp"
 #include "clean/gpu_memory.hpp"
 #include "clean/spectral_fit.hpp"
 #include "python/src/bindings.hpp"
@@ -23,10 +26,27 @@ std::vector<const float*> planes_of(const FloatArray& a) {
   return planes;
 }
 
+py::dict to_dict(const clean::OuterLoopRound& r) {
+  py::dict d;
+  d["components"] = r.components;
+  d["major_cycles"] = r.major_cycles;
+  d["peak"] = r.peak;
+  d["peak_left"] = r.peak_left;
+  d["threshold"] = r.threshold;
+  d["noise_sigma"] = r.noise_sigma;
+  d["stop_reason"] = std::string(clean::to_string(r.reason));
+  d["round_floor"] = r.round_floor;
+  d["auto_mask_started"] = r.auto_mask_started;
+  return d;
+}
+
 class Session {
  public:
   explicit Session(const std::vector<std::string>& args)
       : options_(app::parse_outer_loop_options(args)), log_(options_.verbosity, false) {}
+  /// The WSClean hook's session, from its settings (app/outer/wsclean_options.hpp).
+  explicit Session(const app::WscleanSessionSettings& s)
+      : options_(s.options), log_(options_.verbosity, false) {}
 
   /// residual [channels, polarizations, height, width]; psf [channels, height, width].
   void start(const FloatArray& residual, const FloatArray& psf, const std::vector<double>& frequencies,
@@ -71,22 +91,9 @@ class Session {
     clean::OuterLoopRound r;
     {
       py::gil_scoped_release release;
-      r = session().clean(floor, round_gain, budget, [this](const clean::CycleReport& c) {
-        log_.verbose("gpuclean: cycle %4zu  components %8zu  peak %11.4e Jy  model flux %11.4e Jy  threshold %10.3e",
-                     c.cycle, c.iterations, c.peak, c.model_flux, c.threshold);
-      });
+      r = session().clean(floor, round_gain, budget, cycle_log());
     }
-    py::dict d;
-    d["components"] = r.components;
-    d["major_cycles"] = r.major_cycles;
-    d["peak"] = r.peak;
-    d["peak_left"] = r.peak_left;
-    d["threshold"] = r.threshold;
-    d["noise_sigma"] = r.noise_sigma;
-    d["stop_reason"] = std::string(clean::to_string(r.reason));
-    d["round_floor"] = r.round_floor;
-    d["auto_mask_started"] = r.auto_mask_started;
-    return d;
+    return to_dict(r);
   }
 
   py::array_t<float> models() { return stack(session().models()); }
@@ -125,6 +132,12 @@ class Session {
     if (!session_) throw py::value_error("start the session first");
     return *session_;
   }
+  clean::CycleCallback cycle_log() {
+    return [this](const clean::CycleReport& c) {
+      log_.verbose("gpuclean: cycle %4zu  components %8zu  peak %11.4e Jy  model flux %11.4e Jy  threshold %10.3e",
+                   c.cycle, c.iterations, c.peak, c.model_flux, c.threshold);
+    };
+  }
   template <typename Array>
   void check_shape(const Array& a) const {
     if (a.ndim() != 4 || a.shape(0) != shape_[0] || a.shape(1) != shape_[1] || a.shape(2) != shape_[2] ||
@@ -159,8 +172,46 @@ void bind_outer_loop(py::module_& m) {
     return adopt(std::move(fitted), {static_cast<py::ssize_t>(fit.channels())});
   }, py::arg("values"), py::arg("frequencies"), py::arg("weights"), py::arg("terms"), py::arg("logarithmic"));
   m.def("start_gpu_warm_up", [] { clean::start_gpu_warm_up(); });
+  // The WSClean hook's settings: GPUCLEAN_OPTIONS' text, WSClean's command line and what its
+  // meta and arrays give (app/outer/wsclean_options.hpp). Without meta: the check before WSClean's
+  // first call. theoretical_beam() returns (pixels, None) or (None, why not).
+  py::class_<app::WscleanSessionSettings>(m, "WscleanSettings")
+      .def_readonly("args", &app::WscleanSessionSettings::args)
+      .def_readonly("notes", &app::WscleanSessionSettings::notes)
+      .def_readonly("niter", &app::WscleanSessionSettings::niter)
+      .def_readonly("fit_given", &app::WscleanSessionSettings::fit_given)
+      .def_readonly("wsclean_auto_mask", &app::WscleanSessionSettings::wsclean_auto_mask);
+  m.def("wsclean_settings",
+        [](const std::string& gpuclean_options, const std::vector<std::string>& wsclean_args, std::size_t channels,
+           std::size_t polarizations, const py::object& meta, std::optional<std::pair<int, int>> version,
+           const std::vector<std::string>& ignored, const py::object& theoretical_beam) {
+          app::WscleanSessionRequest request;
+          request.gpuclean_options = gpuclean_options;
+          request.wsclean_args = wsclean_args;
+          request.channels = channels;
+          request.polarizations = polarizations;
+          if (!meta.is_none()) request.gain = py::float_(meta.attr("gain")).cast<double>();
+          request.version = version;
+          request.ignored = ignored;
+          if (!theoretical_beam.is_none())
+            request.theoretical_beam = [theoretical_beam]() -> std::pair<std::optional<double>, std::string> {
+              const py::tuple t = theoretical_beam();
+              return {t[0].is_none() ? std::nullopt : std::optional<double>(t[0].cast<double>()),
+                      t[1].is_none() ? std::string() : py::str(t[1]).cast<std::string>()};
+            };
+          return app::wsclean_session_settings(request);
+        },
+        py::arg("gpuclean_options"), py::arg("wsclean_args"), py::arg("channels") = 1, py::arg("polarizations") = 1,
+        py::arg("meta") = py::none(), py::arg("version") = py::none(), py::arg("ignored") = std::vector<std::string>{},
+        py::arg("theoretical_beam") = py::none());
+  // gpuclean's options for WSClean's command line (the option table's WSClean names), less those
+  // `gpuclean_args` gives.
+  m.def("wsclean_carried", &app::carried_options, py::arg("wsclean_args"), py::arg("gpuclean_args"));
+  m.def("split_options", &app::split_words, py::arg("text"));
+  m.def("device_is_cpu", &app::device_is_cpu, py::arg("gpuclean_options"));
   py::class_<Session>(m, "OuterLoopSession")
       .def(py::init<const std::vector<std::string>&>(), py::arg("args"))
+      .def(py::init<const app::WscleanSessionSettings&>(), py::arg("settings"))
       .def("start", &Session::start, py::arg("residual"), py::arg("psf"), py::arg("frequencies"), py::arg("weights"),
            py::arg("polarization_factor"))
       .def("set_residual", &Session::set_residual, py::arg("residual"))
