@@ -175,9 +175,6 @@ class _Session:
             notes.append(f"WSClean's {'logarithmic ' if fit[1] else ''}spectral fit of {fit[0]} terms "
                          f"(gpuclean's own agrees to {worst:.0e})")
         self.notes = "".join(", " + n for n in notes)
-        self.niter = settings.niter  # gpuclean's own --niter, a further limit
-        # With WSClean's own -auto-mask, WSClean changes phase when a round ends at gpuclean's switch.
-        self.wsclean_auto_mask = settings.wsclean_auto_mask
         pols = command.polarizations() if npol > 1 else ["I"]
         if npol > 1 and len(pols) != npol:
             raise UsageError(f"WSClean passed {npol} polarizations but its -pol names {len(pols)} ({','.join(pols)}).")
@@ -257,10 +254,9 @@ class _Parallel:
                 self.meta = None
 
     def _clean_full(self, residual, floor, mgain, budget):
-        # WSClean's major-iteration threshold is max(sub-image peak) x (1 - mgain): the round's own
-        # -mgain stop, which the session applies itself and reports (round_floor) as "another
-        # major cycle is due". Passed as a floor it would read as the final threshold.
-        floor = self.meta.final_threshold
+        # The round's floor and mgain come from WSClean's meta (app::next_sub_image_round: the
+        # sub-images' major-iteration threshold is the round's own mgain stop); `budget` is what the
+        # adapter counted from the sub-images.
         start = time.perf_counter()
         first = self.session is None
         if first:
@@ -272,7 +268,7 @@ class _Parallel:
             self.session.notes += f", {len(self.adapter.boxes or [1])} WSClean sub-images cleaned as one image"
         else:
             self.session.core.set_residual(residual)
-        r, more = _round(self.session, floor, mgain, budget, first, start)
+        r, more = _round(self.session, self.meta, first, start, budget)
         change = np.zeros(residual.shape)
         self.session.core.add_model_change(change)
         cleaned = _cleaned_residual(self.session, residual)
@@ -297,21 +293,16 @@ def _cleaned_residual(s, residual):
     return out
 
 
-def _round(s, floor, mgain, budget, first, start):
-    """One round of the session down to `floor` and `mgain`'s stop, at most `budget` components (and
-    gpuclean's own --niter); prints the major cycle's line. Returns the round and whether another
-    major cycle is due."""
+def _round(s, meta, first, start, budget=None):
+    """One round of the session for WSClean's call with `meta` (with `budget`: -parallel-deconvolution's
+    whole-image round for its sub-images); its floor, budget and whether another major cycle is due
+    are decided in C++ (app/outer/wsclean_round.hpp). Prints the major cycle's line; returns the
+    round and whether another major cycle is due."""
     core = s.core
     s.calls += 1
     peak = core.peak()
-    if s.niter is not None:
-        budget = min(budget, max(0, s.niter - core.iterations()))
-    r = core.clean(floor, mgain, budget)
-    more = (r["stop_reason"] == "threshold" and r["round_floor"] and 0 < r["components"] < budget)
-    if r["auto_mask_started"] and s.wsclean_auto_mask:
-        # gpuclean's mask takes over: WSClean's own -auto-mask changes phase (and its threshold)
-        # when told that this major cycle is its last of the first phase.
-        more = False
+    r = core.wsclean_round(meta, budget)
+    more = r["more"]
     seconds = time.perf_counter() - start
     setup = f"{core.algorithm} on the {core.device}{s.notes}; " if first else ""
     print(f"gpuclean: major cycle {s.calls}: {setup}{r['components']} components in {r['major_cycles']} cycles, "
@@ -345,9 +336,7 @@ def deconvolve(residual, model, psf, meta):
                              f"{residual.shape}); gpuclean's hook needs -join-channels with -channels-out and "
                              "-join-polarizations with several polarizations.")
         s.core.set_residual(residual)
-    floor = max(meta.major_iter_threshold, meta.final_threshold)
-    budget = max(0, meta.max_iterations - meta.iteration_number)
-    r, more = _round(s, floor, meta.mgain, budget, first, start)
+    r, more = _round(s, meta, first, start)
     meta.iteration_number += r["components"]
     s.core.add_model_change(model)  # in place, in float64
     # With -mgain < 1 WSClean images the next residual from the visibilities and never reads this

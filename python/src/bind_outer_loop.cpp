@@ -11,6 +11,7 @@
 
 #include "app/outer/outer_loop_run.hpp"
 #include "app/outer/wsclean_options.hpp"
+#include "app/outer/wsclean_round.hpp"
 #include "clean/gpu_memory.hpp"
 #include "clean/spectral_fit.hpp"
 #include "python/src/bindings.hpp"
@@ -24,6 +25,17 @@ std::vector<const float*> planes_of(const FloatArray& a) {
   const py::ssize_t n = a.shape(2) * a.shape(3);
   for (py::ssize_t i = 0; i < a.shape(0) * a.shape(1); ++i) planes.push_back(a.data() + i * n);
   return planes;
+}
+
+/// WSClean's meta of one call: its numbers, read by name (WSClean's own object or a stand-in).
+app::WscleanMeta meta_of(const py::handle& meta) {
+  app::WscleanMeta m;
+  m.iteration_number = py::int_(meta.attr("iteration_number")).cast<std::int64_t>();
+  m.max_iterations = py::int_(meta.attr("max_iterations")).cast<std::int64_t>();
+  m.mgain = py::float_(meta.attr("mgain")).cast<double>();
+  m.major_iter_threshold = py::float_(meta.attr("major_iter_threshold")).cast<double>();
+  m.final_threshold = py::float_(meta.attr("final_threshold")).cast<double>();
+  return m;
 }
 
 py::dict to_dict(const clean::OuterLoopRound& r) {
@@ -44,9 +56,9 @@ class Session {
  public:
   explicit Session(const std::vector<std::string>& args)
       : options_(app::parse_outer_loop_options(args)), log_(options_.verbosity, false) {}
-  /// The WSClean hook's session, from its settings (app/outer/wsclean_options.hpp).
+  /// The WSClean hook's session: its settings and the rules of its rounds (app/outer/).
   explicit Session(const app::WscleanSessionSettings& s)
-      : options_(s.options), log_(options_.verbosity, false) {}
+      : options_(s.options), log_(options_.verbosity, false), rules_{s.niter, s.wsclean_auto_mask} {}
 
   /// residual [channels, polarizations, height, width]; psf [channels, height, width].
   void start(const FloatArray& residual, const FloatArray& psf, const std::vector<double>& frequencies,
@@ -94,6 +106,22 @@ class Session {
       r = session().clean(floor, round_gain, budget, cycle_log());
     }
     return to_dict(r);
+  }
+
+  /// One WSClean call's round (app::next_round), or with `budget` -parallel-deconvolution's
+  /// (app::next_sub_image_round): the round's dict plus "budget" and "more" (WSClean's "continue").
+  py::dict wsclean_round(const py::object& meta, std::optional<std::size_t> budget) {
+    const app::WscleanMeta m = meta_of(meta);
+    app::WscleanRound r;
+    {
+      py::gil_scoped_release release;
+      r = budget ? app::next_sub_image_round(session(), m, *budget, rules_, cycle_log())
+                 : app::next_round(session(), m, rules_, cycle_log());
+    }
+    py::dict d = to_dict(r.round);
+    d["budget"] = r.budget;
+    d["more"] = r.more;
+    return d;
   }
 
   py::array_t<float> models() { return stack(session().models()); }
@@ -153,6 +181,7 @@ class Session {
 
   app::OuterLoopOptions options_;
   app::Log log_;
+  app::WscleanRoundRules rules_;
   std::vector<py::ssize_t> shape_;
   std::unique_ptr<clean::OuterLoopSession> session_;
   std::vector<std::vector<float>> last_models_;  ///< the models as add_model_change last saw them
@@ -212,6 +241,7 @@ void bind_outer_loop(py::module_& m) {
   py::class_<Session>(m, "OuterLoopSession")
       .def(py::init<const std::vector<std::string>&>(), py::arg("args"))
       .def(py::init<const app::WscleanSessionSettings&>(), py::arg("settings"))
+      .def("wsclean_round", &Session::wsclean_round, py::arg("meta"), py::arg("budget") = py::none())
       .def("start", &Session::start, py::arg("residual"), py::arg("psf"), py::arg("frequencies"), py::arg("weights"),
            py::arg("polarization_factor"))
       .def("set_residual", &Session::set_residual, py::arg("residual"))

@@ -1,9 +1,11 @@
-"""The WSClean hook's settings, decided in C++ (app/outer/wsclean_options.hpp): GPUCLEAN_OPTIONS
-parsed once by the command line's parser, WSClean's options carried by the option table's WSClean
-names, meta's gain and the version's rules. Without WSClean."""
+"""The WSClean hook's settings and rounds, decided in C++ (app/outer/wsclean_options.hpp,
+wsclean_round.hpp): GPUCLEAN_OPTIONS parsed once by the command line's parser, WSClean's options
+carried by the option table's WSClean names, meta's gain and the version's rules; each round's
+budget and WSClean's "continue". Without WSClean."""
 
 import types
 
+import numpy as np
 import pytest
 
 from gpuclean import _gpuclean
@@ -101,3 +103,43 @@ def test_the_messages_are_the_command_lines():
         _gpuclean.wsclean_carried(["wsclean", "-auto-mask"], [])
     with pytest.raises(UsageError, match="not for a run inside WSClean"):
         settings("--model m.fits")
+
+
+def _session(options, shape=64):
+    """A started CPU session on one point source of 1 Jy under a Gaussian PSF."""
+    y, x = np.mgrid[:shape, :shape] - shape // 2
+    psf = np.exp(-(x ** 2 + y ** 2) / (2 * 2.0 ** 2)).astype(np.float32)
+    residual = np.roll(np.roll(psf, 5, 0), -7, 1)[None, None].copy()
+    s, _ = settings("--device cpu " + options, m=meta())
+    core = _gpuclean.OuterLoopSession(s)
+    core.start(residual, psf[None], [1.4e8], [1.0], 1.0)
+    return core
+
+
+def test_a_round_ends_at_mgain_and_asks_for_another_major_cycle():
+    r = _session("").wsclean_round(meta(final_threshold=0.01))
+    assert r["budget"] == 1000 and 0 < r["components"] < 1000
+    assert r["round_floor"] and r["stop_reason"] == "threshold" and r["more"]
+
+
+def test_a_round_at_the_final_threshold_or_the_budget_is_the_last():
+    core = _session("")
+    r = core.wsclean_round(meta(mgain=1.0, final_threshold=0.05))
+    assert r["components"] > 0 and r["peak_left"] <= 0.05 and not r["more"]
+    r = _session("").wsclean_round(meta(max_iterations=10, iteration_number=7, final_threshold=0.01))
+    assert r["budget"] == 3 and r["components"] == 3 and not r["more"]
+
+
+def test_gpuclean_niter_limits_the_budget_across_rounds():
+    core = _session("--niter 10")
+    first = core.wsclean_round(meta(mgain=0.5, final_threshold=0.001))
+    assert first["budget"] == 10 and 0 < first["components"] < 10 and first["more"]
+    second = core.wsclean_round(meta(mgain=0.5, final_threshold=0.001, iteration_number=first["components"]))
+    assert second["budget"] == 10 - first["components"]
+    assert second["components"] == second["budget"] and not second["more"]
+
+
+def test_a_sub_image_round_takes_the_adapters_budget_and_the_final_threshold():
+    # The major-iteration threshold (the sub-images' peak x (1 - mgain)) is not a floor here.
+    r = _session("").wsclean_round(meta(mgain=1.0, major_iter_threshold=0.9, final_threshold=0.05), 500)
+    assert r["budget"] == 500 and r["peak_left"] <= 0.05
