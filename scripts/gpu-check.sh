@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the GPU checks and benchmarks on a machine with a GPU, from a build made elsewhere
-# (see README, "Running on a GPU machine"): scripts/gpu-check.sh MODE, one of those usage() lists
+# (see docs/development.md, "Running on a GPU machine"): scripts/gpu-check.sh MODE, one of those usage() lists
 # (default: tests); each mode's branch below says what it runs and which variables change it.
 # Results go to $OUT (default out/gpu-check).
 # GPUCLEAN_BUILD names the folder with gpuclean and tests/ (default: build).

@@ -13,7 +13,7 @@ namespace gpuclean::clean::gpu {
 inline constexpr std::uint32_t kWarpTeamMax = 256;
 /// Threads of a team block, a compile-time choice (the only width built; to time another, change
 /// it here): every thread scans its members each step, and the 512- and 256-thread blocks timed
-/// in clean/gpu/PERFORMANCE.md did not make the benches faster.
+/// in docs/design/gpu-minor-cycle.md did not make the benches faster.
 inline constexpr int kRowBlock = 1024;
 /// Bins of the budget cutoff's histogram of recorded orders (budget_cutoff.cuh).
 inline constexpr std::uint32_t kOrderBins = 1024;
