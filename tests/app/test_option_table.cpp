@@ -178,8 +178,18 @@ std::string committed_doc() {
 }
 
 TEST(OptionsDoc, TheCommittedDocIsTheTablesRendering) {
-  EXPECT_EQ(committed_doc(), options_markdown())
-      << "docs/options.md is stale: run scripts/options-doc.sh and commit it";
+  const std::string doc = committed_doc(), rendering = options_markdown();
+  std::istringstream committed(doc), rendered(rendering);
+  for (int line = 1;; ++line) {  // the first line that differs, rather than both texts
+    std::string a, b;
+    const bool in_committed = static_cast<bool>(std::getline(committed, a));
+    const bool in_rendered = static_cast<bool>(std::getline(rendered, b));
+    if (!in_committed && !in_rendered) break;
+    ASSERT_TRUE(in_committed == in_rendered && a == b)
+        << "docs/options.md line " << line << " is stale: run scripts/options-doc.sh and commit it\n  committed: "
+        << a << "\n  the table: " << b;
+  }
+  EXPECT_EQ(doc.size(), rendering.size()) << "docs/options.md is stale: run scripts/options-doc.sh and commit it";
 }
 
 TEST(OptionsDoc, ListsEveryOptionThatHelpPrintsAndNoOther) {
