@@ -58,7 +58,7 @@ class ClarkStepsGpu final : public MajorCycleSteps {
         settings_(settings),
         s_(resources.stream()),
         neg_(settings.allow_negative),
-        st_(resources, problem, settings, problem.joined ? gpu::PsfOnDevice::kNone : gpu::PsfOnDevice::kSpectrum),
+        st_(resources, problem, settings, gpu::PsfOnDevice::kSpectrum),
         n_(st_.size()),
         // The scales (one delta function without --multiscale: plain Clark) and their beam patches.
         scales_(gpu::prepare_scales_gpu(resources, problem.psf, settings,

@@ -74,7 +74,7 @@ GpuImageState::GpuImageState(GpuResources& resources, const CleanProblem& proble
   host_model_ = std::make_unique<HostImagePrefetch>(width_, height_);
   if (problem.restoring_beam) host_restored_ = std::make_unique<HostImagePrefetch>(width_, height_);
   // The PSF first: its transform (on the side stream) then overlaps the uploads below.
-  if (psf == PsfOnDevice::kSpectrum) psf_spectrum_ = fetch_psf_spectrum(problem.psf);
+  if (psf == PsfOnDevice::kSpectrum && !problem.joined) psf_spectrum_ = fetch_psf_spectrum(problem.psf);
   const std::size_t n = size();
   residual_ = cuda::DeviceBuffer<float>(n, stream_);
   masked_ = cuda::DeviceBuffer<float>(n, stream_);

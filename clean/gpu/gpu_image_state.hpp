@@ -32,7 +32,8 @@ namespace gpuclean::clean::gpu {
 /// What the run needs of the PSF on the device besides what it uploads itself.
 enum class PsfOnDevice {
   kNone,
-  kSpectrum,  ///< its transform for the major cycles (Clark)
+  kSpectrum,  ///< its transform for the major cycles (Clark), unless the planes are joined: they
+              ///< subtract through each plane's own PSF (plane_set_gpu.hpp)
 };
 
 class PlaneSetGpu;
