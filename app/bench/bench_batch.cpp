@@ -117,8 +117,10 @@ ConcurrentStage concurrent_stage(const std::vector<LoadedObservation>& loaded, c
       bool counted = false;  // in `ready`: a worker that fails before the start must not hold the others
       try {
         std::vector<LoadedObservation> mine = loaded;
-        const auto deconvolver = clean::make_deconvolver(algorithm, clean::Device::kGpu);
-        clean_observation(mine[0], clean::Device::kGpu, *deconvolver, quiet);  // warm-up
+        clean::DeconvolverPool deconvolver;  // this worker's, kept warm from run to run
+        clean::RunPlan plan;
+        plan.device = clean::Device::kGpu;
+        clean_observation(mine[0], plan, deconvolver, quiet);  // warm-up
         counted = true;
         if (++ready == workers) {
           t0 = Clock::now();
@@ -128,7 +130,7 @@ ConcurrentStage concurrent_stage(const std::vector<LoadedObservation>& loaded, c
         for (std::size_t j; (j = next.fetch_add(1)) < runs;) {
           const auto t_run = Clock::now();
           const clean::CleanResult r =
-              clean_observation(mine[j % mine.size()], clean::Device::kGpu, *deconvolver, quiet);
+              clean_observation(mine[j % mine.size()], plan, deconvolver, quiet);
           const double seconds = since(t_run);
           const std::lock_guard<std::mutex> lock(m);
           out.tally.add(r, seconds);
@@ -201,12 +203,14 @@ int run_bench_batch(const BenchBatchOptions& o) {
   StageTally tally;
   {
     // Gone before the batches run, so that their automatic choice sees the GPU's memory.
-    const auto deconvolver = clean::make_deconvolver(base.settings.algorithm, device);
-    clean_observation(loaded[0], device, *deconvolver, quiet);  // warm-up: context, plans, pool
+    clean::DeconvolverPool deconvolver;
+    clean::RunPlan plan;
+    plan.device = device;
+    clean_observation(loaded[0], plan, deconvolver, quiet);  // warm-up: context, plans, pool
     const auto t_stage = Clock::now();
     for (std::size_t j = 0; j < stage_runs; ++j) {
       const auto t_run = Clock::now();
-      const clean::CleanResult r = clean_observation(loaded[j % loaded.size()], device, *deconvolver, quiet);
+      const clean::CleanResult r = clean_observation(loaded[j % loaded.size()], plan, deconvolver, quiet);
       tally.add(r, since(t_run));
       components += r.iterations;
     }

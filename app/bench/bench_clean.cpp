@@ -15,6 +15,7 @@
 
 #include "clean/beam.hpp"
 #include "clean/clean_mask.hpp"
+#include "clean/deconvolution.hpp"
 #include "clean/deconvolver.hpp"
 #include "clean/fft_convolver_cpu.hpp"
 #include "clean/image_stats.hpp"
@@ -183,7 +184,7 @@ int run_bench_clean(const BenchCleanOptions& o) {
         if (is_cpu(path) && size > o.cpu_max_size) continue;
         if (path == "gpu-hogbom" && size > o.hogbom_max_size) continue;
         try {
-          here.push_back(run_case(problem, size, niter, path, o));
+          here.push_back(run_case(table, size, niter, path, o));
           if (path == "cpu-clark") cpu_clark = here.back().clean;
           if (path == "cpu-multiscale") cpu_multiscale = here.back().clean;
           const Row& r = here.back();
