@@ -199,7 +199,10 @@ clean::CleanResult clean_observation(LoadedObservation& obs, const clean::RunPla
   const auto t = Clock::now();
   // What this front end adds to the problem: the quick-look scaling, the noise map, a dirty image on the device.
   clean::ProblemExtras extras;
-  if (!o.quicklook.empty()) extras.restored_quantiles = {o.quicklook_low / 100.0, o.quicklook_high / 100.0};
+  std::vector<double> quantiles;
+  if (!o.quicklook.empty()) quantiles = {o.quicklook_low / 100.0, o.quicklook_high / 100.0};
+  obs.observed.emplace(std::move(quantiles), s.compare_select);
+  extras.observer = &*obs.observed;
   extras.keep_noise_map = !o.noise_map.empty();
   extras.dirty_on_device = obs.dirty_device ? &*obs.dirty_device : nullptr;
   const clean::WorkTable table = observation_table(obs);
@@ -261,9 +264,10 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
                          restored_opt);
   }
   if (!o.quicklook.empty()) {
-    if (result.restored_quantile_values.size() != 2)
+    if (!obs.observed || obs.observed->quantile_values.size() != 2)
       throw std::logic_error("the deconvolver did not report the quick-look percentiles");
-    QuicklookScale scale{result.restored_quantile_values[0], result.restored_quantile_values[1], o.quicklook_low,
+    const std::vector<float>& q = obs.observed->quantile_values;
+    QuicklookScale scale{q[0], q[1], o.quicklook_low,
                          o.quicklook_high};
     write_quicklook(staged.stage(o.quicklook), restored, scale, o.output, true);
     log.verbose("quick-look %s: linear from %.4g to %.4g Jy/beam (%.3g%% and %.3g%%)", o.quicklook.c_str(), scale.low,
@@ -271,7 +275,8 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
   }
   if (s.compare_select) {
     const ComparePaths c = compare_paths(o);
-    const SelectComparisonTable table(result.select_comparison);
+    if (!obs.observed) throw std::logic_error("the run was not watched for --compare-select");
+    const SelectComparisonTable table(obs.observed->select_comparison);
     io::write_text_file(staged.stage(c.csv), table.csv(), true);
     io::write_text_file(staged.stage(c.json), table.json().dump(2) + "\n", true);
     write_select_chart(staged.stage(c.png), table, std::filesystem::path(o.output).filename().string(), true);

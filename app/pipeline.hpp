@@ -33,6 +33,9 @@ struct LoadedObservation {
   std::vector<long> axes;
   std::optional<io::CelestialWcs> wcs;
   RunReport report;  ///< filled as the stages go
+  /// What the run was watched for (clean_observation() sets it up): the quick-look percentiles
+  /// and --compare-select's cycles, for write_observation().
+  std::optional<clean::RunRecord> observed;
 };
 
 /// --compare-select's outputs: PREFIX.csv, .json and .png (--compare-prefix, or the restored

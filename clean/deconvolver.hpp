@@ -15,6 +15,7 @@
 #include "clean/local_rms.hpp"
 #include "clean/plane_set.hpp"
 #include "clean/psf.hpp"
+#include "clean/run_observer.hpp"
 
 namespace gpuclean::clean {
 
@@ -69,9 +70,8 @@ struct CleanProblem {
   const std::vector<std::uint8_t>& mask;
   /// When set, the run also restores (model (x) beam + residual) where the images live.
   const PixelGaussian* restoring_beam = nullptr;
-  /// Quantiles (fractions in [0, 1]) of the restored image's finite pixels to report, taken with
-  /// the selection library where the image lives (the quick-look scaling).
-  std::vector<double> restored_quantiles = {};
+  /// What the front end watches (the quick-look scaling, --compare-select); null: nothing.
+  RunObserver* observer = nullptr;
   /// --noise-map: hand the --local-rms map back in CleanResult::noise_map.
   bool keep_noise_map = false;
   /// When set, the GPU paths take the dirty image from device memory, copied on the device, and
@@ -93,21 +93,6 @@ JoinedProblemImages joined_problem_images(const JoinedPlanes& planes);
 /// Throws InvalidSettings when the problem joins planes with settings that cannot (Högbom;
 /// --multiscale with polarizations), and InvalidInput when its planes do not share one grid.
 void check_joinable(const CleanProblem& problem, const CleanSettings& settings);
-
-/// One backend's time on one major cycle's selection (--compare-select).
-struct BackendTime {
-  std::string backend;
-  double seconds = 0.0;  ///< median of the timed repeats
-};
-
-/// One major cycle of --compare-select: the request every backend answered, and their times.
-struct SelectCycleComparison {
-  std::size_t cycle = 0;  ///< 1-based
-  std::size_t n = 0;      ///< pixels searched
-  std::size_t k = 0;      ///< requested
-  std::size_t count = 0;  ///< returned (min(k, cleanable pixels)), the same for every backend
-  std::vector<BackendTime> times;
-};
 
 struct StageSeconds {
   double setup = 0.0;     ///< GPU: from the call to the first major cycle (uploads, PSF transform, workspaces)
@@ -159,8 +144,6 @@ struct CleanResult {
   HostImage restored;                  ///< Jy/beam, when the problem gave a restoring beam
   StageSeconds seconds;
   std::size_t peak_gpu_bytes = 0;      ///< GPU runs: the most device memory in use at once
-  std::vector<float> restored_quantile_values;  ///< one per CleanProblem::restored_quantiles
-  std::vector<SelectCycleComparison> select_comparison;  ///< --compare-select, one per major cycle
   MinorCycleStats minor_stats;
   std::vector<ScaleSummary> scales;    ///< the scales cleaned with, smallest first
   /// --auto-mask: the major cycle that opened with the mask (0: the first phase never ended),

@@ -23,11 +23,13 @@ void restore_if_asked(const CleanProblem& problem, int threads, CleanResult& res
   if (!problem.restoring_beam) return;
   const auto t0 = std::chrono::steady_clock::now();
   result.restored = restore_cpu(result.model, result.residual, *problem.restoring_beam, threads);
-  if (!problem.restored_quantiles.empty()) {
+  if (const std::vector<double> quantiles = problem.observer ? problem.observer->restored_quantiles()
+                                                             : std::vector<double>{};
+      !quantiles.empty()) {
     std::size_t n_valid = 0;
     for (float v : result.restored.pixels) n_valid += !std::isnan(v);
-    const auto ranks = quantile_ranks(problem.restored_quantiles, n_valid);
-    if (!ranks.empty()) result.restored_quantile_values = select::multiselect_cpu(result.restored.pixels, ranks);
+    const auto ranks = quantile_ranks(quantiles, n_valid);
+    if (!ranks.empty()) problem.observer->restored_quantiles_taken(select::multiselect_cpu(result.restored.pixels, ranks));
   }
   result.seconds.restore = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

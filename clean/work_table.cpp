@@ -89,7 +89,7 @@ GroupProblem::GroupProblem(const WorkTable& t, std::size_t group, const CleanSet
   problem_.emplace(CleanProblem{*dirty, *psf, mask, beam_ ? &*beam_ : nullptr});
   if (joined()) problem_->joined = &joined_;
   if (extras) {
-    problem_->restored_quantiles = extras->restored_quantiles;
+    problem_->observer = extras->observer;
     problem_->keep_noise_map = extras->keep_noise_map;
     problem_->dirty_on_device = extras->dirty_on_device;
   }

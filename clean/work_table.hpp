@@ -77,10 +77,11 @@ enum class JoinRule {
 /// InvalidInput when it has no plane.
 void group_planes(WorkTable& table, const CleanSettings& settings, JoinRule rule = JoinRule::kSettings);
 
-/// What a front end adds to each group's problem (the 2-D command: the quick-look scaling, the
-/// --local-rms map as an output, a dirty image handed over in device memory).
+/// What a front end adds to each group's problem (the 2-D command: its observer of the quick-look
+/// scaling and --compare-select, the --local-rms map as an output, a dirty image handed over in
+/// device memory).
 struct ProblemExtras {
-  std::vector<double> restored_quantiles;
+  RunObserver* observer = nullptr;
   bool keep_noise_map = false;
   const DeviceImage* dirty_on_device = nullptr;
 };

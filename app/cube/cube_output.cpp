@@ -271,7 +271,7 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
     io::write_text_file(staged.stage(o.cube.source_list), wsclean_source_list(o, in, run), true);
   if (o.settings.compare_select) {  // one CLEAN run (validate_cube_options)
     const ComparePaths c = compare_paths(o);
-    const SelectComparisonTable table(run.results.front().select_comparison);
+    const SelectComparisonTable table(run.select_comparison);
     io::write_text_file(staged.stage(c.csv), table.csv(), true);
     io::write_text_file(staged.stage(c.json), table.json().dump(2) + "\n", true);
     write_select_chart(staged.stage(c.png), table, std::filesystem::path(o.output).filename().string(), true);

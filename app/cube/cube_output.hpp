@@ -18,6 +18,7 @@
 #include "app/cube/cube_run.hpp"
 #include "app/run_options.hpp"
 #include "clean/deconvolver.hpp"
+#include "clean/select_comparison_types.hpp"
 
 namespace gpuclean::app {
 
@@ -26,6 +27,8 @@ struct CubeRunResult {
   std::vector<clean::CleanResult> results;  ///< one per group
   std::string device;
   std::vector<int> group_gpu;  ///< the GPU that cleaned each group (empty on the CPU)
+  /// --compare-select (one group): each major cycle's comparison.
+  std::vector<clean::SelectCycleComparison> select_comparison;
   double seconds_read = 0, seconds_clean = 0;
 };
 

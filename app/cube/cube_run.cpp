@@ -151,7 +151,10 @@ nlohmann::json run_cube(const RunOptions& o) {
   // Every group is cleaned by one worker; each GPU worker has its own deconvolver, so its own
   // stream and workspaces.
   const auto t_clean = Clock::now();
-  clean::Deconvolution deconvolution(o.settings, table, plan);
+  clean::RunRecord observed({}, o.settings.compare_select);  // one group when comparing (checked above)
+  clean::ProblemExtras extras;
+  extras.observer = &observed;
+  clean::Deconvolution deconvolution(o.settings, table, plan, &extras);
   run.results = deconvolution.run({}, [&](std::size_t g, const clean::CleanResult& r) {
     const CleanGroup& group = run.groups[g];
     const InputPlane& first = in.planes[group.planes[0]];
@@ -163,6 +166,7 @@ nlohmann::json run_cube(const RunOptions& o) {
   });
   if (device == clean::Device::kGpu) run.group_gpu = deconvolution.group_gpus();
   run.seconds_clean = since(t_clean);
+  run.select_comparison = std::move(observed.select_comparison);
 
   const nlohmann::json summary = write_cube_outputs(o, in, run);
   std::size_t components = 0;

@@ -85,7 +85,10 @@ class ClarkStepsGpu final : public MajorCycleSteps {
     cycle_cap_ = std::min(settings.niter, kMaxCycleComponents);
     minor_.emplace(s_, st_.width(), st_.height(), patches_[0].data(), static_cast<int>(scales_[0].patch), k_max_,
                    cycle_cap_);
-    if (settings.compare_select) compare_.emplace(s_, settings, k_max_);
+    if (problem.observer && problem.observer->compares_selection()) {
+      observer_ = problem.observer;
+      compare_.emplace(s_, settings, k_max_);
+    }
     setup_seconds_ = since(t_start_);
   }
 
@@ -116,7 +119,7 @@ class ClarkStepsGpu final : public MajorCycleSteps {
     out.count = sel.count;
     if (compare_) {  // not part of CLEAN's own selection time
       const auto t_compare = Clock::now();
-      comparisons_.push_back(
+      observer_->selection_compared(
           compare_->run(cycle, masked, n_, {k, order, false}, active_pixels_.data(), sel.count));
       out.untimed_seconds = since(t_compare);
     }
@@ -167,7 +170,6 @@ class ClarkStepsGpu final : public MajorCycleSteps {
   void release(CleanResult& result) override {
     result.seconds.setup = setup_seconds_;
     result.minor_stats = minor_->stats();
-    result.select_comparison = std::move(comparisons_);
   }
 
  private:
@@ -190,7 +192,7 @@ class ClarkStepsGpu final : public MajorCycleSteps {
   std::optional<gpu::MinorCycleEngine> minor_;
   std::size_t cycle_cap_ = 1;  // the most components one minor cycle makes: what minor_ was sized for
   std::optional<gpu::SelectComparison> compare_;
-  std::vector<SelectCycleComparison> comparisons_;  // --compare-select, one per major cycle
+  RunObserver* observer_ = nullptr;  // --compare-select's
   gpu::ScaleImagesGpu::Choice choice_;
   std::size_t count_selected_ = 0;
   double setup_seconds_ = 0.0;

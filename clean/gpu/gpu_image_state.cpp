@@ -338,18 +338,19 @@ void GpuImageState::enqueue_restore(const PixelGaussian& beam) {
 
 void GpuImageState::finish_restore(const CleanProblem& problem, CleanResult& result) {
   const std::size_t n = size();
-  if (!problem.restored_quantiles.empty()) count_valid(stream_, masked_.data(), n, false, counts_.data() + 1);
+  const std::vector<double> quantiles = problem.observer ? problem.observer->restored_quantiles() : std::vector<double>{};
+  if (!quantiles.empty()) count_valid(stream_, masked_.data(), n, false, counts_.data() + 1);
   result.restored = host_restored_->take();
   cuda::download(resources_.staging(), stream_, result.restored.pixels.data(), masked_.data(), n);
-  if (!problem.restored_quantiles.empty()) {
+  if (!quantiles.empty()) {
     unsigned long long n_valid = 0;
     download_to(stream_, &n_valid, counts_.data() + 1, 1);
     GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(stream_));
-    const auto ranks = quantile_ranks(problem.restored_quantiles, static_cast<std::size_t>(n_valid));
+    const auto ranks = quantile_ranks(quantiles, static_cast<std::size_t>(n_valid));
     if (!ranks.empty()) {
-      result.restored_quantile_values.resize(ranks.size());
-      selector_->order_statistics(stream_, masked_.data(), size(), ranks, workspace_,
-                                  result.restored_quantile_values.data());
+      std::vector<float> values(ranks.size());
+      selector_->order_statistics(stream_, masked_.data(), size(), ranks, workspace_, values.data());
+      problem.observer->restored_quantiles_taken(values);
     }
   }
 }
