@@ -212,9 +212,9 @@ clean::CleanResult clean_observation(LoadedObservation& obs, const clean::RunPla
              c.cycle, c.iterations, c.peak, c.model_flux, c.threshold, c.seconds);
     if (c.candidates) log.verbose("           active set %zu pixels", c.candidates);
   }, {}, &pool).front());
-  report.seconds.clean = since(t) - result.seconds.restore;
-  report.seconds.restore = result.seconds.restore;
-  if (const clean::MinorCycleStats& m = result.minor_stats; m.cycles > 0) {
+  report.seconds.clean = since(t) - result.diagnostics.seconds.restore;
+  report.seconds.restore = result.diagnostics.seconds.restore;
+  if (const clean::MinorCycleStats& m = result.diagnostics.minor_stats; m.cycles > 0) {
     log.verbose("minor cycles on the GPU: %zu independent clusters over %zu cycles, longest chain %zu components, "
                 "%.0f%% of the SMs busy", m.clusters, m.cycles, m.longest_chain, 100.0 * m.sm_busy_fraction);
   }
@@ -223,16 +223,16 @@ clean::CleanResult clean_observation(LoadedObservation& obs, const clean::RunPla
 
 void summarize_observation(LoadedObservation& obs, const clean::CleanResult& result) {
   RunReport& report = obs.report;
-  report.rms_residual = clean::rms(result.residual.pixels);
-  report.model_flux = clean::total_flux(result.model.pixels);
-  report.restored_peak = clean::positive_peak(result.restored.pixels);
+  report.rms_residual = clean::rms(result.images.residual.pixels);
+  report.model_flux = clean::total_flux(result.images.model.pixels);
+  report.restored_peak = clean::positive_peak(result.images.restored.pixels);
 }
 
 void write_observation(LoadedObservation& obs, const clean::CleanResult& result, const Log& log) {
   const RunOptions& o = obs.options;
   const clean::CleanSettings& s = o.settings;
   RunReport& report = obs.report;
-  const clean::HostImage& restored = result.restored;
+  const clean::HostImage& restored = result.images.restored;
   summarize_observation(obs, result);
 
   const auto t = Clock::now();
@@ -249,18 +249,18 @@ void write_observation(LoadedObservation& obs, const clean::CleanResult& result,
 
   // In output_paths() order: the restored image comes last.
   if (!o.residual.empty()) {
-    io::write_fits_image(staged.stage(o.residual), result.residual.pixels.data(), width, height, obs.header, obs.axes, restored_opt);
+    io::write_fits_image(staged.stage(o.residual), result.images.residual.pixels.data(), width, height, obs.header, obs.axes, restored_opt);
   }
   if (!o.model.empty()) {
     io::WriteOptions model_opt = w;
     model_opt.bunit = "JY/PIXEL";
-    io::write_fits_image(staged.stage(o.model), result.model.pixels.data(), width, height, obs.header, obs.axes, model_opt);
+    io::write_fits_image(staged.stage(o.model), result.images.model.pixels.data(), width, height, obs.header, obs.axes, model_opt);
   }
   if (!o.components.empty())
     io::write_text_file(staged.stage(o.components), components_csv(result, obs.wcs, s.multiscale.enabled), true);
   if (!o.noise_map.empty()) {
-    if (result.noise_map.size() != width * height) throw std::logic_error("the deconvolver did not keep the noise map");
-    io::write_fits_image(staged.stage(o.noise_map), result.noise_map.pixels.data(), width, height, obs.header, obs.axes,
+    if (result.images.noise_map.size() != width * height) throw std::logic_error("the deconvolver did not keep the noise map");
+    io::write_fits_image(staged.stage(o.noise_map), result.images.noise_map.pixels.data(), width, height, obs.header, obs.axes,
                          restored_opt);
   }
   if (!o.quicklook.empty()) {

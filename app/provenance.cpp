@@ -33,11 +33,11 @@ io::WriteOptions provenance(const RunOptions& o, const std::vector<const clean::
   std::string stop;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const clean::CleanResult& r = *results[i];
-    components += r.iterations;
-    cycles = std::max(cycles, r.major_cycles);
-    final_threshold = std::max(final_threshold, r.threshold);
-    min_rms = i == 0 ? r.local_rms.min_rms : std::min(min_rms, r.local_rms.min_rms);
-    const std::string reason(clean::to_string(r.reason));
+    components += r.stop.iterations;
+    cycles = std::max(cycles, r.stop.major_cycles);
+    final_threshold = std::max(final_threshold, r.stop.threshold);
+    min_rms = i == 0 ? r.diagnostics.local_rms.min_rms : std::min(min_rms, r.diagnostics.local_rms.min_rms);
+    const std::string reason(clean::to_string(r.stop.reason));
     stop = i == 0 || stop == reason ? reason : "mixed";
   }
   const bool cube = !join.empty();
@@ -74,7 +74,7 @@ io::WriteOptions provenance(const RunOptions& o, const std::vector<const clean::
   };
   w.keywords.insert(w.keywords.end(), common.begin(), common.end());
   if (!results.empty())
-    for (io::Keyword& k : multiscale_keywords(s, results.front()->scales)) w.keywords.push_back(std::move(k));
+    for (io::Keyword& k : multiscale_keywords(s, results.front()->components.scales)) w.keywords.push_back(std::move(k));
   if (s.local_rms.enabled) {
     w.keywords.push_back({"GCLRMS", true, "thresholds against the local noise map"});
     w.keywords.push_back({"GCLRMSW", s.local_rms.window, "local-RMS window FWHM [beams]"});

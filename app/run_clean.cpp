@@ -34,13 +34,13 @@ RunOutcome run_observation(const RunOptions& o, const std::function<LoadedObserv
   if (r.seconds.total == 0) r.seconds.total = r.seconds.read + r.seconds.clean + r.seconds.restore + r.seconds.write;
   log.info("done: %zu components in %zu major cycles, stopped on %s; peak residual %.4e Jy/beam, "
            "residual RMS %.4e Jy/beam, model flux %.5g Jy; %.2f s (read %.2f, clean %.2f, restore %.2f, write %.2f)",
-           result.iterations, result.major_cycles, std::string(clean::to_string(result.reason)).c_str(),
-           result.peak_residual, r.rms_residual, r.model_flux, total, r.seconds.read, r.seconds.clean,
+           result.stop.iterations, result.stop.major_cycles, std::string(clean::to_string(result.stop.reason)).c_str(),
+           result.stop.peak_residual, r.rms_residual, r.model_flux, total, r.seconds.read, r.seconds.clean,
            r.seconds.restore, r.seconds.write);
   log.verbose("stages: select %.3f s, minor cycles %.3f s, PSF convolutions %.3f s, restore %.3f s%s",
-              result.seconds.select, result.seconds.minor, result.seconds.convolve, result.seconds.restore,
+              result.diagnostics.seconds.select, result.diagnostics.seconds.minor, result.diagnostics.seconds.convolve, result.diagnostics.seconds.restore,
               device == clean::Device::kGpu
-                  ? (", peak GPU memory " + std::to_string(result.peak_gpu_bytes >> 20) + " MiB").c_str()
+                  ? (", peak GPU memory " + std::to_string(result.diagnostics.peak_gpu_bytes >> 20) + " MiB").c_str()
                   : "");
   outcome.report = std::move(r);
   return outcome;

@@ -33,7 +33,7 @@ std::string components_csv(const clean::CleanResult& result, const std::optional
   };
   std::vector<Row> rows;
   std::unordered_map<std::uint64_t, std::size_t> row_of;
-  for (const auto& c : result.components) {
+  for (const auto& c : result.components.list) {
     const std::uint64_t key = (static_cast<std::uint64_t>(c.scale) << 48) | (static_cast<std::uint64_t>(c.y) << 24) | c.x;
     auto [it, inserted] = row_of.try_emplace(key, rows.size());
     if (inserted) rows.push_back({c.x, c.y, c.scale, 0.0});
@@ -48,7 +48,7 @@ std::string components_csv(const clean::CleanResult& result, const std::optional
     const int len = std::snprintf(line, sizeof line, "%u,%u,%.9f,%.9f,%.9g", r.x, r.y, ra, dec, r.flux);
     out.write(line, len);
     if (multiscale) {
-      std::snprintf(line, sizeof line, ",%.6g", result.scales.at(r.scale).size);
+      std::snprintf(line, sizeof line, ",%.6g", result.components.scales.at(r.scale).size);
       out << line;
     }
     out << '\n';

@@ -34,9 +34,9 @@ std::vector<std::vector<std::uint8_t>> auto_masks(const std::vector<const HostIm
 }
 
 void note_auto_mask(CleanResult& result, const std::vector<std::vector<std::uint8_t>>& masks) {
-  result.auto_mask_cycle = result.major_cycles + 1;
-  result.auto_mask_pixels.clear();
-  for (const auto& m : masks) result.auto_mask_pixels.push_back(static_cast<std::size_t>(std::count(m.begin(), m.end(), 1)));
+  result.diagnostics.auto_mask_cycle = result.stop.major_cycles + 1;
+  result.diagnostics.auto_mask_pixels.clear();
+  for (const auto& m : masks) result.diagnostics.auto_mask_pixels.push_back(static_cast<std::size_t>(std::count(m.begin(), m.end(), 1)));
 }
 
 }  // namespace gpuclean::clean

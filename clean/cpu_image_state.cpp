@@ -49,11 +49,11 @@ std::vector<HostImage> CpuImageState::residual_images() {
 }
 
 void CpuImageState::finish(CleanResult& result) {
-  result.residual = std::move(residual_);
-  result.model = std::move(model_);
-  result.components = std::move(components_);
-  result.plane_fluxes = std::move(plane_fluxes_);
-  if (problem_.keep_noise_map) result.noise_map = std::move(noise_map_);
+  result.images.residual = std::move(residual_);
+  result.images.model = std::move(model_);
+  result.components.list = std::move(components_);
+  result.components.plane_fluxes = std::move(plane_fluxes_);
+  if (problem_.keep_noise_map) result.images.noise_map = std::move(noise_map_);
   restore_if_asked(problem_, settings_.threads, result);
   if (planes_) planes_->finish(settings_.threads, result);
 }

@@ -32,7 +32,7 @@ struct Component {
   std::uint32_t x = 0;
   std::uint32_t y = 0;
   float flux = 0.0f;        ///< Jy (model image units): the integral of its scale's kernel x flux
-  std::uint32_t scale = 0;  ///< index into CleanResult::scales (0 without --multiscale)
+  std::uint32_t scale = 0;  ///< index into CleanResult::components.scales (0 without --multiscale)
 };
 
 /// One scale of a run (one, a delta function, without --multiscale).
@@ -72,7 +72,7 @@ struct CleanProblem {
   const PixelGaussian* restoring_beam = nullptr;
   /// What the front end watches (the quick-look scaling, --compare-select); null: nothing.
   RunObserver* observer = nullptr;
-  /// --noise-map: hand the --local-rms map back in CleanResult::noise_map.
+  /// --noise-map: hand the --local-rms map back in CleanResult::images.noise_map.
   bool keep_noise_map = false;
   /// When set, the GPU paths take the dirty image from device memory, copied on the device, and
   /// `dirty` holds only its size (the CPU paths need it on the host).
@@ -131,36 +131,50 @@ struct PlaneImages {
   HostImage model, residual, restored;
 };
 
+/// A run's end, in four parts: the images it made, what its model is made of, where and why it
+/// stopped, and how it ran.
 struct CleanResult {
-  HostImage model;                     ///< Jy/pixel
-  HostImage residual;                  ///< Jy/beam; NaN where the dirty image was NaN
-  std::vector<Component> components;   ///< in the order they were found
-  std::size_t iterations = 0;
-  std::size_t major_cycles = 0;
-  StopReason reason = StopReason::kThreshold;
-  float peak_residual = 0.0f;          ///< over cleanable pixels, at the end
-  double threshold = 0.0;              ///< the final stopping threshold
-  double noise_sigma = 0.0;            ///< last robust noise estimate (0 when not computed)
-  HostImage restored;                  ///< Jy/beam, when the problem gave a restoring beam
-  StageSeconds seconds;
-  std::size_t peak_gpu_bytes = 0;      ///< GPU runs: the most device memory in use at once
-  MinorCycleStats minor_stats;
-  std::vector<ScaleSummary> scales;    ///< the scales cleaned with, smallest first
-  /// --auto-mask: the major cycle that opened with the mask (0: the first phase never ended),
-  /// and the pixels the mask let each scale clean.
-  std::size_t auto_mask_cycle = 0;
-  std::vector<std::size_t> auto_mask_pixels;
-  LocalRmsSummary local_rms;           ///< --local-rms: its map's window and range
-  HostImage noise_map;                 ///< --local-rms with CleanProblem::keep_noise_map (Jy/beam)
-  /// Joined runs: model and residual above are the integrated ones (Component::flux is the
-  /// integrated flux: the weighted mean over channels, Stokes I's over polarizations); here are
-  /// each plane's images and each component's flux in every plane (component-major).
-  std::vector<PlaneImages> planes;
-  std::vector<float> plane_fluxes;
-  /// --fit-spectral-pol: each component's polynomial terms (component-major), Jy at the
-  /// reference frequency, which is given here.
-  std::vector<double> spectral_terms;
-  double reference_frequency_hz = 0.0;
+  struct Images {
+    HostImage model;     ///< Jy/pixel
+    HostImage residual;  ///< Jy/beam; NaN where the dirty image was NaN
+    HostImage restored;  ///< Jy/beam, when the problem gave a restoring beam
+    HostImage noise_map; ///< --local-rms with CleanProblem::keep_noise_map (Jy/beam)
+    /// Joined runs: model and residual above are the integrated ones; here are each plane's.
+    std::vector<PlaneImages> planes;
+  } images;
+
+  struct Components {
+    /// In the order they were found. Joined runs: Component::flux is the integrated flux (the
+    /// weighted mean over channels, Stokes I's over polarizations).
+    std::vector<Component> list;
+    std::vector<float> plane_fluxes;   ///< joined runs: each component's flux in every plane (component-major)
+    /// --fit-spectral-pol: each component's polynomial terms (component-major), Jy at the
+    /// reference frequency, which is given here.
+    std::vector<double> spectral_terms;
+    double reference_frequency_hz = 0.0;
+    std::vector<ScaleSummary> scales;  ///< the scales cleaned with, smallest first
+  } components;
+
+  /// The driver's ledger.
+  struct Stop {
+    std::size_t iterations = 0;
+    std::size_t major_cycles = 0;
+    StopReason reason = StopReason::kThreshold;
+    float peak_residual = 0.0f;  ///< over cleanable pixels, at the end
+    double threshold = 0.0;      ///< the final stopping threshold
+    double noise_sigma = 0.0;    ///< last robust noise estimate (0 when not computed)
+  } stop;
+
+  struct Diagnostics {
+    StageSeconds seconds;
+    std::size_t peak_gpu_bytes = 0;  ///< GPU runs: the most device memory in use at once
+    MinorCycleStats minor_stats;
+    /// --auto-mask: the major cycle that opened with the mask (0: the first phase never ended),
+    /// and the pixels the mask let each scale clean.
+    std::size_t auto_mask_cycle = 0;
+    std::vector<std::size_t> auto_mask_pixels;
+    LocalRmsSummary local_rms;       ///< --local-rms: its map's window and range
+  } diagnostics;
 };
 
 class MajorCycleSteps;

@@ -92,16 +92,16 @@ void JoinedPlanesCpu::integrate(HostImage& residual) const {
 }
 
 void JoinedPlanesCpu::finish(const PixelGaussian* beam, int threads, CleanResult& result) {
-  result.planes.resize(residuals_.size());
+  result.images.planes.resize(residuals_.size());
   for (std::size_t p = 0; p < residuals_.size(); ++p) {
-    PlaneImages& out = result.planes[p];
+    PlaneImages& out = result.images.planes[p];
     out.model = std::move(models_[p]);
     out.residual = std::move(residuals_[p]);
     const PixelGaussian* b = planes_.planes[p].restoring_beam ? planes_.planes[p].restoring_beam : beam;
     if (b) out.restored = restore_cpu(out.model, out.residual, *b, threads);
   }
-  result.reference_frequency_hz = reference_frequency(planes_);
-  if (fit_) result.spectral_terms = component_terms(*fit_, result.plane_fluxes);
+  result.components.reference_frequency_hz = reference_frequency(planes_);
+  if (fit_) result.components.spectral_terms = component_terms(*fit_, result.components.plane_fluxes);
 }
 
 }  // namespace gpuclean::clean

@@ -104,7 +104,7 @@ inline float local_rms_weight(float rms, float min_rms) {
   return rms > 0.0f ? static_cast<float>(static_cast<double>(min_rms) / static_cast<double>(rms)) : 0.0f;
 }
 
-/// What a run reports about its map (CleanResult::local_rms).
+/// What a run reports about its map (CleanResult::diagnostics.local_rms).
 struct LocalRmsSummary {
   bool used = false;
   double window_beams = 0.0;

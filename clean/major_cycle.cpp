@@ -43,8 +43,8 @@ void MajorCycleDriver::make_noise_map(CleanResult& result) {
   const auto t = Clock::now();
   const NoiseMapRange r = state_.make_noise_map(settings_.local_rms, rms_fwhm_);
   min_rms_ = r.min_rms;
-  result.local_rms = {true, settings_.local_rms.window, rms_fwhm_, r.min_rms, r.max_rms, 0};
-  result.seconds.noise_map += since(t);
+  result.diagnostics.local_rms = {true, settings_.local_rms.window, rms_fwhm_, r.min_rms, r.max_rms, 0};
+  result.diagnostics.seconds.noise_map += since(t);
 }
 
 // --auto-mask: the unmasked phase is done; on inside the components' footprints. As in WSClean,
@@ -55,7 +55,7 @@ void MajorCycleDriver::start_auto_mask(CleanResult& result) {
     weighing_ = false;
     state_.drop_weights();
     gate_.forget_peaks();
-    result.local_rms.dropped_at_cycle = result.major_cycles + 1;
+    result.diagnostics.local_rms.dropped_at_cycle = result.stop.major_cycles + 1;
   }
   std::vector<const HostImage*> kernels;
   for (const CleanScale& sc : steps_.scales()) kernels.push_back(&sc.kernel);
@@ -87,7 +87,7 @@ bool MajorCycleDriver::next(CleanResult& result) {
     }
     if (!map_peak_) map_peak_ = peak_now;
   }
-  if (several_scales_) result.seconds.scales += since(t);
+  if (several_scales_) result.diagnostics.seconds.scales += since(t);
   double sigma = 0.0;
   double final_threshold = threshold(&sigma, weighing_ ? std::optional<double>(min_rms_) : std::nullopt);
   double in_force = phase_.threshold(final_threshold, sigma);
@@ -104,7 +104,7 @@ bool MajorCycleDriver::next(CleanResult& result) {
     if (was_weighing) final_threshold = threshold(&sigma, std::nullopt);
     t = Clock::now();
     choice = steps_.choose();
-    if (several_scales_) result.seconds.scales += since(t);
+    if (several_scales_) result.diagnostics.seconds.scales += since(t);
     in_force = final_threshold;
   }
   // An outer loop's round floor (resume), held after the --auto-mask switch, which waits for its level.
@@ -126,27 +126,27 @@ bool MajorCycleDriver::next(CleanResult& result) {
   const auto b = static_cast<std::size_t>(choice.scale);
   const CleanScale& scale = steps_.scales()[b];
   // Clark's limit (clark_cpu.hpp), in the scale image's units.
-  const double limit = std::max({result.threshold / scale.bias, static_cast<double>(scale.sidelobe) * choice.unweighted,
+  const double limit = std::max({result.stop.threshold / scale.bias, static_cast<double>(scale.sidelobe) * choice.unweighted,
                                  (1.0 - settings_.mgain) * choice.key,
                                  several_scales_ ? (1.0 - settings_.multiscale.gain) * choice.key : 0.0});
   t = Clock::now();
-  const Selection selection = steps_.select(choice, limit, result.major_cycles);
+  const Selection selection = steps_.select(choice, limit, result.stop.major_cycles);
   last_candidates_ = selection.count;
-  result.seconds.select += since(t) - selection.untimed_seconds;
+  result.diagnostics.seconds.select += since(t) - selection.untimed_seconds;
 
   t = Clock::now();
-  cycle_scales_.emplace_back(result.iterations, static_cast<std::uint32_t>(b));
-  const std::size_t made = steps_.minor_cycle(b, limit, settings_.niter - result.iterations);
-  result.iterations += made;
-  result.seconds.minor += since(t);
+  cycle_scales_.emplace_back(result.stop.iterations, static_cast<std::uint32_t>(b));
+  const std::size_t made = steps_.minor_cycle(b, limit, settings_.niter - result.stop.iterations);
+  result.stop.iterations += made;
+  result.diagnostics.seconds.minor += since(t);
   if (made == 0) {  // the peak itself is at the limit: nothing more can be cleaned safely
-    result.reason = StopReason::kThreshold;
+    result.stop.reason = StopReason::kThreshold;
     done_ = true;
     return false;
   }
   t = Clock::now();
   steps_.subtract(b, made);
-  result.seconds.convolve += since(t);
+  result.diagnostics.seconds.convolve += since(t);
   return true;
 }
 
@@ -162,7 +162,7 @@ void MajorCycleDriver::resume(double floor, double round_gain) {
 }
 
 std::vector<Component> MajorCycleDriver::components(const CleanResult& result) {
-  std::vector<Component> out = state_.components(result.iterations);
+  std::vector<Component> out = state_.components(result.stop.iterations);
   assign_scales(out);
   return out;
 }
@@ -178,8 +178,8 @@ void MajorCycleDriver::assign_scales(std::vector<Component>& components) const {
 void MajorCycleDriver::finish(CleanResult& result) {
   steps_.release(result);
   state_.finish(result);
-  assign_scales(result.components);
-  result.scales = summarise_scales(steps_.scales(), result.components);
+  assign_scales(result.components.list);
+  result.components.scales = summarise_scales(steps_.scales(), result.components.list);
 }
 
 CleanResult MajorCycleDriver::run() {

@@ -102,17 +102,17 @@ OuterLoopRound OuterLoopSession::clean(double floor, double round_gain, std::siz
   on_cycle_ = on_cycle;
   OuterLoopRound round;
   round.peak = steps_->residual_peak();
-  const std::size_t iterations = result_.iterations, cycles = result_.major_cycles;
+  const std::size_t iterations = result_.stop.iterations, cycles = result_.stop.major_cycles;
   settings_.niter = iterations + budget;  // the driver's stopping rule reads it
   driver_->resume(floor, round_gain);
   while (driver_->next(result_)) {
   }
-  round.components = result_.iterations - iterations;
-  round.major_cycles = result_.major_cycles - cycles;
+  round.components = result_.stop.iterations - iterations;
+  round.major_cycles = result_.stop.major_cycles - cycles;
   round.peak_left = steps_->residual_peak();
-  round.threshold = result_.threshold;
-  round.noise_sigma = result_.noise_sigma;
-  round.reason = result_.reason;
+  round.threshold = result_.stop.threshold;
+  round.noise_sigma = result_.stop.noise_sigma;
+  round.reason = result_.stop.reason;
   round.round_floor = driver_->round_floor_ruled();
   round.auto_mask_started = driver_->auto_mask_started();
   return round;

@@ -65,7 +65,7 @@ void PlaneSetCpu::finish(int threads, CleanResult& result) {
   if (!joined_) return;
   const auto t = Clock::now();
   joined_->finish(problem_.restoring_beam, threads, result);
-  result.seconds.restore += since(t);
+  result.diagnostics.seconds.restore += since(t);
 }
 
 }  // namespace gpuclean::clean

@@ -22,16 +22,16 @@ HostImage restore_cpu(const HostImage& model, const HostImage& residual, const P
 void restore_if_asked(const CleanProblem& problem, int threads, CleanResult& result) {
   if (!problem.restoring_beam) return;
   const auto t0 = std::chrono::steady_clock::now();
-  result.restored = restore_cpu(result.model, result.residual, *problem.restoring_beam, threads);
+  result.images.restored = restore_cpu(result.images.model, result.images.residual, *problem.restoring_beam, threads);
   if (const std::vector<double> quantiles = problem.observer ? problem.observer->restored_quantiles()
                                                              : std::vector<double>{};
       !quantiles.empty()) {
     std::size_t n_valid = 0;
-    for (float v : result.restored.pixels) n_valid += !std::isnan(v);
+    for (float v : result.images.restored.pixels) n_valid += !std::isnan(v);
     const auto ranks = quantile_ranks(quantiles, n_valid);
-    if (!ranks.empty()) problem.observer->restored_quantiles_taken(select::multiselect_cpu(result.restored.pixels, ranks));
+    if (!ranks.empty()) problem.observer->restored_quantiles_taken(select::multiselect_cpu(result.images.restored.pixels, ranks));
   }
-  result.seconds.restore = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result.diagnostics.seconds.restore = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace gpuclean::clean

@@ -13,7 +13,7 @@ namespace {
 
 // Component k's flux in plane j of `planes` (joined runs keep every plane's, component-major).
 float plane_flux(const CleanResult& r, std::size_t k, std::size_t j, std::size_t planes) {
-  return planes > 1 ? r.plane_fluxes[k * planes + j] : r.components[k].flux;
+  return planes > 1 ? r.components.plane_fluxes[k * planes + j] : r.components.list[k].flux;
 }
 
 }  // namespace
@@ -22,8 +22,8 @@ std::vector<ModelSource> model_sources(const CleanResult& r) {
   std::vector<ModelSource> sources;
   // Pixel and scale in one key: x and y take 24 bits each, the scale the bits above.
   std::unordered_map<std::uint64_t, std::size_t> source_of;
-  for (std::size_t k = 0; k < r.components.size(); ++k) {
-    const Component& c = r.components[k];
+  for (std::size_t k = 0; k < r.components.list.size(); ++k) {
+    const Component& c = r.components.list[k];
     const std::uint64_t key =
         (static_cast<std::uint64_t>(c.scale) << 48) | (static_cast<std::uint64_t>(c.y) << 24) | c.x;
     auto [it, inserted] = source_of.try_emplace(key, sources.size());
@@ -43,7 +43,7 @@ std::vector<FittedSource> fitted_sources(const CleanResult& r, const std::vector
                                          const std::vector<double>& weights, const SpectralFitSettings& fit) {
   const std::size_t np = frequencies_hz.size();
   std::optional<SpectralFit> fitter;
-  if (fit.terms > 0) fitter.emplace(frequencies_hz, weights, fit.terms, r.reference_frequency_hz, fit.logarithmic);
+  if (fit.terms > 0) fitter.emplace(frequencies_hz, weights, fit.terms, r.components.reference_frequency_hz, fit.logarithmic);
   const double weight_sum = std::accumulate(weights.begin(), weights.end(), 0.0);
   std::vector<FittedSource> out;
   // The summed spectrum in float, as the fit's inputs are the planes' float fluxes.
@@ -61,7 +61,7 @@ std::vector<FittedSource> fitted_sources(const CleanResult& r, const std::vector
       for (std::size_t j = 0; j < np; ++j) mean += weights[j] * spectrum[j];
       f.terms = {mean / weight_sum};
     }
-    f.fwhm_pixels = scale_fwhm_pixels(s.scale < r.scales.size() ? r.scales[s.scale].size : 0.0);
+    f.fwhm_pixels = scale_fwhm_pixels(s.scale < r.components.scales.size() ? r.components.scales[s.scale].size : 0.0);
     out.push_back(std::move(f));
   }
   return out;

@@ -15,8 +15,8 @@ namespace gpuclean::clean {
 /// The components cleaned at one pixel on one scale.
 struct ModelSource {
   std::uint32_t x = 0, y = 0;
-  std::uint32_t scale = 0;               ///< index into CleanResult::scales
-  std::vector<std::size_t> components;   ///< indices into CleanResult::components, in the order cleaned
+  std::uint32_t scale = 0;               ///< index into CleanResult::components.scales
+  std::vector<std::size_t> components;   ///< indices into CleanResult::components.list, in the order cleaned
 };
 
 /// One source per pixel and scale of `result`'s components, in the order each was first cleaned.
@@ -29,7 +29,7 @@ double source_flux(const CleanResult& result, const ModelSource& source, std::si
 /// A source of a source list.
 struct FittedSource {
   std::uint32_t x = 0, y = 0;
-  std::uint32_t scale = 0;      ///< index into CleanResult::scales
+  std::uint32_t scale = 0;      ///< index into CleanResult::components.scales
   double fwhm_pixels = 0.0;     ///< its scale's Gaussian (scale_fwhm_pixels); 0 for a point source
   /// The fit's terms (S(nu_0) first; log_polynomial_fit.hpp's with a logarithmic fit), or, without
   /// a fit, one term: the planes' weighted mean flux.

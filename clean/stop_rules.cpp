@@ -27,34 +27,34 @@ std::optional<StopReason> check_stop(bool have_peak, float peak, double threshol
 
 void MajorCycleGate::record(CleanResult& result, bool have_peak, float peak, double threshold, double sigma,
                             double model_flux, std::size_t candidates) {
-  result.peak_residual = have_peak ? peak : 0.0f;
-  result.threshold = threshold;
-  result.noise_sigma = sigma;
-  if (result.major_cycles > 0 && on_cycle_) {
+  result.stop.peak_residual = have_peak ? peak : 0.0f;
+  result.stop.threshold = threshold;
+  result.stop.noise_sigma = sigma;
+  if (result.stop.major_cycles > 0 && on_cycle_) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    on_cycle_({result.major_cycles, result.iterations, result.peak_residual, model_flux, threshold, candidates, seconds});
+    on_cycle_({result.stop.major_cycles, result.stop.iterations, result.stop.peak_residual, model_flux, threshold, candidates, seconds});
   }
 }
 
 void MajorCycleGate::stop(CleanResult& result, bool have_peak, float peak, double threshold, double sigma,
                           double model_flux, std::size_t candidates, StopReason reason) {
   record(result, have_peak, peak, threshold, sigma, model_flux, candidates);
-  result.reason = reason;
+  result.stop.reason = reason;
 }
 
 bool MajorCycleGate::open(CleanResult& result, bool have_peak, float peak, double threshold, double sigma,
                           double model_flux, std::size_t candidates, std::optional<float> divergence_peak) {
   record(result, have_peak, peak, threshold, sigma, model_flux, candidates);
-  const float watched = divergence_peak.value_or(result.peak_residual);
+  const float watched = divergence_peak.value_or(result.stop.peak_residual);
   const auto stop =
-      check_stop(have_peak, result.peak_residual, threshold, result.iterations, settings_, lowest_peak_, watched,
+      check_stop(have_peak, result.stop.peak_residual, threshold, result.stop.iterations, settings_, lowest_peak_, watched,
                  settings_.multiscale.enabled ? kMultiscaleDivergenceFactor : kDivergenceFactor);
   if (stop) {
-    result.reason = *stop;
+    result.stop.reason = *stop;
     return false;
   }
   lowest_peak_ = lowest_peak_ ? std::min(*lowest_peak_, watched) : watched;
-  ++result.major_cycles;
+  ++result.stop.major_cycles;
   return true;
 }
 

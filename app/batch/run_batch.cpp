@@ -192,7 +192,7 @@ class Pipeline {
         w.result = clean_observation(obs, plan, deconvolvers[{s.algorithm, device}], log);
         w.outcome.device = device == clean::Device::kGpu ? "gpu " + std::to_string(gpu) : "cpu";
         w.outcome.clean_seconds = obs.report.seconds.clean;
-        const clean::StageSeconds& st = w.result->seconds;
+        const clean::StageSeconds& st = w.result->diagnostics.seconds;
         w.outcome.setup_seconds = st.setup;
         w.outcome.select_seconds = st.select;
         w.outcome.minor_seconds = st.minor;
@@ -230,12 +230,12 @@ class Pipeline {
           const RunReport& r = w.obs->report;
           o.status = OutcomeStatus::kDone;
           o.write_seconds = r.seconds.write;
-          o.iterations = w.result->iterations;
-          o.major_cycles = w.result->major_cycles;
-          o.stop_reason = std::string(clean::to_string(w.result->reason));
+          o.iterations = w.result->stop.iterations;
+          o.major_cycles = w.result->stop.major_cycles;
+          o.stop_reason = std::string(clean::to_string(w.result->stop.reason));
           o.rms_residual = r.rms_residual;
           o.model_flux = r.model_flux;
-          o.peak_residual = w.result->peak_residual;
+          o.peak_residual = w.result->stop.peak_residual;
           o.summary = make_summary_json(r, *w.result, w.obs->options);
         } catch (...) {
           fail(w, std::current_exception());

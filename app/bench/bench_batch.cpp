@@ -76,10 +76,10 @@ struct StageTally {
   std::size_t cycles = 0, chain = 0;
 
   void add(const clean::CleanResult& r, double seconds) {
-    s += r.seconds;
+    s += r.diagnostics.seconds;
     wall += seconds;
-    cycles += r.major_cycles;
-    chain = std::max(chain, r.minor_stats.longest_chain);
+    cycles += r.stop.major_cycles;
+    chain = std::max(chain, r.diagnostics.minor_stats.longest_chain);
   }
 
   void print(std::size_t runs) const {
@@ -212,7 +212,7 @@ int run_bench_batch(const BenchBatchOptions& o) {
       const auto t_run = Clock::now();
       const clean::CleanResult r = clean_observation(loaded[j % loaded.size()], plan, deconvolver, quiet);
       tally.add(r, since(t_run));
-      components += r.iterations;
+      components += r.stop.iterations;
     }
     stage_seconds = since(t_stage);
   }

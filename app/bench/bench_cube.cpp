@@ -101,12 +101,12 @@ JoinedRow run_joined(const Cube& cube, std::size_t niter, clean::Device device, 
   row.niter = niter;
   row.path = device == clean::Device::kGpu ? "gpu" : "cpu";
   row.result = std::move(clean::Deconvolution(timed, table, plan).run({}, {}, &d).front());
-  row.seconds = since(t) - row.result.seconds.restore;
-  const clean::StageSeconds& st = row.result.seconds;
+  row.seconds = since(t) - row.result.diagnostics.seconds.restore;
+  const clean::StageSeconds& st = row.result.diagnostics.seconds;
   std::fprintf(stderr, "joined %s: set-up %.3f, select %.3f, minor %.3f, convolve %.3f, download %.3f, restore %.3f s; "
                "widest cluster %zu members\n",
                row.path.c_str(), st.setup, st.select, st.minor, st.convolve, st.download, st.restore,
-               row.result.minor_stats.widest_cluster);
+               row.result.diagnostics.minor_stats.widest_cluster);
   return row;
 }
 
@@ -127,11 +127,11 @@ double run_independent(const Cube& cube, std::size_t planes, std::size_t niter, 
     const auto t_run = Clock::now();
     clean::CleanResult result = d.run(gp.problem(), s, {});
     const double run_seconds = since(t_run);
-    made[c] = result.iterations;
+    made[c] = result.stop.iterations;
     if (first && c == 0 && n == niter) *first = result;
     if (n == niter) {
       std::lock_guard<std::mutex> lock(sum_mutex);
-      sum += result.seconds;
+      sum += result.diagnostics.seconds;
       wall += run_seconds;
     }
   };
@@ -197,10 +197,10 @@ int run_bench_cube(const BenchCleanOptions& o) {
         const clean::CleanResult& x = r.result;
         const std::string speedup = r.path == "gpu" && cpu > 0 ? std::to_string(static_cast<int>(cpu / r.seconds + 0.5)) + "x" : "-";
         std::printf("%-6zu %-8zu %-7zu %-5s %8zu %6zu %-9s %9.3f %8.3f %8.3f %8.3f %8.0f %9zu %8zu %8zu %8s\n",
-                    r.size, r.channels, r.niter, r.path.c_str(), x.iterations, x.major_cycles,
-                    std::string(clean::to_string(x.reason)).c_str(), r.seconds, x.seconds.select, x.seconds.minor,
-                    x.seconds.convolve, static_cast<double>(x.iterations) / std::max(r.seconds, 1e-9),
-                    x.peak_gpu_bytes >> 20, x.minor_stats.clusters, x.minor_stats.longest_chain, speedup.c_str());
+                    r.size, r.channels, r.niter, r.path.c_str(), x.stop.iterations, x.stop.major_cycles,
+                    std::string(clean::to_string(x.stop.reason)).c_str(), r.seconds, x.diagnostics.seconds.select, x.diagnostics.seconds.minor,
+                    x.diagnostics.seconds.convolve, static_cast<double>(x.stop.iterations) / std::max(r.seconds, 1e-9),
+                    x.diagnostics.peak_gpu_bytes >> 20, x.diagnostics.minor_stats.clusters, x.diagnostics.minor_stats.longest_chain, speedup.c_str());
       }
     }
     if (o.independent_channels == 0) continue;
@@ -228,9 +228,9 @@ int run_bench_cube(const BenchCleanOptions& o) {
         if (w == 1)
           std::printf("    plane 0 alone: %.3f s (set-up %.3f, select %.3f, minor %.3f, convolve %.3f, download %.3f), "
                       "%zu cycles, %zu clusters, longest chain %zu\n",
-                      first.seconds.setup + first.seconds.select + first.seconds.minor + first.seconds.convolve + first.seconds.download, first.seconds.setup, first.seconds.select, first.seconds.minor,
-                      first.seconds.convolve, first.seconds.download, first.major_cycles, first.minor_stats.clusters,
-                      first.minor_stats.longest_chain);
+                      first.diagnostics.seconds.setup + first.diagnostics.seconds.select + first.diagnostics.seconds.minor + first.diagnostics.seconds.convolve + first.diagnostics.seconds.download, first.diagnostics.seconds.setup, first.diagnostics.seconds.select, first.diagnostics.seconds.minor,
+                      first.diagnostics.seconds.convolve, first.diagnostics.seconds.download, first.stop.major_cycles, first.diagnostics.minor_stats.clusters,
+                      first.diagnostics.minor_stats.longest_chain);
       }
     }
     if (size <= o.cpu_max_size && o.cpu_planes > 0) {

@@ -90,7 +90,7 @@ std::string components_csv(const RunOptions& o, const CubeInput& in, const CubeR
         if (in.wcs) in.wcs->pixel_to_world(src.x, src.y, &ra, &dec);
         int len = std::snprintf(line, sizeof line, "%zu,%s,%.6f,%u,%u,%.9f,%.9f,%.9g", p.channel,
                                 p.pol.empty() ? "I" : p.pol.c_str(), p.frequency_hz, src.x, src.y, ra, dec, flux);
-        if (multiscale) len += std::snprintf(line + len, sizeof line - len, ",%.6g", r.scales.at(src.scale).size);
+        if (multiscale) len += std::snprintf(line + len, sizeof line - len, ",%.6g", r.components.scales.at(src.scale).size);
         out.write(line, len);
         out << '\n';
       }
@@ -201,10 +201,10 @@ std::vector<PlaneView> plane_views(const CubeInput& in, const CubeRunResult& run
     const CleanGroup& group = run.groups[g];
     for (std::size_t j = 0; j < group.planes.size(); ++j) {
       if (group.joined()) {
-        const clean::PlaneImages& p = r.planes.at(j);
+        const clean::PlaneImages& p = r.images.planes.at(j);
         views[group.planes[j]] = {&p.model, &p.residual, &p.restored, &r};
       } else {
-        views[group.planes[j]] = {&r.model, &r.residual, &r.restored, &r};
+        views[group.planes[j]] = {&r.images.model, &r.images.residual, &r.images.restored, &r};
       }
     }
   }
@@ -213,7 +213,7 @@ std::vector<PlaneView> plane_views(const CubeInput& in, const CubeRunResult& run
 
 std::string wsclean_source_list(const RunOptions& o, const CubeInput& in, const CubeRunResult& run) {
   double ref = 0.0;
-  for (const auto& r : run.results) ref = std::max(ref, r.reference_frequency_hz);
+  for (const auto& r : run.results) ref = std::max(ref, r.components.reference_frequency_hz);
   const clean::SpectralFitSettings fit = o.settings.spectral_fit();
   std::ostringstream out;
   char head[256];
@@ -233,7 +233,7 @@ std::string wsclean_source_list(const RunOptions& o, const CubeInput& in, const 
       frequencies.push_back(in.planes[j].frequency_hz);
       weights.push_back(in.planes[j].weight);
     }
-    std::vector<std::size_t> per_scale(r.scales.size() + 1, 0);
+    std::vector<std::size_t> per_scale(r.components.scales.size() + 1, 0);
     for (const clean::FittedSource& src : clean::fitted_sources(r, frequencies, weights, fit)) {
       const std::vector<double>& terms = src.terms;
       double ra = 0.0, dec = 0.0;

@@ -162,7 +162,7 @@ nlohmann::json run_cube(const RunOptions& o) {
                                             : "channel " + std::to_string(first.channel) +
                                                   (first.pol.empty() ? "" : " " + first.pol);
     log.info("  %s: %zu components, %zu major cycles, stopped on %s, peak residual %.4e Jy/beam", what.c_str(),
-             r.iterations, r.major_cycles, std::string(clean::to_string(r.reason)).c_str(), r.peak_residual);
+             r.stop.iterations, r.stop.major_cycles, std::string(clean::to_string(r.stop.reason)).c_str(), r.stop.peak_residual);
   });
   if (device == clean::Device::kGpu) run.group_gpu = deconvolution.group_gpus();
   run.seconds_clean = since(t_clean);
@@ -170,7 +170,7 @@ nlohmann::json run_cube(const RunOptions& o) {
 
   const nlohmann::json summary = write_cube_outputs(o, in, run);
   std::size_t components = 0;
-  for (const auto& r : run.results) components += r.iterations;
+  for (const auto& r : run.results) components += r.stop.iterations;
   log.info("done: %zu planes, %zu components; %.2f s (read %.2f, clean %.2f: %.1f planes/s)", in.planes.size(),
            components, since(t_start), run.seconds_read, run.seconds_clean,
            static_cast<double>(in.planes.size()) / std::max(run.seconds_clean, 1e-9));

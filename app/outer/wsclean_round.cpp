@@ -8,7 +8,7 @@ namespace {
 WscleanRound round_to(clean::OuterLoopSession& session, double floor, double mgain, std::size_t budget,
                       const WscleanRoundRules& rules, const clean::CycleCallback& on_cycle) {
   if (rules.niter) {
-    const std::size_t done = session.result().iterations;
+    const std::size_t done = session.result().stop.iterations;
     budget = std::min(budget, *rules.niter > done ? *rules.niter - done : std::size_t{0});
   }
   WscleanRound out;

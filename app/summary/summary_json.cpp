@@ -45,14 +45,14 @@ nlohmann::json run_json(const clean::CleanResult& r, const clean::CleanSettings&
   // Blocks that do not apply are null, so that every run has every key.
   nlohmann::json scales = nlohmann::json::array();
   if (s.multiscale.enabled) {
-    for (const clean::ScaleSummary& sc : r.scales)
+    for (const clean::ScaleSummary& sc : r.components.scales)
       scales.push_back({{"size_pixels", sc.size}, {"bias", sc.bias}, {"components", sc.components}, {"flux", sc.flux}});
   }
   nlohmann::json auto_mask = nullptr;
-  if (s.auto_mask > 0.0) auto_mask = {{"cycle", r.auto_mask_cycle}, {"pixels", r.auto_mask_pixels}};
+  if (s.auto_mask > 0.0) auto_mask = {{"cycle", r.diagnostics.auto_mask_cycle}, {"pixels", r.diagnostics.auto_mask_pixels}};
   nlohmann::json local_rms = nullptr;
-  if (r.local_rms.used) {
-    const clean::LocalRmsSummary& l = r.local_rms;
+  if (r.diagnostics.local_rms.used) {
+    const clean::LocalRmsSummary& l = r.diagnostics.local_rms;
     local_rms = {{"window_beams", l.window_beams},
                  {"window_fwhm_pixels", l.window_fwhm_pixels},
                  {"min_rms", l.min_rms},
@@ -60,8 +60,8 @@ nlohmann::json run_json(const clean::CleanResult& r, const clean::CleanSettings&
                  {"dropped_at_cycle", l.dropped_at_cycle}};
   }
   nlohmann::json minor = nullptr;
-  if (r.minor_stats.cycles > 0) {
-    const clean::MinorCycleStats& m = r.minor_stats;
+  if (r.diagnostics.minor_stats.cycles > 0) {
+    const clean::MinorCycleStats& m = r.diagnostics.minor_stats;
     minor = {{"clusters", m.clusters},
              {"longest_chain", m.longest_chain},
              {"widest_cluster", m.widest_cluster},
@@ -70,28 +70,28 @@ nlohmann::json run_json(const clean::CleanResult& r, const clean::CleanSettings&
              {"one_cluster_cycles", m.sequential}};
   }
   return {{"planes", planes},
-          {"iterations", r.iterations},
-          {"major_cycles", r.major_cycles},
-          {"stop_reason", std::string(clean::to_string(r.reason))},
-          {"threshold", r.threshold},
-          {"peak_residual", r.peak_residual},
-          {"noise_sigma", r.noise_sigma},
-          {"reference_frequency_hz", r.reference_frequency_hz},
+          {"iterations", r.stop.iterations},
+          {"major_cycles", r.stop.major_cycles},
+          {"stop_reason", std::string(clean::to_string(r.stop.reason))},
+          {"threshold", r.stop.threshold},
+          {"peak_residual", r.stop.peak_residual},
+          {"noise_sigma", r.stop.noise_sigma},
+          {"reference_frequency_hz", r.components.reference_frequency_hz},
           {"gpu", gpu ? nlohmann::json(*gpu) : nlohmann::json(nullptr)},
-          {"peak_gpu_memory_bytes", r.peak_gpu_bytes},
+          {"peak_gpu_memory_bytes", r.diagnostics.peak_gpu_bytes},
           {"scales", std::move(scales)},
           {"auto_mask", std::move(auto_mask)},
           {"local_rms", std::move(local_rms)},
           {"minor_cycles_gpu", std::move(minor)},
           {"stage_seconds",
-           {{"setup", r.seconds.setup},
-            {"download", r.seconds.download},
-            {"scale_images", r.seconds.scales},
-            {"noise_map", r.seconds.noise_map},
-            {"select", r.seconds.select},
-            {"minor", r.seconds.minor},
-            {"convolve", r.seconds.convolve},
-            {"restore", r.seconds.restore}}}};
+           {{"setup", r.diagnostics.seconds.setup},
+            {"download", r.diagnostics.seconds.download},
+            {"scale_images", r.diagnostics.seconds.scales},
+            {"noise_map", r.diagnostics.seconds.noise_map},
+            {"select", r.diagnostics.seconds.select},
+            {"minor", r.diagnostics.seconds.minor},
+            {"convolve", r.diagnostics.seconds.convolve},
+            {"restore", r.diagnostics.seconds.restore}}}};
 }
 
 nlohmann::json plane_json(const PlaneSummary& p) {

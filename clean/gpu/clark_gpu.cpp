@@ -168,8 +168,8 @@ class ClarkStepsGpu final : public MajorCycleSteps {
   }
 
   void release(CleanResult& result) override {
-    result.seconds.setup = setup_seconds_;
-    result.minor_stats = minor_->stats();
+    result.diagnostics.seconds.setup = setup_seconds_;
+    result.diagnostics.minor_stats = minor_->stats();
   }
 
  private:

@@ -265,7 +265,7 @@ void GpuImageState::reserve_components(std::size_t used, std::size_t more) {
 
 void GpuImageState::finish(CleanResult& result) {
   const CleanProblem& problem = problem_;
-  if (problem.keep_noise_map && rms_.map.size()) result.noise_map = download_map(stream_, rms_, width_, height_);
+  if (problem.keep_noise_map && rms_.map.size()) result.images.noise_map = download_map(stream_, rms_, width_, height_);
   rms_ = LocalRmsDevice();
   if (planes_) planes_->release();  // restoration needs the room
   const auto t0 = Clock::now();
@@ -275,32 +275,32 @@ void GpuImageState::finish(CleanResult& result) {
   cleaned.wait_on(resources_.side_stream());
   if (problem.restoring_beam) enqueue_restore(*problem.restoring_beam);
   const auto t_download = Clock::now();
-  download(resources_.side_stream(), result, result.iterations);
+  download(resources_.side_stream(), result, result.stop.iterations);
   const double download_seconds = since(t_download);
-  result.seconds.download = download_seconds;
+  result.diagnostics.seconds.download = download_seconds;
   if (problem.restoring_beam) {
     finish_restore(problem, result);
     // What the restoration added to the run: its own work, not the downloads it overlapped.
-    result.seconds.restore = std::max(0.0, since(t0) - download_seconds);
+    result.diagnostics.seconds.restore = std::max(0.0, since(t0) - download_seconds);
   }
-  result.peak_gpu_bytes = peak_memory();
+  result.diagnostics.peak_gpu_bytes = peak_memory();
   if (planes_) planes_->finish(result);
 }
 
 void GpuImageState::download(cudaStream_t stream, CleanResult& result, std::size_t iterations) {
   const std::size_t n = size();
   cuda::PinnedStaging& staging = resources_.staging();
-  result.residual = host_residual_->take();
-  result.model = host_model_->take();
-  cuda::download(staging, stream, result.residual.pixels.data(), residual_.data(), n);
-  cuda::download(staging, stream, result.model.pixels.data(), model_.data(), n);
+  result.images.residual = host_residual_->take();
+  result.images.model = host_model_->take();
+  cuda::download(staging, stream, result.images.residual.pixels.data(), residual_.data(), n);
+  cuda::download(staging, stream, result.images.model.pixels.data(), model_.data(), n);
   std::vector<std::uint32_t> pixels(iterations);
   std::vector<float> fluxes(iterations);
   cuda::download(staging, stream, pixels.data(), comp_pixels_.data(), iterations);
   cuda::download(staging, stream, fluxes.data(), comp_fluxes_.data(), iterations);
-  result.components.resize(iterations);
+  result.components.list.resize(iterations);
   for (std::size_t i = 0; i < iterations; ++i) {
-    result.components[i] = {static_cast<std::uint32_t>(pixels[i] % width_),
+    result.components.list[i] = {static_cast<std::uint32_t>(pixels[i] % width_),
                             static_cast<std::uint32_t>(pixels[i] / width_), fluxes[i]};
   }
 }
@@ -340,8 +340,8 @@ void GpuImageState::finish_restore(const CleanProblem& problem, CleanResult& res
   const std::size_t n = size();
   const std::vector<double> quantiles = problem.observer ? problem.observer->restored_quantiles() : std::vector<double>{};
   if (!quantiles.empty()) count_valid(stream_, masked_.data(), n, false, counts_.data() + 1);
-  result.restored = host_restored_->take();
-  cuda::download(resources_.staging(), stream_, result.restored.pixels.data(), masked_.data(), n);
+  result.images.restored = host_restored_->take();
+  cuda::download(resources_.staging(), stream_, result.images.restored.pixels.data(), masked_.data(), n);
   if (!quantiles.empty()) {
     unsigned long long n_valid = 0;
     download_to(stream_, &n_valid, counts_.data() + 1, 1);

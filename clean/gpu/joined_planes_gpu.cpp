@@ -268,17 +268,17 @@ std::vector<HostImage> JoinedPlanesGpu::images(bool models) {
 }
 
 void JoinedPlanesGpu::finish(const PixelGaussian* beam, CleanResult& result) {
-  const std::size_t np = planes_.planes.size(), count = result.iterations;
+  const std::size_t np = planes_.planes.size(), count = result.stop.iterations;
   // One convolver per restoring layout (every ordinary beam of these images shares one), its
   // spectrum set per plane; restored planes go into the delta buffers, free now.
   std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<FftConvolverGpu>> restorers;
   std::map<const PixelGaussian*, std::shared_ptr<const Spectrum>> beams;
-  result.planes.resize(np);
+  result.images.planes.resize(np);
   for (std::size_t f = 0; f < np; f += block_) {
     const std::size_t count_b = std::min(block_, np - f);
     if (streamed()) bring(f, count_b, true);
     for (std::size_t p = f; p < f + count_b; ++p) {
-      PlaneImages& out = result.planes[p];
+      PlaneImages& out = result.images.planes[p];
       out.model = HostImage(width_, height_);
       out.residual = HostImage(width_, height_);
       cuda::download(resources_.staging(), s_, out.model.pixels.data(), model(p), n_);
@@ -302,11 +302,11 @@ void JoinedPlanesGpu::finish(const PixelGaussian* beam, CleanResult& result) {
                                         comp_capacity_ * sizeof(float), count * sizeof(float), np,
                                         cudaMemcpyDeviceToHost, s_));
   GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(s_));
-  result.plane_fluxes.resize(np * count);
+  result.components.plane_fluxes.resize(np * count);
   for (std::size_t p = 0; p < np; ++p)
-    for (std::size_t k = 0; k < count; ++k) result.plane_fluxes[k * np + p] = by_plane[p * count + k];
-  result.reference_frequency_hz = reference_frequency(planes_);
-  if (fit_) result.spectral_terms = component_terms(*fit_, result.plane_fluxes);
+    for (std::size_t k = 0; k < count; ++k) result.components.plane_fluxes[k * np + p] = by_plane[p * count + k];
+  result.components.reference_frequency_hz = reference_frequency(planes_);
+  if (fit_) result.components.spectral_terms = component_terms(*fit_, result.components.plane_fluxes);
 }
 
 }  // namespace gpuclean::clean::gpu

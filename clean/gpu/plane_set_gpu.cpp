@@ -55,7 +55,7 @@ void PlaneSetGpu::finish(CleanResult& result) {
   if (!joined_) return;
   const auto t = Clock::now();
   joined_->finish(problem_.restoring_beam, result);
-  result.seconds.restore += since(t);
+  result.diagnostics.seconds.restore += since(t);
 }
 
 }  // namespace gpuclean::clean::gpu

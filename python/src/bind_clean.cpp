@@ -32,19 +32,19 @@ py::array_t<float> to_array(clean::HostImage&& image) {
 
 py::dict to_dict(app::EmbeddedRun&& run) {
   clean::CleanResult& r = run.result;
-  const std::size_t n = r.components.size();
+  const std::size_t n = r.components.list.size();
   std::vector<std::uint32_t> x(n), y(n);
   std::vector<float> flux(n);
   std::vector<double> scale_size(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const clean::Component& c = r.components[i];
-    x[i] = c.x, y[i] = c.y, flux[i] = c.flux, scale_size[i] = r.scales.empty() ? 0.0 : r.scales[c.scale].size;
+    const clean::Component& c = r.components.list[i];
+    x[i] = c.x, y[i] = c.y, flux[i] = c.flux, scale_size[i] = r.components.scales.empty() ? 0.0 : r.components.scales[c.scale].size;
   }
   py::dict d;
-  d["model"] = to_array(std::move(r.model));
-  d["residual"] = to_array(std::move(r.residual));
-  d["restored"] = to_array(std::move(r.restored));
-  if (r.noise_map.size()) d["noise_map"] = to_array(std::move(r.noise_map));
+  d["model"] = to_array(std::move(r.images.model));
+  d["residual"] = to_array(std::move(r.images.residual));
+  d["restored"] = to_array(std::move(r.images.restored));
+  if (r.images.noise_map.size()) d["noise_map"] = to_array(std::move(r.images.noise_map));
   const auto len = static_cast<py::ssize_t>(n);
   d["component_x"] = adopt(std::move(x), {len});
   d["component_y"] = adopt(std::move(y), {len});

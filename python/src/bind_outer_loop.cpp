@@ -149,7 +149,7 @@ class Session {
     }
   }
   py::array_t<float> residuals() { return stack(session().residuals()); }
-  std::size_t iterations() { return session().result().iterations; }
+  std::size_t iterations() { return session().result().stop.iterations; }
   std::string device() const {
     return std::string(clean::to_string(session_ ? session_->device() : options_.settings.device));
   }

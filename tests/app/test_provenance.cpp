@@ -35,10 +35,10 @@ TEST(Provenance, ACubeSaysEverythingAOneImageRunSays) {
   o.settings.auto_mask = 5.0;
   o.command_line = "gpuclean NAME --wsclean-channels -o OUT --join-channels --local-rms --auto-mask 5";
   gc::CleanResult a, b;
-  a.iterations = 10, b.iterations = 32;
-  a.major_cycles = 3, b.major_cycles = 5;
-  a.reason = gc::StopReason::kThreshold, b.reason = gc::StopReason::kMaxIterations;
-  a.local_rms.min_rms = 2e-3, b.local_rms.min_rms = 1e-3;
+  a.stop.iterations = 10, b.stop.iterations = 32;
+  a.stop.major_cycles = 3, b.stop.major_cycles = 5;
+  a.stop.reason = gc::StopReason::kThreshold, b.stop.reason = gc::StopReason::kMaxIterations;
+  a.diagnostics.local_rms.min_rms = 2e-3, b.diagnostics.local_rms.min_rms = 1e-3;
   const auto one = ga::provenance(o, {&a}, "gpu", "", {"d.fits", "p.fits"});
   const auto cube = ga::provenance(o, {&a, &b}, "gpu", "channels", {"d.fits"});
   const std::set<std::string> one_names = names(one), cube_names = names(cube);

@@ -21,16 +21,16 @@ namespace {
 
 clean::CleanResult a_result() {
   clean::CleanResult r;
-  r.iterations = 120;
-  r.major_cycles = 4;
-  r.reason = clean::StopReason::kMaxIterations;
-  r.peak_residual = 0.25f;
-  r.threshold = 0.002;
-  r.noise_sigma = 0.0007;
-  r.seconds.minor = 0.5;
-  r.scales = {{0.0, 1.0, 80, 1.5}, {8.0, 0.6, 40, 2.5}};
-  r.auto_mask_cycle = 3;
-  r.auto_mask_pixels = {10, 20};
+  r.stop.iterations = 120;
+  r.stop.major_cycles = 4;
+  r.stop.reason = clean::StopReason::kMaxIterations;
+  r.stop.peak_residual = 0.25f;
+  r.stop.threshold = 0.002;
+  r.stop.noise_sigma = 0.0007;
+  r.diagnostics.seconds.minor = 0.5;
+  r.components.scales = {{0.0, 1.0, 80, 1.5}, {8.0, 0.6, 40, 2.5}};
+  r.diagnostics.auto_mask_cycle = 3;
+  r.diagnostics.auto_mask_pixels = {10, 20};
   return r;
 }
 
@@ -146,8 +146,8 @@ TEST(SummarySchema, AChannelSetsOutcomeComesFromItsCubeSummary) {
   cube["settings"] = app::settings_json(s);
   clean::CleanResult r = a_result();
   cube["runs"] = {app::run_json(r, s, {0, 1}, 0)};
-  r.iterations = 30;
-  r.major_cycles = 7;
+  r.stop.iterations = 30;
+  r.stop.major_cycles = 7;
   cube["runs"].push_back(app::run_json(r, s, {2}, 1));
   cube["planes"] = {app::plane_json({0, 0, 3.0, 1.0, 0, {}, {}, true}), app::plane_json({1, 0, 4.0, 2.0, 0, {}, {}, true}),
                     app::plane_json({2, 1, 0.0, 3.0, 0, {}, {}, true})};

@@ -124,11 +124,11 @@ PlainAndMasked plain_and_masked(const Field& f, gc::CleanSettings s) {
 // than 1%; the one scale's mask comes after the first cycle and is smaller than the sources'
 // 7x7 boxes together.
 void expect_mask_keeps_to_sources(const Field& f, const PlainAndMasked& r) {
-  EXPECT_GT(spurious_fraction(f, r.plain.model), 0.01) << "without a mask, 1 sigma cleans the noise";
-  EXPECT_LE(spurious_fraction(f, r.masked.model), 0.01);
-  EXPECT_GT(r.masked.auto_mask_cycle, 1u);
-  ASSERT_EQ(r.masked.auto_mask_pixels.size(), 1u);
-  EXPECT_LT(r.masked.auto_mask_pixels[0], 25u * 49u);
+  EXPECT_GT(spurious_fraction(f, r.plain.images.model), 0.01) << "without a mask, 1 sigma cleans the noise";
+  EXPECT_LE(spurious_fraction(f, r.masked.images.model), 0.01);
+  EXPECT_GT(r.masked.diagnostics.auto_mask_cycle, 1u);
+  ASSERT_EQ(r.masked.diagnostics.auto_mask_pixels.size(), 1u);
+  EXPECT_LT(r.masked.diagnostics.auto_mask_pixels[0], 25u * 49u);
 }
 
 }  // namespace
@@ -139,10 +139,10 @@ TEST_P(AutoMaskField, CleaningToOneSigmaStaysOnTheSources) {
   const Field f = faint_field();
   const PlainAndMasked r = plain_and_masked(f, one_sigma(GetParam()));
   ASSERT_NO_FATAL_FAILURE(expect_mask_keeps_to_sources(f, r));
-  EXPECT_GT(r.masked.auto_mask_pixels[0], 0u);
+  EXPECT_GT(r.masked.diagnostics.auto_mask_pixels[0], 0u);
   std::printf("  spurious flux: %.2f%% without a mask, %.2f%% with --auto-mask 5; mask %zu pixels from cycle %zu\n",
-              100 * spurious_fraction(f, r.plain.model), 100 * spurious_fraction(f, r.masked.model),
-              r.masked.auto_mask_pixels[0], r.masked.auto_mask_cycle);
+              100 * spurious_fraction(f, r.plain.images.model), 100 * spurious_fraction(f, r.masked.images.model),
+              r.masked.diagnostics.auto_mask_pixels[0], r.masked.diagnostics.auto_mask_cycle);
 }
 
 TEST_P(AutoMaskField, WorksWithMultiscale) {
@@ -152,8 +152,8 @@ TEST_P(AutoMaskField, WorksWithMultiscale) {
   s.multiscale.enabled = true;
   auto d = gc::make_deconvolver(s.algorithm, s.device);
   const gc::CleanResult r = d->run(gc::CleanProblem{f.dirty, f.psf, f.mask}, s, nullptr);
-  EXPECT_LE(spurious_fraction(f, r.model), 0.01);
-  EXPECT_EQ(r.auto_mask_pixels.size(), r.scales.size());
+  EXPECT_LE(spurious_fraction(f, r.images.model), 0.01);
+  EXPECT_EQ(r.diagnostics.auto_mask_pixels.size(), r.components.scales.size());
 }
 
 // Högbom runs on the same major-cycle driver, so it has the auto-mask too (it had none before).
@@ -169,9 +169,9 @@ TEST_P(AutoMaskField, HogbomHasItThroughTheDriver) {
     s.device = gc::Device::kCpu;
     const gc::CleanResult cpu =
         gc::make_deconvolver(s.algorithm, s.device)->run(gc::CleanProblem{f.dirty, f.psf, f.mask}, s, nullptr);
-    EXPECT_EQ(cpu.auto_mask_cycle, r.masked.auto_mask_cycle);
-    EXPECT_EQ(cpu.auto_mask_pixels, r.masked.auto_mask_pixels);
-    EXPECT_EQ(cpu.iterations, r.masked.iterations);
+    EXPECT_EQ(cpu.diagnostics.auto_mask_cycle, r.masked.diagnostics.auto_mask_cycle);
+    EXPECT_EQ(cpu.diagnostics.auto_mask_pixels, r.masked.diagnostics.auto_mask_pixels);
+    EXPECT_EQ(cpu.stop.iterations, r.masked.stop.iterations);
   }
 }
 

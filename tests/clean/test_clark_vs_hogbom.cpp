@@ -29,14 +29,14 @@ TEST(ClarkVsHogbom, AgreeOnASimulatedField) {
   s.algorithm = gc::Algorithm::kHogbom;
   const auto hogbom = gc::make_deconvolver(gc::Algorithm::kHogbom, gc::Device::kCpu)->run({dirty, psf, mask}, s, nullptr);
 
-  const double flux_c = gc::total_flux(clark.model.pixels), flux_h = gc::total_flux(hogbom.model.pixels);
-  const double rms_c = gc::rms(clark.residual.pixels), rms_h = gc::rms(hogbom.residual.pixels);
+  const double flux_c = gc::total_flux(clark.images.model.pixels), flux_h = gc::total_flux(hogbom.images.model.pixels);
+  const double rms_c = gc::rms(clark.images.residual.pixels), rms_h = gc::rms(hogbom.images.residual.pixels);
   // Stated tolerance: 1% in model flux, 3% in residual RMS (the algorithms differ in which noise
   // peaks they pick up close to the threshold).
   EXPECT_NEAR(flux_c, flux_h, 0.01 * flux_h);
   EXPECT_NEAR(rms_c, rms_h, 0.03 * rms_h);
-  EXPECT_EQ(clark.reason, gc::StopReason::kThreshold);
-  EXPECT_EQ(hogbom.reason, gc::StopReason::kThreshold);
+  EXPECT_EQ(clark.stop.reason, gc::StopReason::kThreshold);
+  EXPECT_EQ(hogbom.stop.reason, gc::StopReason::kThreshold);
   // Both must have found most of the true flux: the sky is known.
   double truth = 0.0;
   for (float v : sim.truth) truth += v;

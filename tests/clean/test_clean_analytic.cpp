@@ -82,27 +82,27 @@ class CleanAnalytic : public ::testing::TestWithParam<Variant> {
 TEST_P(CleanAnalytic, PointSourceAtTheRightPixelWithinOnePercent) {
   const std::vector<PointSource> src = {{20, 30, 2.0f}};
   const CleanRun r = clean_sources(src, exact_settings(GetParam()));
-  EXPECT_EQ(r.result.reason, gc::StopReason::kThreshold);
-  EXPECT_NEAR(r.result.model.at(20, 30), 2.0f, 0.01f * 2.0f);
-  EXPECT_NEAR(gc::total_flux(r.result.model.pixels), 2.0, 0.01 * 2.0);
-  EXPECT_LT(stray_flux(r.result.model, src), 1e-3f);
-  EXPECT_EQ(r.result.components.front().x, 20u);
-  EXPECT_EQ(r.result.components.front().y, 30u);
+  EXPECT_EQ(r.result.stop.reason, gc::StopReason::kThreshold);
+  EXPECT_NEAR(r.result.images.model.at(20, 30), 2.0f, 0.01f * 2.0f);
+  EXPECT_NEAR(gc::total_flux(r.result.images.model.pixels), 2.0, 0.01 * 2.0);
+  EXPECT_LT(stray_flux(r.result.images.model, src), 1e-3f);
+  EXPECT_EQ(r.result.components.list.front().x, 20u);
+  EXPECT_EQ(r.result.components.list.front().y, 30u);
 }
 
 TEST_P(CleanAnalytic, TwoSources) {
   const std::vector<PointSource> src = {{20, 20, 1.0f}, {40, 35, 0.6f}};
   const CleanRun r = clean_sources(src, exact_settings(GetParam()));
-  EXPECT_NEAR(r.result.model.at(20, 20), 1.0f, 0.01f);
-  EXPECT_NEAR(r.result.model.at(40, 35), 0.6f, 0.006f);
-  EXPECT_LT(stray_flux(r.result.model, src), 5e-3f);
+  EXPECT_NEAR(r.result.images.model.at(20, 20), 1.0f, 0.01f);
+  EXPECT_NEAR(r.result.images.model.at(40, 35), 0.6f, 0.006f);
+  EXPECT_LT(stray_flux(r.result.images.model, src), 5e-3f);
 }
 
 TEST_P(CleanAnalytic, NegativeSource) {
   const std::vector<PointSource> src = {{10, 10, 1.0f}, {30, 30, -0.8f}};
   const CleanRun r = clean_sources(src, exact_settings(GetParam()));
-  EXPECT_NEAR(r.result.model.at(30, 30), -0.8f, 0.008f);
-  EXPECT_NEAR(r.result.model.at(10, 10), 1.0f, 0.01f);
+  EXPECT_NEAR(r.result.images.model.at(30, 30), -0.8f, 0.008f);
+  EXPECT_NEAR(r.result.images.model.at(10, 10), 1.0f, 0.01f);
 }
 
 TEST_P(CleanAnalytic, NoNegativeLeavesNegativeSourcesInTheResidual) {
@@ -110,9 +110,9 @@ TEST_P(CleanAnalytic, NoNegativeLeavesNegativeSourcesInTheResidual) {
   gc::CleanSettings s = exact_settings(GetParam());
   s.allow_negative = false;
   const CleanRun r = clean_sources(src, s);
-  for (float v : r.result.model.pixels) EXPECT_GE(v, 0.0f);
-  EXPECT_NEAR(r.result.residual.at(30, 30), -0.8f, 0.05f);
-  EXPECT_NEAR(r.result.model.at(10, 10), 1.0f, 0.05f);
+  for (float v : r.result.images.model.pixels) EXPECT_GE(v, 0.0f);
+  EXPECT_NEAR(r.result.images.residual.at(30, 30), -0.8f, 0.05f);
+  EXPECT_NEAR(r.result.images.model.at(10, 10), 1.0f, 0.05f);
 }
 
 TEST_P(CleanAnalytic, MaskConfinesComponents) {
@@ -121,14 +121,14 @@ TEST_P(CleanAnalytic, MaskConfinesComponents) {
   for (std::size_t y = 5; y < 16; ++y)
     for (std::size_t x = 5; x < 16; ++x) mask.at(x, y) = 1.0f;
   const CleanRun r = clean_sources(src, exact_settings(GetParam()), &mask);
-  for (const auto& c : r.result.components) {
+  for (const auto& c : r.result.components.list) {
     EXPECT_GE(c.x, 5u);
     EXPECT_LT(c.x, 16u);
     EXPECT_GE(c.y, 5u);
     EXPECT_LT(c.y, 16u);
   }
-  EXPECT_GT(r.result.model.at(10, 10), 0.9f);
-  EXPECT_NEAR(r.result.residual.at(45, 45), 1.0f, 0.05f);
+  EXPECT_GT(r.result.images.model.at(10, 10), 0.9f);
+  EXPECT_NEAR(r.result.images.residual.at(45, 45), 1.0f, 0.05f);
 }
 
 TEST_P(CleanAnalytic, NaNPixelsStayNaNAndNeverGetComponents) {
@@ -136,10 +136,10 @@ TEST_P(CleanAnalytic, NaNPixelsStayNaNAndNeverGetComponents) {
   const CleanRun r = clean_sources(src, exact_settings(GetParam()), nullptr, true);
   for (std::size_t y = 40; y < 44; ++y)
     for (std::size_t x = 5; x < 9; ++x) {
-      EXPECT_TRUE(std::isnan(r.result.residual.at(x, y)));
-      EXPECT_EQ(r.result.model.at(x, y), 0.0f);
+      EXPECT_TRUE(std::isnan(r.result.images.residual.at(x, y)));
+      EXPECT_EQ(r.result.images.model.at(x, y), 0.0f);
     }
-  EXPECT_NEAR(r.result.model.at(30, 20), 1.0f, 0.05f);
+  EXPECT_NEAR(r.result.images.model.at(30, 20), 1.0f, 0.05f);
 }
 
 TEST_P(CleanAnalytic, ResidualIsDirtyMinusModelConvolvedWithThePsf) {
@@ -148,10 +148,10 @@ TEST_P(CleanAnalytic, ResidualIsDirtyMinusModelConvolvedWithThePsf) {
   gc::CleanSettings s = exact_settings(GetParam());
   s.niter = 300;
   const CleanRun r = clean_sources(src, s);
-  const gc::HostImage model_psf = gpuclean::test::convolve_direct(r.result.model, r.psf);
+  const gc::HostImage model_psf = gpuclean::test::convolve_direct(r.result.images.model, r.psf);
   double worst = 0.0;
   for (std::size_t i = 0; i < r.dirty.size(); ++i)
-    worst = std::max(worst, std::abs(static_cast<double>(r.dirty.pixels[i]) - model_psf.pixels[i] - r.result.residual.pixels[i]));
+    worst = std::max(worst, std::abs(static_cast<double>(r.dirty.pixels[i]) - model_psf.pixels[i] - r.result.images.residual.pixels[i]));
   // Float precision relative to the brightest dirty pixel (about 1.4).
   EXPECT_LT(worst, 2e-5) << "largest deviation of the residual from dirty - model (x) PSF";
 }

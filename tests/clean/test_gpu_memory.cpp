@@ -119,9 +119,9 @@ TEST_F(GpuMemory, MultiscaleBeamBelowTheFitRaisesTheEstimateAndBoundsTheRun) {
   EXPECT_GT(at_narrow, at_restoring) << "the narrow beam's extra scales need their images";
 
   const gc::CleanResult r = gc::make_deconvolver(gc::Algorithm::kClark, gc::Device::kGpu)->run(problem, s, nullptr);
-  ASSERT_GT(r.scales.size(), restoring_scales) << "the run must clean with more scales than the restoring beam gives";
-  for (const gc::ScaleSummary& sc : r.scales)
+  ASSERT_GT(r.components.scales.size(), restoring_scales) << "the run must clean with more scales than the restoring beam gives";
+  for (const gc::ScaleSummary& sc : r.components.scales)
     EXPECT_NE(std::find(estimated.begin(), estimated.end(), sc.size), estimated.end()) << "scale " << sc.size;
-  EXPECT_GT(r.peak_gpu_bytes, 0u);
-  EXPECT_LE(r.peak_gpu_bytes, at_narrow);
+  EXPECT_GT(r.diagnostics.peak_gpu_bytes, 0u);
+  EXPECT_LE(r.diagnostics.peak_gpu_bytes, at_narrow);
 }

@@ -98,17 +98,17 @@ std::vector<float> spectrum_values(const gg::GpuResources& res, const gg::Spectr
 }
 
 void expect_bit_identical(const gc::CleanResult& a, const gc::CleanResult& b) {
-  EXPECT_EQ(a.iterations, b.iterations);
-  EXPECT_EQ(a.major_cycles, b.major_cycles);
-  ASSERT_EQ(a.components.size(), b.components.size());
-  for (std::size_t i = 0; i < a.components.size(); ++i) {
-    EXPECT_EQ(a.components[i].x, b.components[i].x) << i;
-    EXPECT_EQ(a.components[i].y, b.components[i].y) << i;
-    EXPECT_EQ(std::memcmp(&a.components[i].flux, &b.components[i].flux, sizeof(float)), 0) << i;
+  EXPECT_EQ(a.stop.iterations, b.stop.iterations);
+  EXPECT_EQ(a.stop.major_cycles, b.stop.major_cycles);
+  ASSERT_EQ(a.components.list.size(), b.components.list.size());
+  for (std::size_t i = 0; i < a.components.list.size(); ++i) {
+    EXPECT_EQ(a.components.list[i].x, b.components.list[i].x) << i;
+    EXPECT_EQ(a.components.list[i].y, b.components.list[i].y) << i;
+    EXPECT_EQ(std::memcmp(&a.components.list[i].flux, &b.components.list[i].flux, sizeof(float)), 0) << i;
   }
-  EXPECT_TRUE(same_bytes(a.residual.pixels, b.residual.pixels)) << "residual";
-  EXPECT_TRUE(same_bytes(a.model.pixels, b.model.pixels)) << "model";
-  EXPECT_TRUE(same_bytes(a.restored.pixels, b.restored.pixels)) << "restored";
+  EXPECT_TRUE(same_bytes(a.images.residual.pixels, b.images.residual.pixels)) << "residual";
+  EXPECT_TRUE(same_bytes(a.images.model.pixels, b.images.model.pixels)) << "model";
+  EXPECT_TRUE(same_bytes(a.images.restored.pixels, b.images.restored.pixels)) << "restored";
 }
 
 }  // namespace
@@ -238,11 +238,11 @@ TEST_F(PerRunCosts, CachedPsfSpectrumGivesTheResultOfAFreshOne) {
     s.niter = algorithm == gc::Algorithm::kHogbom ? 2000 : s.niter;
     const auto d = gc::make_deconvolver(algorithm, gc::Device::kGpu);
     const gc::CleanResult first = d->run(p, s, nullptr);   // PSF and beam spectra made
-    ASSERT_GT(first.iterations, 100u);
+    ASSERT_GT(first.stop.iterations, 100u);
     const gc::CleanResult second = d->run(p, s, nullptr);  // both from the caches
     expect_bit_identical(first, second);
     const gc::CleanResult between = d->run(q, s, nullptr);  // another PSF and beam in between
-    EXPECT_GT(between.iterations, 0u);
+    EXPECT_GT(between.stop.iterations, 0u);
     expect_bit_identical(first, d->run(p, s, nullptr));
     // A deconvolver of its own (fresh resources, nothing cached) agrees too.
     expect_bit_identical(first, gc::make_deconvolver(algorithm, gc::Device::kGpu)->run(p, s, nullptr));
@@ -332,15 +332,15 @@ TEST_F(PerRunCosts, RestoredImageIsTheCpuRestorationOfTheSameModel) {
   gc::CleanSettings s;
   s.device = gc::Device::kGpu;
   const gc::CleanResult r = gc::make_deconvolver(s.algorithm, gc::Device::kGpu)->run(p, s, nullptr);
-  ASSERT_GT(r.iterations, 0u);
-  const gc::HostImage cpu = gc::restore_cpu(r.model, r.residual, f.beam, 2);
-  ASSERT_EQ(cpu.size(), r.restored.size());
+  ASSERT_GT(r.stop.iterations, 0u);
+  const gc::HostImage cpu = gc::restore_cpu(r.images.model, r.images.residual, f.beam, 2);
+  ASSERT_EQ(cpu.size(), r.images.restored.size());
   double peak = 0.0, worst = 0.0;
   for (std::size_t i = 0; i < cpu.size(); ++i) {
-    ASSERT_EQ(std::isnan(cpu.pixels[i]), std::isnan(r.restored.pixels[i])) << i;
+    ASSERT_EQ(std::isnan(cpu.pixels[i]), std::isnan(r.images.restored.pixels[i])) << i;
     if (std::isnan(cpu.pixels[i])) continue;
     peak = std::max(peak, std::abs(static_cast<double>(cpu.pixels[i])));
-    worst = std::max(worst, std::abs(static_cast<double>(cpu.pixels[i]) - r.restored.pixels[i]));
+    worst = std::max(worst, std::abs(static_cast<double>(cpu.pixels[i]) - r.images.restored.pixels[i]));
   }
   EXPECT_GT(peak, 0.0);
   EXPECT_LE(worst, 1e-4 * peak);  // a misplaced beam would be off by a good part of the peak

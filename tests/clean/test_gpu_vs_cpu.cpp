@@ -83,39 +83,39 @@ void expect_agree(const Field& f, gc::CleanSettings s) {
   s.device = gc::Device::kGpu;
   const gc::CleanResult gpu = gc::make_deconvolver(s.algorithm, gc::Device::kGpu)->run(problem, s, on_gpu);
 
-  ASSERT_GE(cpu.components.size(), 100u) << "the case must make at least 100 components";
-  ASSERT_GE(gpu.components.size(), 100u);
+  ASSERT_GE(cpu.components.list.size(), 100u) << "the case must make at least 100 components";
+  ASSERT_GE(gpu.components.list.size(), 100u);
   // Högbom's "cycles" are batches of one-component steps; compare its first 100 components.
   const std::size_t first = s.algorithm == gc::Algorithm::kClark ? first_cpu : 100;
   ASSERT_GT(first, 0u);
   EXPECT_EQ(first_gpu, first_cpu) << "components in the first major cycle";
-  for (std::size_t i = 0; i < std::min(first, gpu.components.size()); ++i) {
-    ASSERT_EQ(gpu.components[i].x, cpu.components[i].x) << "component " << i;
-    ASSERT_EQ(gpu.components[i].y, cpu.components[i].y) << "component " << i;
-    ASSERT_EQ(gpu.components[i].scale, cpu.components[i].scale) << "component " << i;
+  for (std::size_t i = 0; i < std::min(first, gpu.components.list.size()); ++i) {
+    ASSERT_EQ(gpu.components.list[i].x, cpu.components.list[i].x) << "component " << i;
+    ASSERT_EQ(gpu.components.list[i].y, cpu.components.list[i].y) << "component " << i;
+    ASSERT_EQ(gpu.components.list[i].scale, cpu.components.list[i].scale) << "component " << i;
     if (s.multiscale.enabled) {
-      ASSERT_NEAR(gpu.components[i].flux, cpu.components[i].flux, 1e-4 * std::abs(cpu.components[i].flux))
+      ASSERT_NEAR(gpu.components.list[i].flux, cpu.components.list[i].flux, 1e-4 * std::abs(cpu.components.list[i].flux))
           << "component " << i;
     } else {
-      ASSERT_EQ(std::memcmp(&gpu.components[i].flux, &cpu.components[i].flux, 4), 0) << "component " << i;
+      ASSERT_EQ(std::memcmp(&gpu.components.list[i].flux, &cpu.components.list[i].flux, 4), 0) << "component " << i;
     }
   }
-  EXPECT_EQ(gpu.reason, cpu.reason);
-  const double rms_c = gc::rms(cpu.residual.pixels), rms_g = gc::rms(gpu.residual.pixels);
-  const double flux_c = gc::total_flux(cpu.model.pixels), flux_g = gc::total_flux(gpu.model.pixels);
-  const double peak_c = restored_peak(cpu.restored), peak_g = restored_peak(gpu.restored);
+  EXPECT_EQ(gpu.stop.reason, cpu.stop.reason);
+  const double rms_c = gc::rms(cpu.images.residual.pixels), rms_g = gc::rms(gpu.images.residual.pixels);
+  const double flux_c = gc::total_flux(cpu.images.model.pixels), flux_g = gc::total_flux(gpu.images.model.pixels);
+  const double peak_c = restored_peak(cpu.images.restored), peak_g = restored_peak(gpu.images.restored);
   EXPECT_NEAR(rms_g, rms_c, 1e-3 * rms_c);
   EXPECT_NEAR(flux_g, flux_c, 1e-3 * std::abs(flux_c));
   EXPECT_NEAR(peak_g, peak_c, 1e-3 * peak_c);
-  EXPECT_GT(gpu.peak_gpu_bytes, f.dirty.size() * 4 * sizeof(float)) << "peak GPU memory is reported";
+  EXPECT_GT(gpu.diagnostics.peak_gpu_bytes, f.dirty.size() * 4 * sizeof(float)) << "peak GPU memory is reported";
   std::printf("  %s %zux%zu: cpu %zu components / %zu cycles, gpu %zu / %zu; rms %.6e / %.6e, flux %.6f / %.6f, "
               "restored peak %.6f / %.6f; first cycle %zu components; gpu clean %.3f s (select %.3f, "
               "minor %.3f, convolve %.3f; %zu clusters, longest chain %zu, SMs busy %.0f%%), cpu %.3f s\n",
-              s.multiscale.enabled ? "multiscale" : std::string(gc::to_string(s.algorithm)).c_str(), f.dirty.width, f.dirty.height, cpu.iterations,
-              cpu.major_cycles, gpu.iterations, gpu.major_cycles, rms_c, rms_g, flux_c, flux_g, peak_c, peak_g, first,
-              gpu.seconds.select + gpu.seconds.minor + gpu.seconds.convolve, gpu.seconds.select, gpu.seconds.minor,
-              gpu.seconds.convolve, gpu.minor_stats.clusters, gpu.minor_stats.longest_chain,
-              100.0 * gpu.minor_stats.sm_busy_fraction, cpu.seconds.select + cpu.seconds.minor + cpu.seconds.convolve);
+              s.multiscale.enabled ? "multiscale" : std::string(gc::to_string(s.algorithm)).c_str(), f.dirty.width, f.dirty.height, cpu.stop.iterations,
+              cpu.stop.major_cycles, gpu.stop.iterations, gpu.stop.major_cycles, rms_c, rms_g, flux_c, flux_g, peak_c, peak_g, first,
+              gpu.diagnostics.seconds.select + gpu.diagnostics.seconds.minor + gpu.diagnostics.seconds.convolve, gpu.diagnostics.seconds.select, gpu.diagnostics.seconds.minor,
+              gpu.diagnostics.seconds.convolve, gpu.diagnostics.minor_stats.clusters, gpu.diagnostics.minor_stats.longest_chain,
+              100.0 * gpu.diagnostics.minor_stats.sm_busy_fraction, cpu.diagnostics.seconds.select + cpu.diagnostics.seconds.minor + cpu.diagnostics.seconds.convolve);
 }
 
 }  // namespace

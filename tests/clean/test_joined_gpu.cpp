@@ -54,41 +54,41 @@ void expect_agree(const gc::JoinedPlanes& planes, gc::CleanSettings s, gc::Clean
   const gc::CleanResult gpu = gc::make_deconvolver(gc::Algorithm::kClark, gc::Device::kGpu)
                                   ->run(problem, s, [&](const gc::CycleReport& r) { if (r.cycle == 1) first_gpu = r.iterations; });
   const std::size_t np = planes.planes.size();
-  ASSERT_GE(cpu.iterations, 200u);
+  ASSERT_GE(cpu.stop.iterations, 200u);
   ASSERT_GT(first_cpu, 0u);
   EXPECT_EQ(first_gpu, first_cpu);
-  ASSERT_EQ(gpu.plane_fluxes.size(), gpu.components.size() * np);
-  for (std::size_t k = 0; k < std::min(first_cpu, gpu.components.size()); ++k) {
-    ASSERT_EQ(gpu.components[k].x, cpu.components[k].x) << k;
-    ASSERT_EQ(gpu.components[k].y, cpu.components[k].y) << k;
-    ASSERT_EQ(gpu.components[k].scale, cpu.components[k].scale) << k;
+  ASSERT_EQ(gpu.components.plane_fluxes.size(), gpu.components.list.size() * np);
+  for (std::size_t k = 0; k < std::min(first_cpu, gpu.components.list.size()); ++k) {
+    ASSERT_EQ(gpu.components.list[k].x, cpu.components.list[k].x) << k;
+    ASSERT_EQ(gpu.components.list[k].y, cpu.components.list[k].y) << k;
+    ASSERT_EQ(gpu.components.list[k].scale, cpu.components.list[k].scale) << k;
     // The scale images are FFT convolutions (cuFFT and FFTW round differently), and a logarithmic
     // fit takes exp and log, which the CPU's libm and the GPU round differently.
     if (s.multiscale.enabled || planes.fit.logarithmic) {
-      ASSERT_NEAR(gpu.components[k].flux, cpu.components[k].flux, 1e-4 * std::abs(cpu.components[k].flux)) << k;
+      ASSERT_NEAR(gpu.components.list[k].flux, cpu.components.list[k].flux, 1e-4 * std::abs(cpu.components.list[k].flux)) << k;
       for (std::size_t p = 0; p < np; ++p)
-        ASSERT_NEAR(gpu.plane_fluxes[k * np + p], cpu.plane_fluxes[k * np + p],
-                    1e-4 * std::abs(cpu.plane_fluxes[k * np + p]) + 1e-9) << k;
+        ASSERT_NEAR(gpu.components.plane_fluxes[k * np + p], cpu.components.plane_fluxes[k * np + p],
+                    1e-4 * std::abs(cpu.components.plane_fluxes[k * np + p]) + 1e-9) << k;
       continue;
     }
-    ASSERT_EQ(std::memcmp(&gpu.components[k].flux, &cpu.components[k].flux, 4), 0) << k;
-    ASSERT_EQ(std::memcmp(&gpu.plane_fluxes[k * np], &cpu.plane_fluxes[k * np], 4 * np), 0) << k;
+    ASSERT_EQ(std::memcmp(&gpu.components.list[k].flux, &cpu.components.list[k].flux, 4), 0) << k;
+    ASSERT_EQ(std::memcmp(&gpu.components.plane_fluxes[k * np], &cpu.components.plane_fluxes[k * np], 4 * np), 0) << k;
   }
-  EXPECT_EQ(gpu.reason, cpu.reason);
-  ASSERT_EQ(gpu.planes.size(), np);
+  EXPECT_EQ(gpu.stop.reason, cpu.stop.reason);
+  ASSERT_EQ(gpu.images.planes.size(), np);
   for (std::size_t p = 0; p < np; ++p) {
-    const double rc = gc::rms(cpu.planes[p].residual.pixels), rg = gc::rms(gpu.planes[p].residual.pixels);
-    const double fc = gc::total_flux(cpu.planes[p].model.pixels), fg = gc::total_flux(gpu.planes[p].model.pixels);
+    const double rc = gc::rms(cpu.images.planes[p].residual.pixels), rg = gc::rms(gpu.images.planes[p].residual.pixels);
+    const double fc = gc::total_flux(cpu.images.planes[p].model.pixels), fg = gc::total_flux(gpu.images.planes[p].model.pixels);
     EXPECT_NEAR(rg, rc, 1e-3 * rc) << "plane " << p;
     EXPECT_NEAR(fg, fc, 1e-3 * std::abs(fc)) << "plane " << p;
-    const double pc = gc::rms(cpu.planes[p].restored.pixels), pg = gc::rms(gpu.planes[p].restored.pixels);
+    const double pc = gc::rms(cpu.images.planes[p].restored.pixels), pg = gc::rms(gpu.images.planes[p].restored.pixels);
     EXPECT_NEAR(pg, pc, 1e-3 * pc) << "plane " << p;
   }
   std::printf("  joined %s, %zu planes: cpu %zu components / %zu cycles, gpu %zu / %zu; first cycle %zu; "
               "plane 0 rms %.6e / %.6e\n",
-              std::string(gc::to_string(planes.join)).c_str(), np, cpu.iterations, cpu.major_cycles, gpu.iterations,
-              gpu.major_cycles, first_cpu, gc::rms(cpu.planes[0].residual.pixels),
-              gc::rms(gpu.planes[0].residual.pixels));
+              std::string(gc::to_string(planes.join)).c_str(), np, cpu.stop.iterations, cpu.stop.major_cycles, gpu.stop.iterations,
+              gpu.stop.major_cycles, first_cpu, gc::rms(cpu.images.planes[0].residual.pixels),
+              gc::rms(gpu.images.planes[0].residual.pixels));
   if (gpu_out) *gpu_out = gpu;
 }
 
@@ -113,8 +113,8 @@ TEST_F(JoinedGpuVsCpu, EightChannelsFirstCycleCutByNiter) {
   s.niter = 300;
   gc::CleanResult gpu;
   expect_agree(cube.planes, s, &gpu);
-  EXPECT_EQ(gpu.major_cycles, 1u) << "the first cycle must be the one niter cuts";
-  EXPECT_EQ(gpu.iterations, 300u);
+  EXPECT_EQ(gpu.stop.major_cycles, 1u) << "the first cycle must be the one niter cuts";
+  EXPECT_EQ(gpu.stop.iterations, 300u);
 }
 
 TEST_F(JoinedGpuVsCpu, EightChannelsFittedWithTwoTerms) {
@@ -176,23 +176,23 @@ TEST_F(JoinedGpuVsCpu, StreamedPlanesAreTheResidentRun) {
     const gc::CleanResult resident = run_on(cube.planes, s, gc::Device::kGpu);
     cube.planes.device_planes = 3;  // blocks of 3, 3 and 2
     const gc::CleanResult streamed = run_on(cube.planes, s, gc::Device::kGpu);
-    ASSERT_GT(resident.iterations, 200u);
-    ASSERT_EQ(streamed.iterations, resident.iterations);
-    EXPECT_EQ(streamed.major_cycles, resident.major_cycles);
-    EXPECT_EQ(streamed.reason, resident.reason);
-    for (std::size_t k = 0; k < resident.components.size(); ++k) {
-      ASSERT_EQ(streamed.components[k].x, resident.components[k].x) << k;
-      ASSERT_EQ(streamed.components[k].y, resident.components[k].y) << k;
-      ASSERT_EQ(streamed.components[k].scale, resident.components[k].scale) << k;
+    ASSERT_GT(resident.stop.iterations, 200u);
+    ASSERT_EQ(streamed.stop.iterations, resident.stop.iterations);
+    EXPECT_EQ(streamed.stop.major_cycles, resident.stop.major_cycles);
+    EXPECT_EQ(streamed.stop.reason, resident.stop.reason);
+    for (std::size_t k = 0; k < resident.components.list.size(); ++k) {
+      ASSERT_EQ(streamed.components.list[k].x, resident.components.list[k].x) << k;
+      ASSERT_EQ(streamed.components.list[k].y, resident.components.list[k].y) << k;
+      ASSERT_EQ(streamed.components.list[k].scale, resident.components.list[k].scale) << k;
     }
-    ASSERT_EQ(streamed.plane_fluxes, resident.plane_fluxes);
-    ASSERT_EQ(streamed.planes.size(), 8u);
+    ASSERT_EQ(streamed.components.plane_fluxes, resident.components.plane_fluxes);
+    ASSERT_EQ(streamed.images.planes.size(), 8u);
     for (std::size_t p = 0; p < 8; ++p) {
-      EXPECT_EQ(streamed.planes[p].residual.pixels, resident.planes[p].residual.pixels) << "plane " << p;
-      EXPECT_EQ(streamed.planes[p].model.pixels, resident.planes[p].model.pixels) << "plane " << p;
-      EXPECT_EQ(streamed.planes[p].restored.pixels, resident.planes[p].restored.pixels) << "plane " << p;
+      EXPECT_EQ(streamed.images.planes[p].residual.pixels, resident.images.planes[p].residual.pixels) << "plane " << p;
+      EXPECT_EQ(streamed.images.planes[p].model.pixels, resident.images.planes[p].model.pixels) << "plane " << p;
+      EXPECT_EQ(streamed.images.planes[p].restored.pixels, resident.images.planes[p].restored.pixels) << "plane " << p;
     }
-    EXPECT_EQ(streamed.residual.pixels, resident.residual.pixels);
+    EXPECT_EQ(streamed.images.residual.pixels, resident.images.residual.pixels);
   }
 }
 
@@ -220,7 +220,7 @@ TEST_F(JoinedGpuVsCpu, CrowdedFieldInOneLargeCluster) {
   s.niter = 20000;
   gc::CleanResult gpu;
   expect_agree(cube.planes, s, &gpu);
-  EXPECT_GT(gpu.minor_stats.widest_cluster, 4096u);
-  std::printf("  widest cluster %zu members, longest chain %zu\n", gpu.minor_stats.widest_cluster,
-              gpu.minor_stats.longest_chain);
+  EXPECT_GT(gpu.diagnostics.minor_stats.widest_cluster, 4096u);
+  std::printf("  widest cluster %zu members, longest chain %zu\n", gpu.diagnostics.minor_stats.widest_cluster,
+              gpu.diagnostics.minor_stats.longest_chain);
 }

@@ -47,7 +47,7 @@ gc::CleanResult run(const gc::JoinedPlanes& planes, const gc::CleanSettings& s) 
 // Each plane's model flux within `radius` pixels of (x, y).
 std::vector<double> model_flux_near(const gc::CleanResult& r, std::size_t x, std::size_t y, double radius) {
   std::vector<double> out;
-  for (const gc::PlaneImages& p : r.planes) {
+  for (const gc::PlaneImages& p : r.images.planes) {
     double f = 0.0;
     for (std::size_t py = 0; py < p.model.height; ++py)
       for (std::size_t px = 0; px < p.model.width; ++px) {
@@ -85,32 +85,32 @@ TEST_P(JoinedMultiscale, IdenticalPlanesAreTheSinglePlaneRun) {
                                   ->run(gc::CleanProblem{cube.dirty[0], cube.psf[0], mask}, s,
                                         [&](const gc::CycleReport& r) { if (r.cycle == 1) first_cycle = r.iterations; });
   const gc::CleanResult j = run(two, s);
-  ASSERT_GT(one.iterations, 100u);
+  ASSERT_GT(one.stop.iterations, 100u);
   std::size_t nonzero_scale = 0;
-  for (const auto& c : one.components) nonzero_scale += c.scale > 0;
+  for (const auto& c : one.components.list) nonzero_scale += c.scale > 0;
   ASSERT_GT(nonzero_scale, 10u) << "the case must clean with scales above 0";
   const bool exact = GetParam() == gc::Device::kCpu;
   if (exact) {
-    ASSERT_EQ(j.iterations, one.iterations);
-    EXPECT_EQ(j.reason, one.reason);
+    ASSERT_EQ(j.stop.iterations, one.stop.iterations);
+    EXPECT_EQ(j.stop.reason, one.stop.reason);
   }
-  const std::size_t compare = exact ? one.components.size() : first_cycle;
+  const std::size_t compare = exact ? one.components.list.size() : first_cycle;
   ASSERT_GT(compare, 0u);
-  ASSERT_GE(j.components.size(), compare);
-  ASSERT_EQ(j.plane_fluxes.size(), 2 * j.components.size());
+  ASSERT_GE(j.components.list.size(), compare);
+  ASSERT_EQ(j.components.plane_fluxes.size(), 2 * j.components.list.size());
   for (std::size_t k = 0; k < compare; ++k) {
-    ASSERT_EQ(j.components[k].x, one.components[k].x) << k;
-    ASSERT_EQ(j.components[k].y, one.components[k].y) << k;
-    ASSERT_EQ(j.components[k].scale, one.components[k].scale) << k;
-    ASSERT_EQ(j.components[k].flux, one.components[k].flux) << k;
-    ASSERT_EQ(j.plane_fluxes[2 * k], one.components[k].flux) << k;
-    ASSERT_EQ(j.plane_fluxes[2 * k + 1], one.components[k].flux) << k;
+    ASSERT_EQ(j.components.list[k].x, one.components.list[k].x) << k;
+    ASSERT_EQ(j.components.list[k].y, one.components.list[k].y) << k;
+    ASSERT_EQ(j.components.list[k].scale, one.components.list[k].scale) << k;
+    ASSERT_EQ(j.components.list[k].flux, one.components.list[k].flux) << k;
+    ASSERT_EQ(j.components.plane_fluxes[2 * k], one.components.list[k].flux) << k;
+    ASSERT_EQ(j.components.plane_fluxes[2 * k + 1], one.components.list[k].flux) << k;
   }
-  ASSERT_EQ(j.planes.size(), 2u);
-  for (const auto& p : j.planes) {
-    EXPECT_NEAR(gc::total_flux(p.model.pixels), gc::total_flux(one.model.pixels),
-                1e-4 * std::abs(gc::total_flux(one.model.pixels)));
-    EXPECT_NEAR(gc::rms(p.residual.pixels), gc::rms(one.residual.pixels), 1e-4 * gc::rms(one.residual.pixels));
+  ASSERT_EQ(j.images.planes.size(), 2u);
+  for (const auto& p : j.images.planes) {
+    EXPECT_NEAR(gc::total_flux(p.model.pixels), gc::total_flux(one.images.model.pixels),
+                1e-4 * std::abs(gc::total_flux(one.images.model.pixels)));
+    EXPECT_NEAR(gc::rms(p.residual.pixels), gc::rms(one.images.residual.pixels), 1e-4 * gc::rms(one.images.residual.pixels));
   }
 }
 
@@ -118,10 +118,10 @@ TEST_P(JoinedMultiscale, RecoversEachChannelsFluxAndSpectralIndexOfExtendedSourc
   SyntheticCube cube;
   gpuclean::test::make_cube(cube, 128, 8, 0.8e9, kExtendedSky, 2e-4);
   const gc::CleanResult r = run(cube.planes, multiscale_settings(GetParam()));
-  ASSERT_EQ(r.planes.size(), 8u);
-  EXPECT_EQ(r.reason, gc::StopReason::kThreshold);
+  ASSERT_EQ(r.images.planes.size(), 8u);
+  EXPECT_EQ(r.stop.reason, gc::StopReason::kThreshold);
   std::size_t nonzero_scale = 0;
-  for (const auto& c : r.components) nonzero_scale += c.scale > 0;
+  for (const auto& c : r.components.list) nonzero_scale += c.scale > 0;
   EXPECT_GT(nonzero_scale, 10u);
   for (const SpectralSource& src : kExtendedSky) {
     SCOPED_TRACE("source at " + std::to_string(src.x) + "," + std::to_string(src.y));
@@ -129,10 +129,10 @@ TEST_P(JoinedMultiscale, RecoversEachChannelsFluxAndSpectralIndexOfExtendedSourc
     for (std::size_t c = 0; c < 8; ++c)
       EXPECT_NEAR(got[c], cube.flux(src, c), 0.02 * cube.flux(src, c)) << "channel " << c;
     for (std::size_t c = 0; c < 8; ++c) std::printf("%.4f/%.4f ", got[c], cube.flux(src, c));
-    std::printf(" alpha %.3f (%.3f) comps %zu cycles %zu\n", gpuclean::test::fitted_alpha(got, cube.freqs), src.alpha, r.iterations, r.major_cycles);
+    std::printf(" alpha %.3f (%.3f) comps %zu cycles %zu\n", gpuclean::test::fitted_alpha(got, cube.freqs), src.alpha, r.stop.iterations, r.stop.major_cycles);
     EXPECT_NEAR(gpuclean::test::fitted_alpha(got, cube.freqs), src.alpha, 0.1);
   }
-  for (const gc::PlaneImages& p : r.planes) EXPECT_LT(gc::rms(p.residual.pixels), 3.0 * 2e-4 * std::sqrt(8.0));
+  for (const gc::PlaneImages& p : r.images.planes) EXPECT_LT(gc::rms(p.residual.pixels), 3.0 * 2e-4 * std::sqrt(8.0));
 }
 
 // Why multiscale: with the same component budget, joined Clark leaves more than 5% of the large
@@ -157,12 +157,12 @@ TEST_P(JoinedMultiscale, FittedChannelsLieOnThePolynomial) {
   gpuclean::test::make_cube(cube, 128, 8, 0.8e9, kExtendedSky, 2e-4);
   cube.planes.fit.terms = 2;
   const gc::CleanResult r = run(cube.planes, multiscale_settings(GetParam()));
-  ASSERT_EQ(r.spectral_terms.size(), 2 * r.components.size());
+  ASSERT_EQ(r.components.spectral_terms.size(), 2 * r.components.list.size());
   const gc::SpectralFit fit(cube.freqs, std::vector<double>(8, 1.0), 2, 1.4e9);
-  for (std::size_t k = 0; k < r.components.size(); k += 7)
+  for (std::size_t k = 0; k < r.components.list.size(); k += 7)
     for (std::size_t c = 0; c < 8; ++c)
-      ASSERT_NEAR(r.plane_fluxes[k * 8 + c], fit.evaluate(&r.spectral_terms[2 * k], cube.freqs[c]),
-                  1e-5 + 1e-4 * std::abs(r.plane_fluxes[k * 8 + c])) << k;
+      ASSERT_NEAR(r.components.plane_fluxes[k * 8 + c], fit.evaluate(&r.components.spectral_terms[2 * k], cube.freqs[c]),
+                  1e-5 + 1e-4 * std::abs(r.components.plane_fluxes[k * 8 + c])) << k;
 }
 
 TEST_P(JoinedMultiscale, RefusesPolarizationsAndHogbom) {

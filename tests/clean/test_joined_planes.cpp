@@ -58,23 +58,23 @@ TEST(JoinedPlanes, TwoIdenticalPlanesAreTheSinglePlaneRun) {
   gc::CleanProblem joined{img.dirty, img.psf, mask};
   joined.joined = &two;
   const gc::CleanResult j = gc::make_deconvolver(gc::Algorithm::kClark, gc::Device::kCpu)->run(joined, s, {});
-  ASSERT_GT(one.iterations, 100u);
-  ASSERT_EQ(j.iterations, one.iterations);
-  EXPECT_EQ(j.reason, one.reason);
-  ASSERT_EQ(j.plane_fluxes.size(), 2 * j.components.size());
-  for (std::size_t k = 0; k < j.components.size(); ++k) {
-    ASSERT_EQ(j.components[k].x, one.components[k].x) << k;
-    ASSERT_EQ(j.components[k].y, one.components[k].y) << k;
-    ASSERT_EQ(j.components[k].flux, one.components[k].flux) << k;
-    ASSERT_EQ(j.plane_fluxes[2 * k], one.components[k].flux) << k;
-    ASSERT_EQ(j.plane_fluxes[2 * k + 1], one.components[k].flux) << k;
+  ASSERT_GT(one.stop.iterations, 100u);
+  ASSERT_EQ(j.stop.iterations, one.stop.iterations);
+  EXPECT_EQ(j.stop.reason, one.stop.reason);
+  ASSERT_EQ(j.components.plane_fluxes.size(), 2 * j.components.list.size());
+  for (std::size_t k = 0; k < j.components.list.size(); ++k) {
+    ASSERT_EQ(j.components.list[k].x, one.components.list[k].x) << k;
+    ASSERT_EQ(j.components.list[k].y, one.components.list[k].y) << k;
+    ASSERT_EQ(j.components.list[k].flux, one.components.list[k].flux) << k;
+    ASSERT_EQ(j.components.plane_fluxes[2 * k], one.components.list[k].flux) << k;
+    ASSERT_EQ(j.components.plane_fluxes[2 * k + 1], one.components.list[k].flux) << k;
   }
-  ASSERT_EQ(j.planes.size(), 2u);
-  for (const auto& p : j.planes) {
-    EXPECT_EQ(p.residual.pixels, one.residual.pixels);
+  ASSERT_EQ(j.images.planes.size(), 2u);
+  for (const auto& p : j.images.planes) {
+    EXPECT_EQ(p.residual.pixels, one.images.residual.pixels);
     // The model sums a cycle's components per pixel first (as the GPU does): the last bit may differ.
     for (std::size_t i = 0; i < p.model.size(); ++i)
-      ASSERT_NEAR(p.model.pixels[i], one.model.pixels[i], 1e-6 * std::abs(one.model.pixels[i]) + 1e-12) << i;
+      ASSERT_NEAR(p.model.pixels[i], one.images.model.pixels[i], 1e-6 * std::abs(one.images.model.pixels[i]) + 1e-12) << i;
   }
 }
 
@@ -82,8 +82,8 @@ TEST(JoinedPlanes, RecoversEachChannelsFluxAndTheSpectralIndex) {
   SyntheticCube cube;
   gpuclean::test::make_cube(cube, 128, 8, 0.8e9, kSky, 2e-4);
   const gc::CleanResult r = run_joined(cube, deep_settings());
-  ASSERT_EQ(r.planes.size(), 8u);
-  EXPECT_EQ(r.reason, gc::StopReason::kThreshold);
+  ASSERT_EQ(r.images.planes.size(), 8u);
+  EXPECT_EQ(r.stop.reason, gc::StopReason::kThreshold);
   for (const SpectralSource& src : kSky) {
     const std::vector<double> got = gpuclean::test::plane_flux_near(r, 8, src.x, src.y);
     for (std::size_t c = 0; c < 8; ++c)
@@ -97,7 +97,7 @@ TEST(JoinedPlanes, RecoversEachChannelsFluxAndTheSpectralIndex) {
     weights += cube.planes.planes[c].weight;
   }
   double model = 0.0;
-  for (float v : r.model.pixels) model += v;
+  for (float v : r.images.model.pixels) model += v;
   EXPECT_NEAR(model, expected / weights, 0.01 * expected / weights);
 }
 
@@ -106,15 +106,15 @@ TEST(JoinedPlanes, FitSpectralPolTermsMatchTheTruth) {
   gpuclean::test::make_cube(cube, 128, 8, 0.8e9, kSky, 2e-4);
   cube.planes.fit.terms = 2;
   const gc::CleanResult r = run_joined(cube, deep_settings());
-  ASSERT_EQ(r.spectral_terms.size(), 2 * r.components.size());
-  EXPECT_DOUBLE_EQ(r.reference_frequency_hz, 1.4e9);
+  ASSERT_EQ(r.components.spectral_terms.size(), 2 * r.components.list.size());
+  EXPECT_DOUBLE_EQ(r.components.reference_frequency_hz, 1.4e9);
   for (const SpectralSource& src : kSky) {
     double a0 = 0, a1 = 0;
-    for (std::size_t k = 0; k < r.components.size(); ++k) {
-      const double dx = double(r.components[k].x) - double(src.x), dy = double(r.components[k].y) - double(src.y);
+    for (std::size_t k = 0; k < r.components.list.size(); ++k) {
+      const double dx = double(r.components.list[k].x) - double(src.x), dy = double(r.components.list[k].y) - double(src.y);
       if (dx * dx + dy * dy > 6.25) continue;
-      a0 += r.spectral_terms[2 * k];
-      a1 += r.spectral_terms[2 * k + 1];
+      a0 += r.components.spectral_terms[2 * k];
+      a1 += r.components.spectral_terms[2 * k + 1];
     }
     // The truth's own weighted straight line in (nu / nu0 - 1), in double.
     double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -130,9 +130,9 @@ TEST(JoinedPlanes, FitSpectralPolTermsMatchTheTruth) {
   }
   // Fitted channels lie on the polynomial: every component's plane fluxes are its terms' values.
   const gc::SpectralFit fit(cube.freqs, std::vector<double>(8, 1.0), 2, 1.4e9);
-  for (std::size_t k = 0; k < std::min<std::size_t>(r.components.size(), 50); ++k)
+  for (std::size_t k = 0; k < std::min<std::size_t>(r.components.list.size(), 50); ++k)
     for (std::size_t c = 0; c < 8; ++c)
-      EXPECT_NEAR(r.plane_fluxes[k * 8 + c], fit.evaluate(&r.spectral_terms[2 * k], cube.freqs[c]), 1e-5) << k;
+      EXPECT_NEAR(r.components.plane_fluxes[k * 8 + c], fit.evaluate(&r.components.spectral_terms[2 * k], cube.freqs[c]), 1e-5) << k;
 }
 
 TEST(JoinedPlanes, PolarizationsShareComponentsWithTheirOwnFluxes) {
@@ -157,7 +157,7 @@ TEST(JoinedPlanes, PolarizationsShareComponentsWithTheirOwnFluxes) {
   EXPECT_NEAR(got[1], 0.3, 0.02);
   EXPECT_NEAR(got[2], -0.2, 0.02);
   EXPECT_NEAR(got[3], 0.0, 0.02);
-  for (std::size_t k = 0; k < r.components.size(); ++k) EXPECT_EQ(r.components[k].flux, r.plane_fluxes[4 * k]);
+  for (std::size_t k = 0; k < r.components.list.size(); ++k) EXPECT_EQ(r.components.list[k].flux, r.components.plane_fluxes[4 * k]);
 }
 
 TEST(SpectralFit, ProjectsOntoPolynomialsAndKeepsThem) {
@@ -190,8 +190,8 @@ TEST(JoinedPlanes, AutoMaskAndLocalRmsRunOnTheIntegratedImage) {
   s.auto_mask = 5.0;
   s.local_rms.enabled = true;
   const gc::CleanResult r = run_joined(cube, s);
-  EXPECT_GT(r.auto_mask_cycle, 0u);
-  EXPECT_TRUE(r.local_rms.used);
+  EXPECT_GT(r.diagnostics.auto_mask_cycle, 0u);
+  EXPECT_TRUE(r.diagnostics.local_rms.used);
   for (const SpectralSource& src : kSky) {
     const std::vector<double> got = gpuclean::test::plane_flux_near(r, 4, src.x, src.y);
     for (std::size_t c = 0; c < 4; ++c) EXPECT_NEAR(got[c], cube.flux(src, c), 0.03 * cube.flux(src, c)) << c;
@@ -245,25 +245,25 @@ TEST(JoinedPlanes, FitSpectralLogPolGivesEachSourcesSpectralIndex) {
   gpuclean::test::make_cube(cube, 128, 8, 0.8e9, kSky, 2e-4);
   cube.planes.fit = {2, true};
   const gc::CleanResult r = run_joined(cube, deep_settings());
-  ASSERT_EQ(r.spectral_terms.size(), 2 * r.components.size());
+  ASSERT_EQ(r.components.spectral_terms.size(), 2 * r.components.list.size());
   const gc::SpectralFit fit(cube.freqs, std::vector<double>(8, 1.0), 2, 1.4e9, true);
   for (const SpectralSource& src : kSky) {
     // The source's summed spectrum, fitted as the source list fits it.
     std::vector<float> spectrum(8, 0.0f);
-    for (std::size_t k = 0; k < r.components.size(); ++k) {
-      const double dx = double(r.components[k].x) - double(src.x), dy = double(r.components[k].y) - double(src.y);
+    for (std::size_t k = 0; k < r.components.list.size(); ++k) {
+      const double dx = double(r.components.list[k].x) - double(src.x), dy = double(r.components.list[k].y) - double(src.y);
       if (dx * dx + dy * dy > 6.25) continue;
-      for (std::size_t c = 0; c < 8; ++c) spectrum[c] += r.plane_fluxes[k * 8 + c];
+      for (std::size_t c = 0; c < 8; ++c) spectrum[c] += r.components.plane_fluxes[k * 8 + c];
     }
     double terms[2];
     fit.fit_terms(spectrum.data(), terms);
     EXPECT_NEAR(terms[0], src.flux_ref, 0.02 * src.flux_ref) << src.x << "," << src.y;
     EXPECT_NEAR(terms[1], src.alpha, 0.1) << src.x << "," << src.y;
   }
-  for (std::size_t k = 0; k < std::min<std::size_t>(r.components.size(), 60); ++k)
+  for (std::size_t k = 0; k < std::min<std::size_t>(r.components.list.size(), 60); ++k)
     for (std::size_t c = 0; c < 8; ++c)
-      EXPECT_NEAR(r.plane_fluxes[k * 8 + c], fit.evaluate(&r.spectral_terms[2 * k], cube.freqs[c]),
-                  1e-5 * std::abs(r.plane_fluxes[k * 8 + c]) + 1e-9) << k;
+      EXPECT_NEAR(r.components.plane_fluxes[k * 8 + c], fit.evaluate(&r.components.spectral_terms[2 * k], cube.freqs[c]),
+                  1e-5 * std::abs(r.components.plane_fluxes[k * 8 + c]) + 1e-9) << k;
 }
 
 // The join and spectral-fit settings are CleanSettings', checked by clean::validate for every

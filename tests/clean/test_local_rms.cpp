@@ -215,13 +215,13 @@ bool near(const gc::Component& c, const PointSource& s, long d) {
 
 double flux_near(const gc::CleanResult& r, const PointSource& s) {
   double f = 0.0;
-  for (const auto& c : r.components) f += near(c, s, 3) ? c.flux : 0.0;
+  for (const auto& c : r.components.list) f += near(c, s, 3) ? c.flux : 0.0;
   return f;
 }
 
 std::size_t elsewhere(const gc::CleanResult& r, const Field& f) {
   std::size_t count = 0;
-  for (const auto& c : r.components) count += !near(c, f.sources[0], 3) && !near(c, f.sources[2], 3);
+  for (const auto& c : r.components.list) count += !near(c, f.sources[0], 3) && !near(c, f.sources[2], 3);
   return count;
 }
 
@@ -234,9 +234,9 @@ TEST_P(LocalRmsField, ThresholdsHoldAgainstTheLocalNoise) {
   auto d = gc::make_deconvolver(gc::Algorithm::kClark, GetParam());
   const gc::CleanResult global = d->run({f.dirty, f.psf, f.mask}, five_sigma(GetParam(), false), nullptr);
   const gc::CleanResult local = d->run({f.dirty, f.psf, f.mask}, five_sigma(GetParam(), true), nullptr);
-  ASSERT_TRUE(local.local_rms.used);
-  EXPECT_NEAR(local.local_rms.min_rms, kQuiet, 0.2 * kQuiet);
-  EXPECT_EQ(local.noise_sigma, local.local_rms.min_rms);
+  ASSERT_TRUE(local.diagnostics.local_rms.used);
+  EXPECT_NEAR(local.diagnostics.local_rms.min_rms, kQuiet, 0.2 * kQuiet);
+  EXPECT_EQ(local.stop.noise_sigma, local.diagnostics.local_rms.min_rms);
   // One global sigma: the noisy half's noise and B are cleaned.
   EXPECT_GT(elsewhere(global, f), 20u);
   // The local noise: A and C cleaned, B (3 local sigma) and the noisy half's noise left alone.
@@ -254,14 +254,14 @@ TEST_P(LocalRmsField, MadThresholdsHoldToo) {
   gc::CleanSettings s = five_sigma(GetParam(), true);
   s.local_rms.method = gc::LocalRmsMethod::kMad;
   const gc::CleanResult r = gc::make_deconvolver(gc::Algorithm::kClark, GetParam())->run({f.dirty, f.psf, f.mask}, s, nullptr);
-  EXPECT_NEAR(r.local_rms.min_rms, kQuiet, 0.2 * kQuiet);
+  EXPECT_NEAR(r.diagnostics.local_rms.min_rms, kQuiet, 0.2 * kQuiet);
   EXPECT_GT(flux_near(r, f.sources[0]), 0.4 * f.sources[0].flux);
   EXPECT_GT(flux_near(r, f.sources[2]), 0.4 * f.sources[2].flux);
   EXPECT_EQ(flux_near(r, f.sources[1]), 0.0);
   // A median is held by the quieter half of a box that straddles the step from 1 to 10 mJy, so
   // there the map is low and the noisy side's noise is cleaned: count away from the step only.
   std::size_t off_step = 0, on_step = 0;
-  for (const auto& c : r.components) {
+  for (const auto& c : r.components.list) {
     if (near(c, f.sources[0], 3) || near(c, f.sources[2], 3)) continue;
     (std::abs(static_cast<long>(c.x) - static_cast<long>(kN / 2)) < 48 ? on_step : off_step) += 1;
   }
@@ -278,10 +278,10 @@ TEST_P(LocalRmsField, AutoMaskDropsTheMapInsideTheMask) {
   s.multiscale.enabled = true;
   auto d = gc::make_deconvolver(gc::Algorithm::kClark, GetParam());
   const gc::CleanResult r = d->run({f.dirty, f.psf, f.mask}, s, nullptr);
-  ASSERT_GT(r.auto_mask_cycle, 0u);
-  EXPECT_EQ(r.local_rms.dropped_at_cycle, r.auto_mask_cycle);
+  ASSERT_GT(r.diagnostics.auto_mask_cycle, 0u);
+  EXPECT_EQ(r.diagnostics.local_rms.dropped_at_cycle, r.diagnostics.auto_mask_cycle);
   EXPECT_EQ(flux_near(r, f.sources[1]), 0.0);  // never in the mask: the first phase left it
-  EXPECT_NE(r.noise_sigma, r.local_rms.min_rms);  // the second phase's sigma is the global one
+  EXPECT_NE(r.stop.noise_sigma, r.diagnostics.local_rms.min_rms);  // the second phase's sigma is the global one
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, LocalRmsField, ::testing::Values(gc::Device::kCpu, gc::Device::kGpu),
@@ -334,25 +334,25 @@ TEST(LocalRmsGpu, CleanMakesTheCpusFirstCycleAndStatistics) {
     const gc::CleanResult gpu = gc::make_deconvolver(gc::Algorithm::kClark, gc::Device::kGpu)
                                     ->run(problem, s, [&](const gc::CycleReport& c) { if (c.cycle == 1) first_gpu = c.iterations; });
     // The last maps are of the last residuals, which differ in the last bits after the first cycle.
-    ASSERT_EQ(gpu.noise_map.size(), cpu.noise_map.size());
-    for (std::size_t i = 0; i < cpu.noise_map.size(); ++i)
-      ASSERT_NEAR(gpu.noise_map.pixels[i], cpu.noise_map.pixels[i], 1e-4 * cpu.noise_map.pixels[i]) << i;
+    ASSERT_EQ(gpu.images.noise_map.size(), cpu.images.noise_map.size());
+    for (std::size_t i = 0; i < cpu.images.noise_map.size(); ++i)
+      ASSERT_NEAR(gpu.images.noise_map.pixels[i], cpu.images.noise_map.pixels[i], 1e-4 * cpu.images.noise_map.pixels[i]) << i;
     ASSERT_EQ(first_gpu, first_cpu) << "variant " << variant;
     ASSERT_GT(first_cpu, 0u);
     for (std::size_t i = 0; i < first_cpu; ++i) {
-      ASSERT_EQ(gpu.components[i].x, cpu.components[i].x) << i;
-      ASSERT_EQ(gpu.components[i].y, cpu.components[i].y) << i;
-      ASSERT_EQ(gpu.components[i].scale, cpu.components[i].scale) << i;
-      ASSERT_NEAR(gpu.components[i].flux, cpu.components[i].flux, 1e-5 * std::abs(cpu.components[i].flux)) << i;
+      ASSERT_EQ(gpu.components.list[i].x, cpu.components.list[i].x) << i;
+      ASSERT_EQ(gpu.components.list[i].y, cpu.components.list[i].y) << i;
+      ASSERT_EQ(gpu.components.list[i].scale, cpu.components.list[i].scale) << i;
+      ASSERT_NEAR(gpu.components.list[i].flux, cpu.components.list[i].flux, 1e-5 * std::abs(cpu.components.list[i].flux)) << i;
     }
-    EXPECT_EQ(gpu.reason, cpu.reason);
+    EXPECT_EQ(gpu.stop.reason, cpu.stop.reason);
     double cpu_flux = 0.0, gpu_flux = 0.0;
-    for (const auto& c : cpu.components) cpu_flux += c.flux;
-    for (const auto& c : gpu.components) gpu_flux += c.flux;
+    for (const auto& c : cpu.components.list) cpu_flux += c.flux;
+    for (const auto& c : gpu.components.list) gpu_flux += c.flux;
     EXPECT_NEAR(gpu_flux, cpu_flux, 1e-3 * std::abs(cpu_flux)) << "variant " << variant;
     std::printf("  %s, %s: CPU %zu components (%zu in cycle 1), GPU %zu; model flux %.6f / %.6f Jy\n",
                 multiscale ? "multiscale" : "clark", std::string(gc::to_string(s.local_rms.method)).c_str(),
-                cpu.components.size(), first_cpu, gpu.components.size(), cpu_flux, gpu_flux);
+                cpu.components.list.size(), first_cpu, gpu.components.list.size(), cpu_flux, gpu_flux);
   }
 }
 #endif

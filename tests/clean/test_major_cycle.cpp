@@ -60,18 +60,18 @@ TEST(MajorCycleDriver, AToyAlgorithmStopsAtTheThresholdAndTheDriverKeepsTheBooks
   s.mgain = 0.5;
   std::vector<gc::CycleReport> reports;
   const gc::CleanResult r = run_toy(f, s, [&](const gc::CycleReport& c) { reports.push_back(c); });
-  EXPECT_EQ(r.reason, gc::StopReason::kThreshold);
-  EXPECT_LE(r.peak_residual, 0.05f);
-  EXPECT_EQ(r.iterations, r.components.size());
+  EXPECT_EQ(r.stop.reason, gc::StopReason::kThreshold);
+  EXPECT_LE(r.stop.peak_residual, 0.05f);
+  EXPECT_EQ(r.stop.iterations, r.components.list.size());
   // Each major cycle ends once the peak fell by mgain (or reached the threshold): the peaks at
   // least halve from cycle to cycle.
   ASSERT_GT(reports.size(), 3u);
   for (std::size_t c = 1; c < reports.size(); ++c)
     EXPECT_LE(reports[c].peak, std::max(0.5f * reports[c - 1].peak, 0.05f) + 1e-6f);
-  EXPECT_EQ(r.major_cycles, reports.size());
+  EXPECT_EQ(r.stop.major_cycles, reports.size());
   // A delta PSF's CLEAN is exact: model + residual is the dirty image.
   for (std::size_t i = 0; i < f.dirty.size(); ++i)
-    EXPECT_NEAR(r.model.pixels[i] + r.residual.pixels[i], f.dirty.pixels[i], 1e-6f);
+    EXPECT_NEAR(r.images.model.pixels[i] + r.images.residual.pixels[i], f.dirty.pixels[i], 1e-6f);
 }
 
 TEST(MajorCycleDriver, AToyAlgorithmHonoursNiterExactly) {
@@ -81,9 +81,9 @@ TEST(MajorCycleDriver, AToyAlgorithmHonoursNiterExactly) {
   s.auto_threshold = 0.0;
   s.mgain = 0.9;
   const gc::CleanResult r = run_toy(f, s);
-  EXPECT_EQ(r.reason, gc::StopReason::kMaxIterations);
-  EXPECT_EQ(r.iterations, 17u);
-  EXPECT_EQ(r.components.size(), 17u);
+  EXPECT_EQ(r.stop.reason, gc::StopReason::kMaxIterations);
+  EXPECT_EQ(r.stop.iterations, 17u);
+  EXPECT_EQ(r.components.list.size(), 17u);
 }
 
 TEST(MajorCycleDriver, AToyAlgorithmGetsTheAutoMask) {
@@ -92,10 +92,10 @@ TEST(MajorCycleDriver, AToyAlgorithmGetsTheAutoMask) {
   s.auto_threshold = 1.0;
   s.auto_mask = 20.0;  // the two sources are far above 20 sigma, the noise is not
   const gc::CleanResult r = run_toy(f, s);
-  ASSERT_GT(r.auto_mask_cycle, 1u);
-  ASSERT_EQ(r.auto_mask_pixels.size(), 1u);
-  EXPECT_EQ(r.auto_mask_pixels[0], 2u);  // one delta footprint per source
-  for (const gc::Component& c : r.components)
+  ASSERT_GT(r.diagnostics.auto_mask_cycle, 1u);
+  ASSERT_EQ(r.diagnostics.auto_mask_pixels.size(), 1u);
+  EXPECT_EQ(r.diagnostics.auto_mask_pixels[0], 2u);  // one delta footprint per source
+  for (const gc::Component& c : r.components.list)
     EXPECT_TRUE((c.x == 10 && c.y == 12) || (c.x == 40 && c.y == 33)) << c.x << "," << c.y;
 }
 
@@ -127,15 +127,15 @@ TEST(MajorCycleDriver, OneCycleAtATimeIsTheWholeRun) {
     EXPECT_FALSE(driver.next(stepped)) << "a stopped run stays stopped";
     driver.finish(stepped);
     EXPECT_GT(cycles, 1u);
-    ASSERT_EQ(stepped.components.size(), whole.components.size()) << "multiscale " << multiscale;
-    for (std::size_t i = 0; i < whole.components.size(); ++i) {
-      EXPECT_EQ(stepped.components[i].x, whole.components[i].x);
-      EXPECT_EQ(stepped.components[i].y, whole.components[i].y);
-      EXPECT_EQ(stepped.components[i].flux, whole.components[i].flux);
-      EXPECT_EQ(stepped.components[i].scale, whole.components[i].scale);
+    ASSERT_EQ(stepped.components.list.size(), whole.components.list.size()) << "multiscale " << multiscale;
+    for (std::size_t i = 0; i < whole.components.list.size(); ++i) {
+      EXPECT_EQ(stepped.components.list[i].x, whole.components.list[i].x);
+      EXPECT_EQ(stepped.components.list[i].y, whole.components.list[i].y);
+      EXPECT_EQ(stepped.components.list[i].flux, whole.components.list[i].flux);
+      EXPECT_EQ(stepped.components.list[i].scale, whole.components.list[i].scale);
     }
-    EXPECT_EQ(stepped.reason, whole.reason);
-    EXPECT_EQ(stepped.residual.pixels, whole.residual.pixels);
+    EXPECT_EQ(stepped.stop.reason, whole.stop.reason);
+    EXPECT_EQ(stepped.images.residual.pixels, whole.images.residual.pixels);
   }
 }
 
@@ -195,15 +195,15 @@ TEST_P(OutsideResidual, AnOuterLoopReachesThePlainRunsResult) {
   }
   driver.finish(r);
   std::printf("  %zu rounds, %zu components (plain run %zu); flux %.5f (plain %.5f); residual rms %.3e (plain %.3e)\n",
-              rounds, r.iterations, plain.iterations, gc::total_flux(r.model.pixels),
-              gc::total_flux(plain.model.pixels), gc::rms(residual.pixels), gc::rms(plain.residual.pixels));
+              rounds, r.stop.iterations, plain.stop.iterations, gc::total_flux(r.images.model.pixels),
+              gc::total_flux(plain.images.model.pixels), gc::rms(residual.pixels), gc::rms(plain.images.residual.pixels));
   EXPECT_GE(rounds, 2u);
   EXPECT_LE(peak_of(residual), s.threshold);
-  EXPECT_EQ(r.iterations, r.components.size());
-  const double flux = gc::total_flux(r.model.pixels), plain_flux = gc::total_flux(plain.model.pixels);
+  EXPECT_EQ(r.stop.iterations, r.components.list.size());
+  const double flux = gc::total_flux(r.images.model.pixels), plain_flux = gc::total_flux(plain.images.model.pixels);
   EXPECT_NEAR(flux, plain_flux, 0.01 * std::abs(plain_flux));
   EXPECT_NEAR(flux, 2.0 + 1.5 - 0.7, 0.02 * 2.8);
-  EXPECT_NEAR(gc::rms(residual.pixels), gc::rms(plain.residual.pixels), 0.05 * gc::rms(plain.residual.pixels));
+  EXPECT_NEAR(gc::rms(residual.pixels), gc::rms(plain.images.residual.pixels), 0.05 * gc::rms(plain.images.residual.pixels));
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, OutsideResidual, ::testing::Values(gc::Device::kCpu, gc::Device::kGpu),

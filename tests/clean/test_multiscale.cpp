@@ -65,7 +65,7 @@ gc::CleanResult clean(const Field& f, const gc::CleanSettings& s) {
 
 double flux_of_scales(const gc::CleanResult& r, bool delta) {
   double f = 0.0;
-  for (const auto& c : r.components) f += ((c.scale == 0) == delta) ? c.flux : 0.0;
+  for (const auto& c : r.components.list) f += ((c.scale == 0) == delta) ? c.flux : 0.0;
   return f;
 }
 
@@ -123,10 +123,10 @@ TEST_P(MultiscaleAnalytic, GaussianOfEachScaleIsRecovered) {
     gpuclean::test::add_gaussian(sky, 64.0, 60.0, sigma, 10.0);
     const Field f = make_field(sky, 7);
     const gc::CleanResult r = clean(f, multiscale_settings(GetParam()));
-    EXPECT_EQ(r.reason, gc::StopReason::kThreshold);
-    EXPECT_NEAR(gc::total_flux(r.model.pixels), 10.0, 0.2);
-    EXPECT_LT(gc::rms(r.residual.pixels), 1.6 * kNoise);
-    EXPECT_GT(r.scales.size(), 1u);
+    EXPECT_EQ(r.stop.reason, gc::StopReason::kThreshold);
+    EXPECT_NEAR(gc::total_flux(r.images.model.pixels), 10.0, 0.2);
+    EXPECT_LT(gc::rms(r.images.residual.pixels), 1.6 * kNoise);
+    EXPECT_GT(r.components.scales.size(), 1u);
   }
 }
 
@@ -135,9 +135,9 @@ TEST_P(MultiscaleAnalytic, PointSourceStaysAPoint) {
   sky.at(70, 50) = 5.0f;
   const Field f = make_field(sky, 11);
   const gc::CleanResult r = clean(f, multiscale_settings(GetParam()));
-  EXPECT_NEAR(gc::total_flux(r.model.pixels), 5.0, 0.05);
+  EXPECT_NEAR(gc::total_flux(r.images.model.pixels), 5.0, 0.05);
   EXPECT_LT(std::abs(flux_of_scales(r, false)), 0.01 * 5.0) << "flux given to scales above 0";
-  EXPECT_NEAR(r.model.at(70, 50), 5.0f, 0.05f);
+  EXPECT_NEAR(r.images.model.at(70, 50), 5.0f, 0.05f);
 }
 
 TEST_P(MultiscaleAnalytic, GaussianWithAPointOnTopPositiveAndNegative) {
@@ -148,9 +148,9 @@ TEST_P(MultiscaleAnalytic, GaussianWithAPointOnTopPositiveAndNegative) {
     sky.at(62, 64) += sign * 3.0f;
     const Field f = make_field(sky, 13);
     const gc::CleanResult r = clean(f, multiscale_settings(GetParam()));
-    EXPECT_NEAR(gc::total_flux(r.model.pixels), sign * 11.0, 0.22);
+    EXPECT_NEAR(gc::total_flux(r.images.model.pixels), sign * 11.0, 0.22);
     EXPECT_NEAR(flux_of_scales(r, true), sign * 3.0, 0.3) << "the point's flux is at scale 0";
-    EXPECT_LT(gc::rms(r.residual.pixels), 1.6 * kNoise);
+    EXPECT_LT(gc::rms(r.images.residual.pixels), 1.6 * kNoise);
   }
 }
 
@@ -162,9 +162,9 @@ TEST_P(MultiscaleAnalytic, RecoversExtendedFluxWhereClarkDoesNot) {
   const Field f = make_field(sky, 17);
   gc::CleanSettings s = multiscale_settings(GetParam());
   s.niter = 1000;
-  const double ms = gc::total_flux(clean(f, s).model.pixels);
+  const double ms = gc::total_flux(clean(f, s).images.model.pixels);
   s.multiscale.enabled = false;
-  const double clark = gc::total_flux(clean(f, s).model.pixels);
+  const double clark = gc::total_flux(clean(f, s).images.model.pixels);
   EXPECT_NEAR(ms, 10.0, 0.2);
   EXPECT_LT(clark, 9.5);
 }

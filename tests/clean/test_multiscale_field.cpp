@@ -89,9 +89,9 @@ TEST_P(MultiscaleField, RecoversEachGaussiansFluxWhereClarkDoesNot) {
   s.auto_mask = 4.0;
   s.auto_threshold = 1.0;
   const gc::CleanProblem problem{f.dirty, f.psf, f.mask, &f.beam};
-  const auto ms = recovered(gc::make_deconvolver(s.algorithm, s.device)->run(problem, s, nullptr).model);
+  const auto ms = recovered(gc::make_deconvolver(s.algorithm, s.device)->run(problem, s, nullptr).images.model);
   s.multiscale.enabled = false;
-  const auto clark = recovered(gc::make_deconvolver(s.algorithm, s.device)->run(problem, s, nullptr).model);
+  const auto clark = recovered(gc::make_deconvolver(s.algorithm, s.device)->run(problem, s, nullptr).images.model);
   double clark_worst = 1.0;
   for (std::size_t i = 0; i < ms.size(); ++i) {
     std::printf("  Gaussian of %4.1f px: multiscale %.1f%%, Clark %.1f%% of its flux\n",

@@ -150,7 +150,7 @@ TEST_P(OuterLoop, ARoundStopsAtItsFloor) {
     const gc::OuterLoopRound budget = session.clean(0.0, 1.0, 7, nullptr);
     EXPECT_EQ(budget.components, 7u);
     EXPECT_EQ(budget.reason, gc::StopReason::kMaxIterations);
-    EXPECT_EQ(session.result().iterations, first.components + 7);
+    EXPECT_EQ(session.result().stop.iterations, first.components + 7);
   }
 }
 

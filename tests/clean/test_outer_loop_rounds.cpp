@@ -98,7 +98,7 @@ TEST_P(OuterLoopRounds, LocalRmsRoundsHoldTheirFloorInTheirOwnUnits) {
   }
   EXPECT_GE(floor_rounds, 2u);
   EXPECT_LT(rounds, 20u) << "the rounds must converge";
-  EXPECT_DOUBLE_EQ(session.result().local_rms.window_fwhm_pixels, 60.0) << "--local-rms-beam sets the window";
+  EXPECT_DOUBLE_EQ(session.result().diagnostics.local_rms.window_fwhm_pixels, 60.0) << "--local-rms-beam sets the window";
 }
 
 // --auto-mask's first phase ends where its level is reached; when that happens after a round's
@@ -113,25 +113,25 @@ TEST_P(OuterLoopRounds, AutoMaskSwitchEndsTheRound) {
   std::size_t rounds = 0, switched_at = 0;
   for (bool more = true; more && rounds < 20; ++rounds) {
     if (rounds > 0) session.set_residuals({current.pixels.data()});
-    const std::size_t cycles_before = session.result().major_cycles;
+    const std::size_t cycles_before = session.result().stop.major_cycles;
     const gc::OuterLoopRound r = session.clean(0.0, kRoundGain, 100000, nullptr);
     if (r.auto_mask_started) {
       EXPECT_EQ(switched_at, 0u) << "the phase ends once";
       switched_at = rounds + 1;
       EXPECT_TRUE(r.round_floor) << "another round is due";
       EXPECT_EQ(r.reason, gc::StopReason::kThreshold);
-      EXPECT_GT(session.result().major_cycles, cycles_before) << "a switch at a round's first cycle goes on";
-      EXPECT_EQ(session.result().auto_mask_cycle, session.result().major_cycles + 1)
+      EXPECT_GT(session.result().stop.major_cycles, cycles_before) << "a switch at a round's first cycle goes on";
+      EXPECT_EQ(session.result().diagnostics.auto_mask_cycle, session.result().stop.major_cycles + 1)
           << "no cycle of the round that reached the level runs inside the mask";
     } else if (switched_at == 0) {
-      EXPECT_EQ(session.result().auto_mask_cycle, 0u);
+      EXPECT_EQ(session.result().diagnostics.auto_mask_cycle, 0u);
     }
     more = r.round_floor && r.components > 0;
     current = reimage(session.models()[0]);
   }
   ASSERT_GT(switched_at, 0u) << "the first phase must end mid-round on this field";
   EXPECT_GT(rounds, switched_at) << "the masked phase runs in rounds of its own";
-  EXPECT_EQ(session.result().local_rms.dropped_at_cycle, session.result().auto_mask_cycle);
+  EXPECT_EQ(session.result().diagnostics.local_rms.dropped_at_cycle, session.result().diagnostics.auto_mask_cycle);
   EXPECT_LT(rounds, 20u);
 }
 

@@ -131,10 +131,10 @@ TEST_F(RunFacade, TheFacadeCleansEachGroupAsTheAlgorithmDoesAlone) {
   gc::CleanProblem problem{img.dirty, img.psf, mask};
   problem.joined = &planes;
   const gc::CleanResult direct = gc::make_deconvolver(s.algorithm, gc::Device::kCpu)->run(problem, s, {});
-  ASSERT_GT(direct.iterations, 10u);
-  EXPECT_EQ(results[0].iterations, direct.iterations);
-  EXPECT_EQ(results[0].residual.pixels, direct.residual.pixels);
-  EXPECT_EQ(results[0].plane_fluxes, direct.plane_fluxes);
+  ASSERT_GT(direct.stop.iterations, 10u);
+  EXPECT_EQ(results[0].stop.iterations, direct.stop.iterations);
+  EXPECT_EQ(results[0].images.residual.pixels, direct.images.residual.pixels);
+  EXPECT_EQ(results[0].components.plane_fluxes, direct.components.plane_fluxes);
 
   // Independent planes: one result per plane, each the plane's own run.
   s.join_channels = false;
@@ -144,8 +144,8 @@ TEST_F(RunFacade, TheFacadeCleansEachGroupAsTheAlgorithmDoesAlone) {
   const std::vector<std::uint8_t> mask1 = gc::make_clean_mask(cube_.dirty[1], nullptr, 0.0);
   const gc::CleanResult one = gc::make_deconvolver(s.algorithm, gc::Device::kCpu)
                                   ->run(gc::CleanProblem{cube_.dirty[1], cube_.psf[1], mask1}, s, {});
-  EXPECT_EQ(each[1].residual.pixels, one.residual.pixels);
-  EXPECT_EQ(each[1].iterations, one.iterations);
+  EXPECT_EQ(each[1].images.residual.pixels, one.images.residual.pixels);
+  EXPECT_EQ(each[1].stop.iterations, one.stop.iterations);
 }
 
 TEST(RunPlan, TheCpuIsAlwaysThere) {

@@ -16,10 +16,10 @@ namespace {
 // Three planes; components at (3, 4) scale 0 twice, (3, 4) scale 1, and (7, 1) scale 0.
 gc::CleanResult joined_result() {
   gc::CleanResult r;
-  r.components = {{3, 4, 0.0f, 0}, {7, 1, 0.0f, 0}, {3, 4, 0.0f, 0}, {3, 4, 0.0f, 1}};
-  r.plane_fluxes = {1.0f, 2.0f, 3.0f,   0.5f, 0.5f, 0.5f,   0.25f, 0.5f, 0.75f,   4.0f, 2.0f, 1.0f};
-  r.scales = {{0.0}, {8.0}};
-  r.reference_frequency_hz = 1.4e9;
+  r.components.list = {{3, 4, 0.0f, 0}, {7, 1, 0.0f, 0}, {3, 4, 0.0f, 0}, {3, 4, 0.0f, 1}};
+  r.components.plane_fluxes = {1.0f, 2.0f, 3.0f,   0.5f, 0.5f, 0.5f,   0.25f, 0.5f, 0.75f,   4.0f, 2.0f, 1.0f};
+  r.components.scales = {{0.0}, {8.0}};
+  r.components.reference_frequency_hz = 1.4e9;
   return r;
 }
 
@@ -41,7 +41,7 @@ TEST(SourceList, OneSourcePerPixelAndScaleInTheOrderFirstCleaned) {
   EXPECT_DOUBLE_EQ(gc::source_flux(r, s[0], 2, 3), 3.75);
   // A run of one plane: the components' own fluxes.
   gc::CleanResult one;
-  one.components = {{5, 5, 0.5f, 0}, {5, 5, 0.25f, 0}};
+  one.components.list = {{5, 5, 0.5f, 0}, {5, 5, 0.25f, 0}};
   EXPECT_DOUBLE_EQ(gc::source_flux(one, gc::model_sources(one).at(0), 0, 1), 0.75);
 }
 
@@ -51,8 +51,8 @@ TEST(SourceList, PolynomialTermsAreTheSummedComponentsTerms) {
   ASSERT_EQ(f.size(), 3u);
   const gc::SpectralFit fit(kFrequencies, kWeights, 2, 1.4e9);
   double a[2], b[2];
-  fit.fit_terms(&r.plane_fluxes[0], a);
-  fit.fit_terms(&r.plane_fluxes[6], b);
+  fit.fit_terms(&r.components.plane_fluxes[0], a);
+  fit.fit_terms(&r.components.plane_fluxes[6], b);
   ASSERT_EQ(f[0].terms.size(), 2u);
   EXPECT_NEAR(f[0].terms[0], a[0] + b[0], 1e-6);
   EXPECT_NEAR(f[0].terms[1], a[1] + b[1], 1e-6);
@@ -72,11 +72,11 @@ TEST(SourceList, WithoutAFitASourceIsItsWeightedMean) {
 TEST(SourceList, LogarithmicTermsFitTheSummedSpectrum) {
   // A power law S = 2 (nu / 1.4 GHz)^-0.7 split over two components: the fit of the sum finds it.
   gc::CleanResult r;
-  r.reference_frequency_hz = 1.4e9;
-  r.scales = {{0.0}};
-  r.components = {{1, 1, 0.0f, 0}, {1, 1, 0.0f, 0}};
+  r.components.reference_frequency_hz = 1.4e9;
+  r.components.scales = {{0.0}};
+  r.components.list = {{1, 1, 0.0f, 0}, {1, 1, 0.0f, 0}};
   for (int c = 0; c < 2; ++c)
-    for (double nu : kFrequencies) r.plane_fluxes.push_back(static_cast<float>(std::pow(nu / 1.4e9, -0.7)));
+    for (double nu : kFrequencies) r.components.plane_fluxes.push_back(static_cast<float>(std::pow(nu / 1.4e9, -0.7)));
   const std::vector<gc::FittedSource> f = gc::fitted_sources(r, kFrequencies, kWeights, {2, true});
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NEAR(f[0].terms[0], 2.0, 1e-5);

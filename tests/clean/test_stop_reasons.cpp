@@ -31,23 +31,23 @@ TEST_P(StopReasons, Threshold) {
   gc::CleanSettings s;
   s.threshold = 0.05;
   const auto r = run(GetParam(), s);
-  EXPECT_EQ(r.reason, gc::StopReason::kThreshold);
-  EXPECT_LE(r.peak_residual, 0.05f);
+  EXPECT_EQ(r.stop.reason, gc::StopReason::kThreshold);
+  EXPECT_LE(r.stop.peak_residual, 0.05f);
 }
 
 TEST_P(StopReasons, Niter) {
   gc::CleanSettings s;
   s.niter = 7;
   const auto r = run(GetParam(), s);
-  EXPECT_EQ(r.reason, gc::StopReason::kMaxIterations);
-  EXPECT_EQ(r.iterations, 7u);
-  EXPECT_EQ(r.components.size(), 7u);
+  EXPECT_EQ(r.stop.reason, gc::StopReason::kMaxIterations);
+  EXPECT_EQ(r.stop.iterations, 7u);
+  EXPECT_EQ(r.components.list.size(), 7u);
 }
 
 TEST_P(StopReasons, NothingToClean) {
   const auto r = run(GetParam(), gc::CleanSettings{}, true);
-  EXPECT_EQ(r.reason, gc::StopReason::kNoCleanablePixels);
-  EXPECT_EQ(r.iterations, 0u);
+  EXPECT_EQ(r.stop.reason, gc::StopReason::kNoCleanablePixels);
+  EXPECT_EQ(r.stop.iterations, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, StopReasons, ::testing::Values(gc::Algorithm::kClark, gc::Algorithm::kHogbom),

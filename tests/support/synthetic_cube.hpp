@@ -79,11 +79,11 @@ inline double fitted_alpha(const std::vector<double>& flux, const std::vector<do
 inline std::vector<double> plane_flux_near(const clean::CleanResult& r, std::size_t planes, std::size_t x,
                                            std::size_t y, double radius = 2.5) {
   std::vector<double> out(planes, 0.0);
-  for (std::size_t k = 0; k < r.components.size(); ++k) {
-    const double dx = static_cast<double>(r.components[k].x) - static_cast<double>(x);
-    const double dy = static_cast<double>(r.components[k].y) - static_cast<double>(y);
+  for (std::size_t k = 0; k < r.components.list.size(); ++k) {
+    const double dx = static_cast<double>(r.components.list[k].x) - static_cast<double>(x);
+    const double dy = static_cast<double>(r.components.list[k].y) - static_cast<double>(y);
     if (dx * dx + dy * dy > radius * radius) continue;
-    for (std::size_t p = 0; p < planes; ++p) out[p] += r.plane_fluxes[k * planes + p];
+    for (std::size_t p = 0; p < planes; ++p) out[p] += r.components.plane_fluxes[k * planes + p];
   }
   return out;
 }
