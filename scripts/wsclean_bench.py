@@ -161,6 +161,8 @@ def recovered(model, source, size, scale):
     radius = max(3.0, 2 * source.fwhm_major_arcsec / scale)
     y0, y1 = max(0, int(y - radius) - 1), min(size, int(y + radius) + 2)
     x0, x1 = max(0, int(x - radius) - 1), min(size, int(x + radius) + 2)
+    if y0 >= y1 or x0 >= x1:
+        return 0.0  # outside the image
     yy, xx = np.mgrid[y0:y1, x0:x1]
     return float(model[y0:y1, x0:x1][(xx - x) ** 2 + (yy - y) ** 2 <= radius ** 2].sum())
 
