@@ -6,10 +6,11 @@ set -euo pipefail
 
 # The Python package builds with Debian's pybind11 for /usr/bin/python3, where python3-numpy and
 # python3-pytest install. wsclean and python3-casacore: data/simulate_ms.py and the tests that
-# image its MeasurementSets with WSClean.
+# image its MeasurementSets with WSClean. casacore-dev: io/ms, the MeasurementSet reader of
+# gpuclean image (CMake leaves it out when casacore is absent; -DGPUCLEAN_ENABLE_MS=ON requires it).
 packages=(build-essential cmake pkg-config libcfitsio-dev libcli11-dev libgtest-dev libfftw3-dev
           nlohmann-json3-dev libpng-dev libgd-dev openmpi-bin pybind11-dev python3-dev python3-numpy python3-pytest
-          wsclean python3-casacore)
+          wsclean python3-casacore casacore-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

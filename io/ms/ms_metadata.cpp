@@ -1,0 +1,145 @@
+#include "io/ms/ms_metadata.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <casacore/casa/Arrays/Vector.h>
+#include <casacore/casa/Exceptions/Error.h>
+#include <casacore/measures/Measures/MCDirection.h>
+#include <casacore/measures/Measures/MDirection.h>
+#include <casacore/measures/Measures/MEpoch.h>
+#include <casacore/measures/Measures/MeasConvert.h>
+#include <casacore/measures/Measures/MeasFrame.h>
+#include <casacore/ms/MeasurementSets/MSColumns.h>
+#include <casacore/ms/MeasurementSets/MeasurementSet.h>
+#include <casacore/tables/Tables/ArrayColumn.h>
+#include <casacore/tables/Tables/ScalarColumn.h>
+#include <casacore/tables/Tables/Table.h>
+
+#include "io/ms/ms_error.hpp"
+
+namespace gpuclean::io::ms {
+namespace {
+
+std::vector<double> to_vector(const casacore::Array<double>& a) {
+  return std::vector<double>(a.begin(), a.end());
+}
+
+/// PHASE_DIR of `field` in J2000. A J2000 direction needs no measures data; another frame is
+/// converted at the first TIME (as WSClean does), which can need casacore-data: when that fails,
+/// the field keeps the reason and is refused only if it is selected.
+void read_direction(const casacore::MSFieldColumns& fc, int field, double time_s, MsField& out) {
+  try {
+    casacore::MDirection dir = fc.phaseDirMeas(field);
+    if (dir.getRef().getType() != casacore::MDirection::J2000) {
+      casacore::MeasFrame frame(casacore::MEpoch(casacore::Quantity(time_s, "s"), casacore::MEpoch::UTC));
+      dir = casacore::MDirection::Convert(dir, casacore::MDirection::Ref(casacore::MDirection::J2000, frame))();
+    }
+    const casacore::Vector<double> angle = dir.getAngle("rad").getValue();
+    out.ra_rad = angle(0);
+    out.dec_rad = angle(1);
+  } catch (const casacore::AipsError& e) {
+    out.direction_problem = std::string("its PHASE_DIR cannot be converted to J2000 (") + e.what() + ")";
+  }
+}
+
+MsMetadata read(const casacore::MeasurementSet& table, const std::string& path) {
+  MsMetadata m;
+  m.path = path;
+  m.rows = table.nrow();
+  const casacore::TableDesc& desc = table.tableDesc();
+  for (const casacore::String& name : desc.columnNames()) m.columns.push_back(name);
+  if (desc.isColumn("WEIGHT_SPECTRUM") && m.rows > 0) {
+    casacore::ArrayColumn<float> ws(table, "WEIGHT_SPECTRUM");
+    m.weight_spectrum_defined = ws.isDefined(0);
+  }
+
+  const casacore::MSSpWindowColumns spw(table.spectralWindow());
+  for (casacore::rownr_t r = 0; r < table.spectralWindow().nrow(); ++r)
+    m.spectral_windows.push_back({to_vector(spw.chanFreq()(r)), to_vector(spw.chanWidth()(r))});
+  const casacore::MSPolarizationColumns pol(table.polarization());
+  for (casacore::rownr_t r = 0; r < table.polarization().nrow(); ++r) {
+    const casacore::Vector<int> types = pol.corrType()(r);
+    m.polarizations.emplace_back(types.begin(), types.end());
+  }
+  const casacore::MSDataDescColumns dd(table.dataDescription());
+  for (casacore::rownr_t r = 0; r < table.dataDescription().nrow(); ++r)
+    m.data_descriptions.push_back({dd.spectralWindowId()(r), dd.polarizationId()(r)});
+
+  const casacore::MSMainColumns mc(table);
+  if (m.rows > 0) m.first_time_s = mc.time()(0);
+  const casacore::MSFieldColumns fc(table.field());
+  for (casacore::rownr_t r = 0; r < table.field().nrow(); ++r) {
+    MsField f;
+    f.name = fc.name()(r);
+    read_direction(fc, static_cast<int>(r), m.first_time_s, f);
+    m.fields.push_back(std::move(f));
+  }
+  const casacore::MSObservationColumns oc(table.observation());
+  if (table.observation().nrow() > 0) {
+    m.telescope = oc.telescopeName()(0);
+    m.observer = oc.observer()(0);
+  }
+
+  // Integer columns only (12 bytes a row): which fields and data descriptions have rows to image.
+  if (m.rows > 0) {
+    const casacore::Vector<int> field = mc.fieldId().getColumn(), ddid = mc.dataDescId().getColumn(),
+                                a1 = mc.antenna1().getColumn(), a2 = mc.antenna2().getColumn();
+    for (std::size_t r = 0; r < m.rows; ++r) {
+      if (a1(r) == a2(r)) {
+        ++m.autocorrelation_rows;
+        continue;
+      }
+      ++m.cross_rows[{field(r), ddid(r)}];
+    }
+  }
+  for (const auto& [key, n] : m.cross_rows) {
+    const auto [f, d] = key;
+    if (f < 0 || static_cast<std::size_t>(f) >= m.fields.size())
+      throw MsError(MsError::Kind::kLayout,
+                    "'" + path + "' has rows of FIELD_ID " + std::to_string(f) + ", which its FIELD table lacks");
+    if (d < 0 || static_cast<std::size_t>(d) >= m.data_descriptions.size())
+      throw MsError(MsError::Kind::kLayout, "'" + path + "' has rows of DATA_DESC_ID " + std::to_string(d) +
+                                                ", which its DATA_DESCRIPTION table lacks");
+    (void)n;
+  }
+  for (const MsDataDescription& d : m.data_descriptions) {
+    if (d.spectral_window < 0 || static_cast<std::size_t>(d.spectral_window) >= m.spectral_windows.size() ||
+        d.polarization < 0 || static_cast<std::size_t>(d.polarization) >= m.polarizations.size())
+      throw MsError(MsError::Kind::kLayout,
+                    "'" + path + "' has a DATA_DESCRIPTION row that names a missing spectral window or polarization");
+  }
+  return m;
+}
+
+}  // namespace
+
+bool MsMetadata::has_column(const std::string& name) const {
+  return std::find(columns.begin(), columns.end(), name) != columns.end();
+}
+
+std::vector<int> MsMetadata::fields_with_rows() const {
+  std::set<int> ids;
+  for (const auto& entry : cross_rows) ids.insert(entry.first.first);
+  return {ids.begin(), ids.end()};
+}
+
+MsMetadata read_ms_metadata(const std::string& path) {
+  std::unique_ptr<casacore::MeasurementSet> table;
+  try {
+    table = std::make_unique<casacore::MeasurementSet>(path, casacore::Table::Old);
+  } catch (const casacore::AipsError& e) {
+    throw MsError(MsError::Kind::kNotMs, "'" + path + "' is not a MeasurementSet (" + std::string(e.what()) + ")");
+  }
+  try {
+    return read(*table, path);
+  } catch (const casacore::AipsError& e) {
+    throw MsError(MsError::Kind::kIo, "reading the metadata of '" + path + "' failed: " + std::string(e.what()));
+  }
+}
+
+std::string default_data_column(const MsMetadata& first) {
+  return first.has_column("CORRECTED_DATA") ? "CORRECTED_DATA" : "DATA";
+}
+
+}  // namespace gpuclean::io::ms

@@ -1,0 +1,156 @@
+#include "io/ms/ms_reader.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include <casacore/casa/Arrays/Array.h>
+#include <casacore/casa/Arrays/Slicer.h>
+#include <casacore/casa/Exceptions/Error.h>
+#include <casacore/ms/MeasurementSets/MeasurementSet.h>
+#include <casacore/tables/Tables/ArrayColumn.h>
+#include <casacore/tables/Tables/ScalarColumn.h>
+
+#include "io/ms/ms_error.hpp"
+
+namespace gpuclean::io::ms {
+
+struct MsReader::Impl {
+  MsSelection sel;
+  std::size_t chunk_rows;
+  casacore::MeasurementSet table;
+  casacore::ScalarColumn<int> field, ddid, antenna1, antenna2;
+  std::optional<casacore::ScalarColumn<bool>> flag_row;
+  casacore::ArrayColumn<double> uvw;
+  casacore::ArrayColumn<casacore::Complex> data;
+  casacore::ArrayColumn<bool> flag;
+  casacore::ArrayColumn<float> weight;  ///< WEIGHT_SPECTRUM or WEIGHT
+  std::size_t next_row = 0;
+  ReadTally tally;
+  std::vector<float> row_weight;  ///< one row's [channel][correlation] weights when WEIGHT is expanded
+
+  Impl(const MsSelection& s, std::size_t rows)
+      : sel(s), chunk_rows(std::max<std::size_t>(rows, 1)), table(s.path, casacore::Table::Old),
+        field(table, "FIELD_ID"), ddid(table, "DATA_DESC_ID"), antenna1(table, "ANTENNA1"),
+        antenna2(table, "ANTENNA2"), uvw(table, "UVW"), data(table, s.data_column), flag(table, "FLAG"),
+        weight(table, s.weight_spectrum ? "WEIGHT_SPECTRUM" : "WEIGHT") {
+    if (table.tableDesc().isColumn("FLAG_ROW")) flag_row.emplace(table, "FLAG_ROW");
+  }
+
+  bool next(VisChunk& chunk);
+};
+
+bool MsReader::Impl::next(VisChunk& chunk) {
+  chunk.clear();
+  const std::size_t nchan = sel.channel_end - sel.channel_begin, ncorr = sel.ncorr;
+  chunk.channels = nchan;
+  if (next_row >= table.nrow()) return false;
+  const std::size_t r0 = next_row, r1 = std::min<std::size_t>(r0 + chunk_rows, table.nrow()) - 1;
+  next_row = r1 + 1;
+  const std::size_t n = r1 - r0 + 1;
+
+  const casacore::Slicer rows(casacore::IPosition(1, r0), casacore::IPosition(1, r1), casacore::Slicer::endIsLast);
+  const casacore::Slicer cells(casacore::IPosition(2, 0, sel.channel_begin),
+                               casacore::IPosition(2, ncorr - 1, sel.channel_end - 1), casacore::Slicer::endIsLast);
+  const casacore::Vector<int> f = field.getColumnRange(rows), d = ddid.getColumnRange(rows),
+                              a1 = antenna1.getColumnRange(rows), a2 = antenna2.getColumnRange(rows);
+  const casacore::Vector<bool> fr = flag_row ? flag_row->getColumnRange(rows) : casacore::Vector<bool>(n, false);
+  const casacore::Array<double> uvw_a = uvw.getColumnRange(rows);                             // (3, n)
+  const casacore::Array<casacore::Complex> data_a = data.getColumnRange(rows, cells);         // (ncorr, nchan, n)
+  const casacore::Array<bool> flag_a = flag.getColumnRange(rows, cells);                      // (ncorr, nchan, n)
+  const casacore::Array<float> weight_a =
+      sel.weight_spectrum ? weight.getColumnRange(rows, cells) : weight.getColumnRange(rows);  // or (ncorr, n)
+  const double* uvw_p = uvw_a.data();
+  const casacore::Complex* data_p = data_a.data();
+  const bool* flag_p = flag_a.data();
+  const float* weight_p = weight_a.data();
+  const std::size_t cell = nchan * ncorr;
+  row_weight.resize(cell);
+  for (auto* v : {&chunk.u, &chunk.v, &chunk.w}) v->reserve(n);
+  chunk.row.reserve(n);
+  chunk.vis.reserve(n * nchan);
+  chunk.weight.reserve(n * nchan);
+
+  tally.rows_read += n;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a1(i) == a2(i)) {
+      ++tally.autocorrelation_rows;
+      continue;
+    }
+    if (f(i) != sel.field || d(i) != sel.data_description) {
+      ++tally.other_rows;
+      continue;
+    }
+    const float* w = weight_p + i * (sel.weight_spectrum ? cell : ncorr);
+    if (!sel.weight_spectrum) {
+      for (std::size_t c = 0; c < nchan; ++c) std::copy(w, w + ncorr, row_weight.begin() + c * ncorr);
+      w = row_weight.data();
+    }
+    const std::size_t k = chunk.rows++;
+    chunk.row.push_back(r0 + i);
+    chunk.u.push_back(uvw_p[3 * i]);
+    chunk.v.push_back(uvw_p[3 * i + 1]);
+    chunk.w.push_back(uvw_p[3 * i + 2]);
+    chunk.vis.resize(chunk.rows * nchan);
+    chunk.weight.resize(chunk.rows * nchan);
+    apply_stokes_rule(sel.rule, nchan, ncorr, data_p + i * cell, flag_p + i * cell, w, chunk.vis.data() + k * nchan,
+                      chunk.weight.data() + k * nchan);
+    // FLAG_ROW flags the whole row whatever FLAG says (WSClean 3.1 and 3.6 ignore it).
+    if (fr(i)) {
+      ++tally.flag_row_rows;
+      std::fill_n(chunk.weight.begin() + k * nchan, nchan, 0.0f);
+    }
+    for (std::size_t c = 0; c < nchan; ++c) tally.weighted_samples += chunk.weight[k * nchan + c] != 0.0f;
+  }
+  tally.rows_kept += chunk.rows;
+  tally.samples += chunk.rows * nchan;
+  return true;
+}
+
+MsReader::MsReader(const MsSelection& selection, std::size_t chunk_rows) {
+  try {
+    impl_ = std::make_unique<Impl>(selection, chunk_rows);
+  } catch (const casacore::AipsError& e) {
+    throw MsError(MsError::Kind::kIo, "opening '" + selection.path + "' failed: " + std::string(e.what()));
+  }
+}
+
+MsReader::~MsReader() = default;
+
+bool MsReader::next(VisChunk& chunk) {
+  try {
+    return impl_->next(chunk);
+  } catch (const casacore::AipsError& e) {
+    throw MsError(MsError::Kind::kIo, "reading '" + impl_->sel.path + "' failed: " + std::string(e.what()));
+  }
+}
+
+const ReadTally& MsReader::tally() const { return impl_->tally; }
+
+void require_weighted(const ReadTally& tally, const std::string& path) {
+  if (tally.rows_kept == 0)
+    throw MsError(MsError::Kind::kEmpty, "'" + path + "' has no rows in the selection");
+  if (tally.weighted_samples == 0)
+    throw MsError(MsError::Kind::kEmpty,
+                  "every selected visibility of '" + path + "' is flagged or has zero weight");
+}
+
+VisChunk read_visibilities(const MsSelection& selection, std::size_t chunk_rows, ReadTally* tally) {
+  MsReader reader(selection, chunk_rows);
+  VisChunk all, chunk;
+  all.channels = selection.channel_end - selection.channel_begin;
+  while (reader.next(chunk)) {
+    all.rows += chunk.rows;
+    all.row.insert(all.row.end(), chunk.row.begin(), chunk.row.end());
+    all.u.insert(all.u.end(), chunk.u.begin(), chunk.u.end());
+    all.v.insert(all.v.end(), chunk.v.begin(), chunk.v.end());
+    all.w.insert(all.w.end(), chunk.w.begin(), chunk.w.end());
+    all.vis.insert(all.vis.end(), chunk.vis.begin(), chunk.vis.end());
+    all.weight.insert(all.weight.end(), chunk.weight.begin(), chunk.weight.end());
+  }
+  if (tally) *tally = reader.tally();
+  require_weighted(reader.tally(), selection.path);
+  return all;
+}
+
+}  // namespace gpuclean::io::ms

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""MeasurementSet fixtures for tests/io/test_ms_reader.cpp, with python-casacore:
+
+    ms_fixture.py edit MS [--flags] [--flag-row] [--weights] [--weight-spectrum] [--corrected]
+                          [--autocorrelations N] [--second-field] [--second-spw] [--nan] [--flag-all]
+    ms_fixture.py expect MS OUT [--column C] [--field F] [--channels S E] [--pol P]
+
+`edit` changes an MS that data/simulate_ms.py made, deterministically. `expect` writes what the
+reader must return, computed here with NumPy from python-casacore's own reading of the MS (an
+independent reference): a line "rows channels", then per kept row "row u v w" and per channel
+"re im weight". The Stokes rule is WSClean's (W31:msproviders/msprovider.cpp CopyData/CopyWeights).
+"""
+
+import argparse
+import sys
+
+import casacore.tables as tables
+import numpy as np
+
+
+def edit(args):
+    rng = np.random.default_rng(7)
+    t = tables.table(args.ms, readonly=False, ack=False)
+    n = t.nrows()
+    data = t.getcol("DATA")
+    shape = data.shape  # rows, channels, correlations
+    if args.weights:  # XX and YY weights differ, so 4·min(wa, wb) is not 4·wa
+        t.putcol("WEIGHT", rng.uniform(0.5, 2.0, (n, shape[2])).astype(np.float32))
+    if args.flags:  # single correlations as well as whole samples
+        t.putcol("FLAG", rng.random(shape) < 0.1)
+    if args.flag_row:  # FLAG_ROW alone, FLAG left as it is
+        fr = np.zeros(n, bool)
+        fr[::17] = True
+        t.putcol("FLAG_ROW", fr)
+    np.seterr(invalid="ignore")  # the --nan cells stay non-finite
+    if args.nan:
+        data[3, 0, 0] = np.nan
+        data[5, shape[1] - 1, shape[2] - 1] = complex(np.inf, 0)
+        t.putcol("DATA", data)
+    if args.flag_all:
+        t.putcol("FLAG", np.ones(shape, bool))
+    if args.weight_spectrum:
+        desc = tables.makearrcoldesc("WEIGHT_SPECTRUM", 0.0, valuetype="float", shape=list(shape[1:]))
+        t.addcols(desc)
+        t.putcol("WEIGHT_SPECTRUM", rng.uniform(0.1, 3.0, shape).astype(np.float32))
+    if args.corrected:
+        desc = tables.makearrcoldesc("CORRECTED_DATA", 0j, valuetype="complex", shape=list(shape[1:]))
+        t.addcols(desc)
+        t.putcol("CORRECTED_DATA", (2 * data + (0.25 - 0.5j)).astype(np.complex64))
+    if args.second_field:
+        f = tables.table(args.ms + "/FIELD", readonly=False, ack=False)
+        f.copyrows(f, 0, -1, 1)
+        f.putcell("NAME", 1, "OTHER")
+        f.putcell("PHASE_DIR", 1, f.getcell("PHASE_DIR", 0) + 0.01)
+        f.close()
+        field = t.getcol("FIELD_ID")
+        field[::5] = 1
+        t.putcol("FIELD_ID", field)
+    if args.second_spw:
+        for name in ("SPECTRAL_WINDOW", "DATA_DESCRIPTION"):
+            s = tables.table(f"{args.ms}/{name}", readonly=False, ack=False)
+            s.copyrows(s, 0, -1, 1)
+            if name == "SPECTRAL_WINDOW":
+                s.putcell("CHAN_FREQ", 1, s.getcell("CHAN_FREQ", 0) + 1e9)
+            else:
+                s.putcell("SPECTRAL_WINDOW_ID", 1, 1)
+            s.close()
+        dd = t.getcol("DATA_DESC_ID")
+        dd[1::7] = 1
+        t.putcol("DATA_DESC_ID", dd)
+    if args.autocorrelations:  # copies of the first rows with ANTENNA2 = ANTENNA1
+        k = args.autocorrelations
+        t.copyrows(t, 0, n, k)
+        a1 = t.getcol("ANTENNA1", n, k)
+        t.putcol("ANTENNA2", a1, n, k)
+        t.putcol("UVW", np.zeros((k, 3)), n, k)
+    t.close()
+
+
+def expect(args):
+    t = tables.table(args.ms, ack=False)
+    column = args.column or ("CORRECTED_DATA" if "CORRECTED_DATA" in t.colnames() else "DATA")
+    data = t.getcol(column)
+    flag = t.getcol("FLAG")
+    if "WEIGHT_SPECTRUM" in t.colnames() and t.iscelldefined("WEIGHT_SPECTRUM", 0):
+        weight = t.getcol("WEIGHT_SPECTRUM")
+    else:
+        weight = np.repeat(t.getcol("WEIGHT")[:, None, :], data.shape[1], axis=1)
+    s, e = args.channels or (0, data.shape[1])
+    data, flag, weight = data[:, s:e], flag[:, s:e], weight[:, s:e]
+    ddid = t.getcol("DATA_DESC_ID")
+    keep = (t.getcol("ANTENNA1") != t.getcol("ANTENNA2")) & (t.getcol("FIELD_ID") == args.field)
+    pol_id = tables.table(args.ms + "/DATA_DESCRIPTION", ack=False).getcol("POLARIZATION_ID")[ddid[keep][0]]
+    keep &= ddid == ddid[keep][0]
+    types = list(tables.table(args.ms + "/POLARIZATION", ack=False).getcell("CORR_TYPE", pol_id))
+    np.seterr(invalid="ignore")  # inf + (-inf) in a NaN test row
+    finite = np.isfinite(data.real) & np.isfinite(data.imag)
+    wanted = {"i": 1, "xx": 9, "yy": 12, "rr": 5, "ll": 8}[args.pol]
+    if wanted in types:
+        a = types.index(wanted)
+        value = np.where(finite[..., a], data[..., a], 0)
+        w = np.where(finite[..., a] & ~flag[..., a], weight[..., a], 0)
+    else:
+        a, b = (types.index(9), types.index(12)) if 9 in types else (types.index(5), types.index(8))
+        value = (data[..., a] + data[..., b]) * np.float32(0.5)
+        value = np.where(np.isfinite(value.real) & np.isfinite(value.imag), value, 0)
+        ok = finite[..., a] & finite[..., b] & ~flag[..., a] & ~flag[..., b]
+        w = np.where(ok, 4 * np.minimum(weight[..., a], weight[..., b]), 0)
+    w[t.getcol("FLAG_ROW")] = 0
+    uvw = t.getcol("UVW")
+    rows = np.flatnonzero(keep)
+    with open(args.out, "w") as out:
+        out.write(f"{len(rows)} {value.shape[1]}\n")
+        for r in rows:
+            out.write(f"{r} {uvw[r, 0]:.17g} {uvw[r, 1]:.17g} {uvw[r, 2]:.17g}\n")
+            out.write(" ".join(f"{np.float32(v.real):.9g} {np.float32(v.imag):.9g} {np.float32(x):.9g}"
+                               for v, x in zip(value[r], w[r])) + "\n")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    e = sub.add_parser("edit")
+    e.add_argument("ms")
+    for flag in ("flags", "flag-row", "weights", "weight-spectrum", "corrected", "second-field", "second-spw",
+                 "nan", "flag-all"):
+        e.add_argument("--" + flag, action="store_true")
+    e.add_argument("--autocorrelations", type=int, default=0)
+    x = sub.add_parser("expect")
+    x.add_argument("ms")
+    x.add_argument("out")
+    x.add_argument("--column")
+    x.add_argument("--field", type=int, default=0)
+    x.add_argument("--channels", type=int, nargs=2)
+    x.add_argument("--pol", default="i")
+    args = p.parse_args()
+    {"edit": edit, "expect": expect}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
