@@ -46,8 +46,8 @@ int choose_data_description(const MsMetadata& m, int field) {
 void check_channels(const MsMetadata& m, const std::vector<double>& freq) {
   for (std::size_t c = 1; c < freq.size(); ++c)
     if (!(freq[c] > freq[c - 1]))
-      throw MsError(Kind::kLayout, quoted(m.path) + "'s channel frequencies are not strictly increasing (channel " +
-                                       std::to_string(c) + "): not supported");
+      throw MsError(Kind::kLayout, "the channel frequencies of " + quoted(m.path) +
+                                       " do not increase strictly (channel " + std::to_string(c) + "): not supported");
 }
 
 }  // namespace
@@ -105,7 +105,8 @@ std::vector<MsSelection> select_visibilities(const std::vector<MsMetadata>& sets
     if (!out.empty()) {
       const MsSelection& first = out.front();
       if (std::abs(s.ra_rad - first.ra_rad) > 1e-9 || std::abs(s.dec_rad - first.dec_rad) > 1e-9)
-        throw MsError(Kind::kLayout, quoted(m.path) + "'s phase centre differs from " + quoted(first.path) + "'s");
+        throw MsError(Kind::kLayout, "the phase centre of " + quoted(m.path) + " differs from that of " +
+                                         quoted(first.path) + ": image MSs of one field together");
       if (s.freq_hz != first.freq_hz)
         throw MsError(Kind::kLayout, quoted(m.path) + " has other channels than " + quoted(first.path) +
                                          ": MSs with different channels are not supported yet");

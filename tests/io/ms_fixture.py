@@ -3,7 +3,9 @@
 
     ms_fixture.py edit MS [--flags] [--flag-row] [--weights] [--weight-spectrum] [--corrected]
                           [--autocorrelations N] [--second-field] [--second-spw] [--nan] [--flag-all]
+                          [--frame REF] [--shift-centre] [--descending] [--weight-spectrum-undefined]
     ms_fixture.py expect MS OUT [--column C] [--field F] [--channels S E] [--pol P]
+    ms_fixture.py direction MS    (field 0's PHASE_DIR in J2000 by casacore.measures: "ra dec" [rad])
 
 `edit` changes an MS that data/simulate_ms.py made, deterministically. `expect` writes what the
 reader must return, computed here with NumPy from python-casacore's own reading of the MS (an
@@ -68,6 +70,21 @@ def edit(args):
         dd = t.getcol("DATA_DESC_ID")
         dd[1::7] = 1
         t.putcol("DATA_DESC_ID", dd)
+    if args.weight_spectrum_undefined:  # the column exists, its cells hold no array
+        t.addcols(tables.makearrcoldesc("WEIGHT_SPECTRUM", 0.0, valuetype="float", ndim=2))
+    if args.frame or args.shift_centre:
+        f = tables.table(args.ms + "/FIELD", readonly=False, ack=False)
+        if args.frame:
+            keywords = f.getcolkeywords("PHASE_DIR")
+            keywords["MEASINFO"]["Ref"] = args.frame
+            f.putcolkeywords("PHASE_DIR", keywords)
+        if args.shift_centre:
+            f.putcell("PHASE_DIR", 0, f.getcell("PHASE_DIR", 0) + 1e-6)
+        f.close()
+    if args.descending:
+        s = tables.table(args.ms + "/SPECTRAL_WINDOW", readonly=False, ack=False)
+        s.putcell("CHAN_FREQ", 0, s.getcell("CHAN_FREQ", 0)[::-1].copy())
+        s.close()
     if args.autocorrelations:  # copies of the first rows with ANTENNA2 = ANTENNA1
         k = args.autocorrelations
         t.copyrows(t, 0, n, k)
@@ -117,15 +134,28 @@ def expect(args):
                                for v, x in zip(value[r], w[r])) + "\n")
 
 
+def direction(args):
+    from casacore.measures import measures
+    dm = measures()
+    t = tables.table(args.ms, ack=False)
+    dm.do_frame(dm.epoch("UTC", f"{t.getcell('TIME', 0)}s"))
+    f = tables.table(args.ms + "/FIELD", ack=False)
+    ref = f.getcolkeywords("PHASE_DIR")["MEASINFO"]["Ref"]
+    ra, dec = f.getcell("PHASE_DIR", 0)[0]
+    j2000 = dm.measure(dm.direction(ref, f"{ra!r}rad", f"{dec!r}rad"), "J2000")
+    print(f"{j2000['m0']['value']:.17g} {j2000['m1']['value']:.17g}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("edit")
     e.add_argument("ms")
     for flag in ("flags", "flag-row", "weights", "weight-spectrum", "corrected", "second-field", "second-spw",
-                 "nan", "flag-all"):
+                 "nan", "flag-all", "shift-centre", "descending", "weight-spectrum-undefined"):
         e.add_argument("--" + flag, action="store_true")
     e.add_argument("--autocorrelations", type=int, default=0)
+    e.add_argument("--frame", help="PHASE_DIR's reference frame, e.g. GALACTIC or AZEL")
     x = sub.add_parser("expect")
     x.add_argument("ms")
     x.add_argument("out")
@@ -133,8 +163,10 @@ def main():
     x.add_argument("--field", type=int, default=0)
     x.add_argument("--channels", type=int, nargs=2)
     x.add_argument("--pol", default="i")
+    d = sub.add_parser("direction")
+    d.add_argument("ms")
     args = p.parse_args()
-    {"edit": edit, "expect": expect}[args.command](args)
+    {"edit": edit, "expect": expect, "direction": direction}[args.command](args)
 
 
 if __name__ == "__main__":

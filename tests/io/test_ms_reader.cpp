@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "clean/errors.hpp"
 #include "io/ms/ms_error.hpp"
@@ -268,6 +269,56 @@ TEST(MsSelection, SeveralMeasurementSetsOfOneField) {
   EXPECT_EQ(error_kind([&] { select_visibilities({read_ms_metadata(b), read_ms_metadata(a)}, {}); }, &message),
             MsError::Kind::kMissingColumn);
   EXPECT_NE(message.find(a), std::string::npos) << message;
+}
+
+TEST(MsReader, UndefinedWeightSpectrumFallsBackToWeight) {
+  TempDir dir;
+  const std::string ms = test::make_ms(dir, "a.ms", "--weights --weight-spectrum-undefined");
+  const MsMetadata m = read_ms_metadata(ms);
+  EXPECT_TRUE(m.has_column("WEIGHT_SPECTRUM"));
+  EXPECT_FALSE(m.weight_spectrum_defined);
+  expect_same(read_visibilities(select_one(ms)), test::expected_vis(dir, ms));
+}
+
+TEST(MsMetadata, PhaseCentreInAnotherFrameIsConvertedToJ2000) {
+  TempDir dir;
+  const std::string ms = test::make_ms(dir, "a.ms", "--frame GALACTIC");
+  const test::CommandResult r =
+      test::run_command(dir, test::ms_python() + " " + test::source_dir() + "/tests/io/ms_fixture.py direction " + ms);
+  ASSERT_EQ(r.code, 0) << r.err;
+  double ra = 0, dec = 0;
+  std::istringstream(r.out) >> ra >> dec;
+  const MsSelection s = select_one(ms);
+  EXPECT_NEAR(s.ra_rad, ra, 1e-12);
+  EXPECT_NEAR(s.dec_rad, dec, 1e-12);
+  EXPECT_GT(std::abs(s.ra_rad - 53.0 * M_PI / 180), 0.1);  // not the J2000 reading of the same numbers
+}
+
+TEST(MsSelection, PhaseCentreThatNeedsAnObservatoryIsRefused) {
+  TempDir dir;
+  const std::string ms = test::make_ms(dir, "a.ms", "--frame AZEL");
+  const MsMetadata m = read_ms_metadata(ms);  // reading is fine; selecting the field is not
+  EXPECT_FALSE(m.fields[0].direction_problem.empty());
+  std::string message;
+  EXPECT_EQ(error_kind([&] { select_visibilities({m}, {}); }, &message), MsError::Kind::kLayout);
+  EXPECT_NE(message.find("J2000"), std::string::npos) << message;
+}
+
+TEST(MsSelection, DecreasingChannelsAreRefused) {
+  TempDir dir;
+  const std::string ms = test::make_ms(dir, "a.ms", "--descending");
+  std::string message;
+  EXPECT_EQ(error_kind([&] { select_one(ms); }, &message), MsError::Kind::kLayout);
+  EXPECT_NE(message.find("increase"), std::string::npos) << message;
+}
+
+TEST(MsSelection, MeasurementSetsOfDifferentPhaseCentresAreRefused) {
+  TempDir dir;
+  const std::string a = test::make_ms(dir, "a.ms"), b = test::make_ms(dir, "b.ms", "--shift-centre");
+  std::string message;
+  EXPECT_EQ(error_kind([&] { select_visibilities({read_ms_metadata(a), read_ms_metadata(b)}, {}); }, &message),
+            MsError::Kind::kLayout);
+  EXPECT_NE(message.find("phase centre"), std::string::npos) << message;
 }
 
 }  // namespace
