@@ -1,6 +1,7 @@
 #include "io/ms/ms_metadata.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <set>
 
 #include <casacore/casa/Arrays/Vector.h>
@@ -93,15 +94,14 @@ MsMetadata read(const casacore::MeasurementSet& table, const std::string& path) 
       ++m.cross_rows[{field(r), ddid(r)}];
     }
   }
-  for (const auto& [key, n] : m.cross_rows) {
-    const auto [f, d] = key;
+  for (const auto& entry : m.cross_rows) {
+    const auto [f, d] = entry.first;
     if (f < 0 || static_cast<std::size_t>(f) >= m.fields.size())
       throw MsError(MsError::Kind::kLayout,
                     "'" + path + "' has rows of FIELD_ID " + std::to_string(f) + ", which its FIELD table lacks");
     if (d < 0 || static_cast<std::size_t>(d) >= m.data_descriptions.size())
       throw MsError(MsError::Kind::kLayout, "'" + path + "' has rows of DATA_DESC_ID " + std::to_string(d) +
                                                 ", which its DATA_DESCRIPTION table lacks");
-    (void)n;
   }
   for (const MsDataDescription& d : m.data_descriptions) {
     if (d.spectral_window < 0 || static_cast<std::size_t>(d.spectral_window) >= m.spectral_windows.size() ||

@@ -4,6 +4,7 @@
     ms_fixture.py edit MS [--flags] [--flag-row] [--weights] [--weight-spectrum] [--corrected]
                           [--autocorrelations N] [--second-field] [--second-spw] [--nan] [--flag-all]
                           [--frame REF] [--shift-centre] [--descending] [--weight-spectrum-undefined]
+                          [--extra-field] [--only-autocorrelations]
     ms_fixture.py expect MS OUT [--column C] [--field F] [--channels S E] [--pol P]
     ms_fixture.py direction MS    (field 0's PHASE_DIR in J2000 by casacore.measures: "ra dec" [rad])
 
@@ -85,6 +86,12 @@ def edit(args):
         s = tables.table(args.ms + "/SPECTRAL_WINDOW", readonly=False, ack=False)
         s.putcell("CHAN_FREQ", 0, s.getcell("CHAN_FREQ", 0)[::-1].copy())
         s.close()
+    if args.extra_field:  # a FIELD row that no main-table row refers to
+        f = tables.table(args.ms + "/FIELD", readonly=False, ack=False)
+        f.copyrows(f, 0, -1, 1)
+        f.close()
+    if args.only_autocorrelations:  # every row ANTENNA2 = ANTENNA1: nothing to image
+        t.putcol("ANTENNA2", t.getcol("ANTENNA1"))
     if args.autocorrelations:  # copies of the first rows with ANTENNA2 = ANTENNA1
         k = args.autocorrelations
         t.copyrows(t, 0, n, k)
@@ -152,7 +159,8 @@ def main():
     e = sub.add_parser("edit")
     e.add_argument("ms")
     for flag in ("flags", "flag-row", "weights", "weight-spectrum", "corrected", "second-field", "second-spw",
-                 "nan", "flag-all", "shift-centre", "descending", "weight-spectrum-undefined"):
+                 "nan", "flag-all", "shift-centre", "descending", "weight-spectrum-undefined",
+                 "extra-field", "only-autocorrelations"):
         e.add_argument("--" + flag, action="store_true")
     e.add_argument("--autocorrelations", type=int, default=0)
     e.add_argument("--frame", help="PHASE_DIR's reference frame, e.g. GALACTIC or AZEL")

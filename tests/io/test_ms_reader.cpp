@@ -187,6 +187,21 @@ TEST(MsSelection, SeveralFieldsNeedField) {
   EXPECT_EQ(error_kind([&] { select_one(ms, absent); }), MsError::Kind::kSelection);
 }
 
+TEST(MsSelection, NoRowsAreRefused) {
+  TempDir dir;
+  // A field the FIELD table has but no row observes: without -field the other is taken.
+  const std::string ms = test::make_ms(dir, "a.ms", "--extra-field");
+  EXPECT_EQ(select_one(ms).field, 0);
+  SelectionRequest request;
+  request.field = 1;
+  std::string message;
+  EXPECT_EQ(error_kind([&] { select_one(ms, request); }, &message), MsError::Kind::kEmpty);
+  EXPECT_NE(message.find("no cross-correlation rows of field 1"), std::string::npos) << message;
+  const std::string autos = test::make_ms(dir, "autos.ms", "--only-autocorrelations");
+  EXPECT_EQ(error_kind([&] { select_one(autos); }, &message), MsError::Kind::kEmpty);
+  EXPECT_NE(message.find("no cross-correlation rows"), std::string::npos) << message;
+}
+
 TEST(MsSelection, SeveralSpectralWindowsAreNotSupportedYet) {
   TempDir dir;
   const std::string ms = test::make_ms(dir, "a.ms", "--second-spw");
