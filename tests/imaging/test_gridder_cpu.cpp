@@ -1,0 +1,221 @@
+// The CPU gridder against a direct Fourier transform in double, written here (imaging-plan.md §4.7).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <complex>
+#include <numbers>
+#include <ostream>
+#include <random>
+#include <vector>
+
+#include "imaging/gridder_cpu.hpp"
+
+namespace gpuclean::imaging {
+namespace {
+
+using cdouble = std::complex<double>;
+constexpr double kArcsec = std::numbers::pi / 180 / 3600;
+constexpr int kThreads = 2;
+
+struct Data {
+  std::vector<double> u, v, w;
+  std::vector<std::complex<float>> vis;
+  std::vector<float> weight;
+  Samples samples() const { return {u, v, w, vis, weight}; }
+};
+
+// Random uvw inside the grid's band (|u|, |v| < 0.45/δ), w of both signs up to w_max.
+Data random_uvw(std::size_t n, double scale, double w_max, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> uv(-0.45 / scale, 0.45 / scale), ww(-w_max, w_max), wt(0.5, 1.5);
+  Data d;
+  for (std::size_t k = 0; k < n; ++k) {
+    d.u.push_back(uv(rng));
+    d.v.push_back(uv(rng));
+    d.w.push_back(ww(rng));
+    d.weight.push_back(k % 13 == 0 ? 0.0f : static_cast<float>(wt(rng)));
+  }
+  d.vis.resize(n);
+  return d;
+}
+
+double phase_term(bool wstacking, double w, double l, double m) {
+  return wstacking ? w * n_minus_one(l, m) : 0.0;
+}
+
+// D(x, y) = Σ cw Re(V e^{−2πi(u l + v m + w(n − 1))}), [y][x].
+std::vector<double> direct_dirty(const ImageGeometry& g, const Data& d, bool wstacking) {
+  std::vector<double> out(g.width * g.height);
+#pragma omp parallel for num_threads(kThreads)
+  for (std::size_t y = 0; y < g.height; ++y)
+    for (std::size_t x = 0; x < g.width; ++x) {
+      const double l = pixel_l(g, x), m = pixel_m(g, y);
+      double sum = 0;
+      for (std::size_t k = 0; k < d.u.size(); ++k) {
+        const double turns = d.u[k] * l + d.v[k] * m + phase_term(wstacking, d.w[k], l, m);
+        sum += d.weight[k] * std::real(cdouble(d.vis[k]) * std::polar(1.0, -2 * std::numbers::pi * turns));
+      }
+      out[y * g.width + x] = sum;
+    }
+  return out;
+}
+
+// V_k = Σ M(x, y) e^{+2πi(u l + v m + w(n − 1))}.
+std::vector<cdouble> direct_predict(const ImageGeometry& g, const std::vector<double>& model, const Data& d,
+                                    bool wstacking) {
+  std::vector<cdouble> out(d.u.size());
+#pragma omp parallel for num_threads(kThreads)
+  for (std::size_t k = 0; k < d.u.size(); ++k) {
+    cdouble sum = 0;
+    for (std::size_t y = 0; y < g.height; ++y)
+      for (std::size_t x = 0; x < g.width; ++x) {
+        const double mv = model[y * g.width + x];
+        if (mv == 0) continue;
+        const double l = pixel_l(g, x), m = pixel_m(g, y);
+        sum += mv * std::polar(1.0, 2 * std::numbers::pi * (d.u[k] * l + d.v[k] * m + phase_term(wstacking, d.w[k], l, m)));
+      }
+    out[k] = sum;
+  }
+  return out;
+}
+
+struct Setting {
+  int support;
+  double sigma;
+  std::size_t width, height;
+  double scale_arcsec;  // 240″ on 96 px: a 6.4° field
+  double w_max;
+  bool wstacking;
+};
+
+void PrintTo(const Setting& s, std::ostream* os) {
+  *os << "W " << s.support << " σ " << s.sigma << " " << s.width << "×" << s.height << " at " << s.scale_arcsec
+      << "″, |w| ≤ " << s.w_max << (s.wstacking ? "" : ", 2-D");
+}
+
+std::string name(const testing::TestParamInfo<Setting>& i) {
+  const Setting& s = i.param;
+  return "W" + std::to_string(s.support) + "_sigma" + std::to_string(static_cast<int>(s.sigma * 100)) + "_" +
+         std::to_string(s.width) + "x" + std::to_string(s.height) + "_" + std::to_string(static_cast<int>(s.scale_arcsec)) +
+         "as_w" + std::to_string(static_cast<int>(s.w_max)) + (s.wstacking ? "" : "_2d");
+}
+
+class GridderVsDft : public testing::TestWithParam<Setting> {
+ protected:
+  ImageGeometry geometry() const { return {GetParam().width, GetParam().height, GetParam().scale_arcsec * kArcsec}; }
+  GridPlan plan(const Data& d) const {
+    const Setting& s = GetParam();
+    return make_grid_plan(geometry(), es_kernel(s.support, s.sigma), w_range(d.w, d.weight), s.wstacking);
+  }
+};
+
+// Visibilities of point sources anywhere in the field (corners too, off the pixel grid).
+TEST_P(GridderVsDft, Inversion) {
+  std::mt19937_64 rng(11);
+  const ImageGeometry g = geometry();
+  Data d = random_uvw(2000, g.scale, GetParam().w_max, rng);
+  std::uniform_real_distribution<double> px(0, static_cast<double>(g.width - 1)), py(0, static_cast<double>(g.height - 1));
+  std::vector<std::pair<double, double>> lm;
+  for (int s = 0; s < 6; ++s) lm.push_back({-(px(rng) - g.width / 2) * g.scale, (py(rng) - g.height / 2) * g.scale});
+  lm.push_back({pixel_l(g, 0), pixel_m(g, 0)});
+  lm.push_back({pixel_l(g, g.width - 1), pixel_m(g, g.height - 1)});
+  for (std::size_t k = 0; k < d.u.size(); ++k) {
+    cdouble v = 0;
+    for (std::size_t s = 0; s < lm.size(); ++s) {
+      const auto [l, m] = lm[s];
+      v += (1.0 + 0.1 * s) * std::polar(1.0, 2 * std::numbers::pi * (d.u[k] * l + d.v[k] * m + d.w[k] * n_minus_one(l, m)));
+    }
+    d.vis[k] = std::complex<float>(v);
+  }
+  const GridPlan p = plan(d);
+  const auto ours = invert_cpu(p, d.samples(), kThreads);
+  const auto ref = direct_dirty(g, d, GetParam().wstacking);
+  double peak = 0, err = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    peak = std::max(peak, std::abs(ref[i]));
+    err = std::max(err, std::abs(ours[i] - ref[i]));
+  }
+  RecordProperty("max_err_over_peak", std::to_string(err / peak));
+  std::printf("inversion: %zu planes, nu %zu, max|err|/peak %.2e\n", p.planes, p.nu, err / peak);
+  EXPECT_LE(err / peak, 1e-4);
+}
+
+TEST_P(GridderVsDft, Prediction) {
+  std::mt19937_64 rng(12);
+  const ImageGeometry g = geometry();
+  Data d = random_uvw(1500, g.scale, GetParam().w_max, rng);
+  std::vector<double> model(g.width * g.height, 0.0);
+  std::uniform_int_distribution<std::size_t> px(0, g.width - 1), py(0, g.height - 1);
+  std::uniform_real_distribution<double> flux(0.1, 1);
+  for (int s = 0; s < 20; ++s) model[py(rng) * g.width + px(rng)] = flux(rng);
+  model[0] = 0.7;                          // corners, where the corrections are largest
+  model[g.width * g.height - 1] = 0.4;
+  const GridPlan p = plan(d);
+  std::fill(d.weight.begin(), d.weight.end(), 1.0f);  // predict every sample
+  const auto ours = predict_cpu(p, model, d.samples(), kThreads);
+  const auto ref = direct_predict(g, model, d, GetParam().wstacking);
+  double peak = 0, err = 0;
+  for (std::size_t k = 0; k < ref.size(); ++k) {
+    peak = std::max(peak, std::abs(ref[k]));
+    err = std::max(err, std::abs(ours[k] - ref[k]));
+  }
+  std::printf("prediction: %zu planes, max|err|/max|V| %.2e\n", p.planes, err / peak);
+  EXPECT_LE(err / peak, 1e-4);
+}
+
+// ⟨A x, y⟩ = ⟨x, Aᴴ y⟩ with A = predict and Aᴴ = invert with unit weights (real part: the image is real).
+TEST_P(GridderVsDft, Adjoint) {
+  std::mt19937_64 rng(13);
+  const ImageGeometry g = geometry();
+  Data d = random_uvw(1500, g.scale, GetParam().w_max, rng);
+  std::fill(d.weight.begin(), d.weight.end(), 1.0f);
+  std::normal_distribution<double> n01;
+  std::vector<double> x(g.width * g.height);
+  for (double& e : x) e = n01(rng);
+  for (auto& e : d.vis) e = {static_cast<float>(n01(rng)), static_cast<float>(n01(rng))};
+  const GridPlan p = plan(d);
+  const auto ax = predict_cpu(p, x, d.samples(), kThreads);
+  const auto ahy = invert_cpu(p, d.samples(), kThreads);
+  double lhs = 0, rhs = 0, nax = 0, ny = 0;
+  for (std::size_t k = 0; k < ax.size(); ++k) {
+    lhs += std::real(std::conj(cdouble(d.vis[k])) * ax[k]);
+    nax += std::norm(ax[k]);
+    ny += std::norm(cdouble(d.vis[k]));
+  }
+  for (std::size_t i = 0; i < x.size(); ++i) rhs += x[i] * ahy[i];
+  const double rel = std::abs(lhs - rhs) / std::sqrt(nax * ny);
+  std::printf("adjoint: <Ax,y> %.9e <x,AHy> %.9e, |diff|/(|Ax||y|) %.2e\n", lhs, rhs, rel);
+  EXPECT_LE(rel, 1e-6);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Settings, GridderVsDft,
+    testing::Values(Setting{7, 1.5, 96, 80, 240, 30000, true},   // 6.4° × 5.3°, about 150 planes
+                    Setting{6, 1.6, 96, 80, 240, 30000, true},
+                    Setting{8, 1.5, 65, 70, 400, 8000, true},    // 7.2° × 7.8°, an odd width
+                    Setting{7, 1.5, 96, 80, 20, 3000, false},    // 2-D: w left out on both sides
+                    Setting{6, 1.6, 90, 64, 20, 3000, false}),
+    name);
+
+// |w| over the samples that are gridded: zero weights do not widen the range, negative w count by size.
+TEST(GridderCpu, WRangeOfWeightedSamples) {
+  const std::vector<double> w{-300, 50, 9000, -120};
+  const std::vector<float> weight{1, 1, 0, 2};
+  const WRange r = w_range(w, weight);
+  EXPECT_EQ(r.min, 50);
+  EXPECT_EQ(r.max, 300);
+}
+
+// A sample outside the plan's w range would be silently gridded onto the wrong planes.
+TEST(GridderCpu, RefusesSamplesOutsideThePlan) {
+  const ImageGeometry g{64, 64, 240 * kArcsec};
+  const GridPlan p = make_grid_plan(g, es_kernel(7, 1.5), {0, 1000});
+  const std::vector<double> u{10}, v{10}, w{5000};
+  const std::vector<std::complex<float>> vis{1};
+  const std::vector<float> weight{1};
+  EXPECT_THROW(invert_cpu(p, {u, v, w, vis, weight}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gpuclean::imaging
