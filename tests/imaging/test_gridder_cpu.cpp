@@ -1,6 +1,7 @@
 // The CPU gridder against a direct Fourier transform in double, written here (imaging-plan.md §4.7).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -197,6 +198,21 @@ INSTANTIATE_TEST_SUITE_P(
                     Setting{7, 1.5, 96, 80, 20, 3000, false},    // 2-D: w left out on both sides
                     Setting{6, 1.6, 90, 64, 20, 3000, false}),
     name);
+
+// WSClean's orientation as measured (imaging-plan.md, "Measured here"): a source at l = −142″,
+// m = +179″ peaks at 0-based x = 164, y = 173 of a 256² image of 4″ pixels.
+TEST(GridderCpu, OrientationAsWsclean) {
+  std::mt19937_64 rng(5);
+  const ImageGeometry g{256, 256, 4 * kArcsec};
+  Data d = random_uvw(3000, g.scale, 2000, rng);
+  const double l = -142 * kArcsec, m = 179 * kArcsec;
+  for (std::size_t k = 0; k < d.u.size(); ++k)
+    d.vis[k] = std::complex<float>(std::polar(1.0, 2 * std::numbers::pi * (d.u[k] * l + d.v[k] * m + d.w[k] * n_minus_one(l, m))));
+  const auto img = invert_cpu(make_grid_plan(g, es_kernel(7, 1.5), w_range(d.w, d.weight)), d.samples(), kThreads);
+  const auto peak = static_cast<std::size_t>(std::max_element(img.begin(), img.end()) - img.begin());
+  EXPECT_EQ(peak % g.width, 164u);
+  EXPECT_EQ(peak / g.width, 173u);
+}
 
 // |w| over the samples that are gridded: zero weights do not widen the range, negative w count by size.
 TEST(GridderCpu, WRangeOfWeightedSamples) {
