@@ -18,6 +18,11 @@ using cfloat = std::complex<float>;
 using cdouble = std::complex<double>;
 constexpr double kTwoPi = 2 * std::numbers::pi;
 
+std::size_t wrap(std::ptrdiff_t i, std::size_t n) {
+  const auto m = static_cast<std::ptrdiff_t>(n);
+  return static_cast<std::size_t>(((i % m) + m) % m);
+}
+
 // Samples in grid units, in the order of their first plane (the order the GPU path sorts to).
 struct Prepared {
   std::vector<std::size_t> index;  // position in the caller's arrays
@@ -43,9 +48,20 @@ Prepared prepare(const GridPlan& plan, const Samples& s, bool skip_zero_weight) 
     }
     order.push_back(k);
   }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return first_of[a] < first_of[b]; });
   const double su = plan.image.scale * static_cast<double>(plan.nu);
   const double sv = plan.image.scale * static_cast<double>(plan.nv);
+  // The GPU path's key (plan §4.4): first plane, then 32×32-cell tile row and column, so both paths
+  // sum in the same order.
+  const auto tile = [&](std::size_t k) {
+    const double sign = plan.wstacking && s.w[k] < 0 ? -1 : 1;
+    const auto cell = [](double kc, std::size_t n) { return wrap(static_cast<std::ptrdiff_t>(std::floor(kc)), n) / 32; };
+    return std::pair{cell(sign * s.v[k] * sv, plan.nv), cell(-sign * s.u[k] * su, plan.nu)};
+  };
+  std::vector<std::pair<std::size_t, std::size_t>> tiles(s.u.size());
+  for (std::size_t k : order) tiles[k] = tile(k);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return first_of[a] != first_of[b] ? first_of[a] < first_of[b] : tiles[a] < tiles[b];
+  });
   for (std::size_t k : order) {
     const bool flip = plan.wstacking && s.w[k] < 0;  // (u, v, w, V) → (−u, −v, −w, V̄): w ≥ 0
     const double sign = flip ? -1 : 1;
@@ -86,11 +102,6 @@ Footprint footprint(const GridPlan& plan, double ku, double kv) {
     f.fv[a] = plan.kernel((static_cast<double>(f.iv0 + a) - kv) / h);
   }
   return f;
-}
-
-std::size_t wrap(std::ptrdiff_t i, std::size_t n) {
-  const auto m = static_cast<std::ptrdiff_t>(n);
-  return static_cast<std::size_t>(((i % m) + m) % m);
 }
 
 // Per pixel: t = n − 1 + nshift, and the product of the three corrections.

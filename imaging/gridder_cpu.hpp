@@ -24,7 +24,8 @@ struct Samples {
 std::vector<double> invert_cpu(const GridPlan& plan, const Samples& samples, int threads = 0);
 
 /// V_k = Σ_{x,y} M(x, y) e^{+2πi(u_k l + v_k m + w_k(n − 1))}, the adjoint of invert_cpu with unit
-/// weights; `model` is row-major [y][x] in Jy/pixel. Only u, v, w of `samples` are read.
+/// weights; `model` is row-major [y][x] in Jy/pixel. Only u, v, w of `samples` are read, and every
+/// sample's |w| must lie inside the plan's range (make the plan with unit weights).
 std::vector<std::complex<double>> predict_cpu(const GridPlan& plan, std::span<const double> model,
                                               const Samples& samples, int threads = 0);
 
