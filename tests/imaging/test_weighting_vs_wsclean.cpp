@@ -79,6 +79,7 @@ struct Case {
   /// rule leaves empty cells 0 where 3.1 stores 1, and a flagged sample alone in its cell shows it.
   bool weighted_only = false;
   bool expect_equal = true;  ///< false: a check that a difference is seen
+  double padding = 1.2;      ///< as given to wsclean in `options` (1.2 is its default)
 };
 
 struct Outcome {
@@ -106,7 +107,7 @@ Outcome compare(const TempDir& dir, const std::string& ms, const Case& c) {
   const io::ms::MsSelection sel = io::ms::select_visibilities({io::ms::read_ms_metadata(ms)}, {}).front();
   const io::ms::VisChunk chunk = io::ms::read_visibilities(sel, io::ms::MsReader::kDefaultChunkRows, &tally);
   WeightPlan plan;
-  plan.padded_width = plan.padded_height = padded_size(kSize, 1.2);
+  plan.padded_width = plan.padded_height = padded_size(kSize, c.padding);
   plan.scale_x = plan.scale_y = kScaleAsec * kAsec;
   plan.settings = c.settings;
   plan.mf_weighting = c.mf_weighting;
@@ -211,6 +212,16 @@ TEST(WeightingVsWsclean, BriggsBothRules) {
   small_window.briggs_empty_cells_one = false;
   EXPECT_GT(compare(dir, ms, {strong, small_window, 1, false, true, false}).mismatches, 0u)
       << "3.6's rule matched 3.1's filtered weights: the test cannot tell the rules apart";
+}
+
+TEST(WeightingVsWsclean, PaddingSizesTheGrid) {
+  TempDir dir;
+  const std::string ms = make_ms(dir);
+  Case padded{"-weight uniform -padding 1.5", mode(WeightMode::kUniform)};
+  padded.padding = 1.5;  // 96 padded pixels instead of 80: other cells
+  const Outcome with = compare(dir, ms, padded);
+  const Outcome without = compare(dir, ms, {"-weight uniform", mode(WeightMode::kUniform)});
+  EXPECT_GT(count_different(with.wsclean, without.wsclean), 0u) << "the padding changed nothing here";
 }
 
 TEST(WeightingVsWsclean, GaussianTaper) {
