@@ -1,0 +1,142 @@
+#include "imaging/image_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "clean/errors.hpp"
+#include "imaging/gridder_cpu.hpp"
+#include "io/ms/ms_reader.hpp"
+
+namespace gpuclean::imaging {
+
+std::vector<std::pair<std::size_t, std::size_t>> output_channel_ranges(std::size_t selected, std::size_t n) {
+  if (n == 0) throw clean::InvalidSettings("-channels-out must be at least 1");
+  if (n > selected)
+    throw clean::InvalidSettings("-channels-out " + std::to_string(n) + " is more than the " +
+                                 std::to_string(selected) + " selected channels");
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  for (std::size_t j = 0; j < n; ++j) ranges.emplace_back(j * selected / n, (j + 1) * selected / n);
+  return ranges;
+}
+
+namespace {
+
+/// The gridder's samples of channels [begin, end) of every chunk, in wavelengths, with cw =
+/// visibility weight × imaging weight as a float product (WSClean's float buffer).
+struct ChannelSamples {
+  std::vector<double> u, v, w;
+  std::vector<std::complex<float>> vis, one;
+  std::vector<float> cw;
+};
+
+ChannelSamples channel_samples(const std::vector<io::ms::VisChunk>& chunks, const WeightGrid& grid,
+                               const std::vector<double>& freq_hz, std::size_t begin, std::size_t end,
+                               WeightCounters& counters) {
+  ChannelSamples s;
+  for (const io::ms::VisChunk& chunk : chunks) {
+    const std::vector<float> iw = imaging_weights(grid, chunk, freq_hz, begin, end, counters);
+    const std::size_t nch = end - begin;
+    for (std::size_t r = 0; r < chunk.rows; ++r)
+      for (std::size_t ch = begin; ch < end; ++ch) {
+        const float cw = chunk.weight[r * chunk.channels + ch] * iw[r * nch + ch - begin];
+        if (cw == 0) continue;  // never gridded (WSClean skips them too)
+        const double lambda = wavelength_m(freq_hz[ch]);
+        s.u.push_back(chunk.u[r] / lambda);
+        s.v.push_back(chunk.v[r] / lambda);
+        s.w.push_back(chunk.w[r] / lambda);
+        s.vis.push_back(chunk.vis[r * chunk.channels + ch]);
+        s.cw.push_back(cw);
+      }
+  }
+  s.one.assign(s.cw.size(), {1.0f, 0.0f});
+  return s;
+}
+
+ChannelImage image_channel(const std::vector<io::ms::VisChunk>& chunks, const WeightGrid& grid,
+                           const std::vector<double>& freq_hz, const std::vector<double>& width_hz,
+                           std::pair<std::size_t, std::size_t> range, const ImageRunSettings& settings) {
+  ChannelImage out;
+  out.channel_begin = range.first, out.channel_end = range.second;
+  out.band_start_hz = freq_hz[range.first] - width_hz[range.first] / 2;
+  out.band_end_hz = freq_hz[range.second - 1] + width_hz[range.second - 1] / 2;
+  const ChannelSamples s = channel_samples(chunks, grid, freq_hz, range.first, range.second, out.counters);
+  if (s.cw.empty())
+    throw clean::InvalidInput("output channel " + std::to_string(range.first) + "–" + std::to_string(range.second) +
+                              ": no visibility inside the uv grid has a nonzero weight");
+  const GridPlan plan = choose_grid_plan(settings.image, settings.epsilon, w_range(s.w, s.cw), s.cw.size());
+  out.w_planes = plan.planes;
+  out.kernel_support = static_cast<std::size_t>(plan.kernel.support());
+  const double norm = out.counters.gridded_weights;  // Σcw (W31 wgriddingmsgridder Invert)
+  out.dirty = invert_cpu(plan, Samples{s.u, s.v, s.w, s.vis, s.cw}, settings.threads);
+  for (double& x : out.dirty) x /= norm;
+  if (settings.make_psf) {
+    out.psf = invert_cpu(plan, Samples{s.u, s.v, s.w, s.one, s.cw}, settings.threads);
+    for (double& x : out.psf) x /= norm;
+    // WSClean divides the PSF by its centre pixel and the dirty image by the same factor
+    // (W31:main/wsclean.cpp processFullPSF, imageMainCallback's psfFactor).
+    const std::size_t W = settings.image.width, H = settings.image.height;
+    out.psf_centre = out.psf[(H / 2) * W + W / 2];
+    for (double& x : out.psf) x /= out.psf_centre;
+    for (double& x : out.dirty) x /= out.psf_centre;
+  }
+  out.imgwg = out.counters.gridded_weights;
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> mfs_mean(const std::vector<const std::vector<double>*>& images, const std::vector<double>& weights) {
+  const std::size_t n = images.front()->size();
+  std::vector<double> sum(n, 0.0), weight(n, 0.0);
+  for (std::size_t c = 0; c < images.size(); ++c)
+    for (std::size_t i = 0; i < n; ++i) {
+      const double x = static_cast<float>((*images[c])[i]);  // as read back from the float file
+      if (std::isfinite(x)) sum[i] += x * weights[c], weight[i] += weights[c];
+    }
+  for (std::size_t i = 0; i < n; ++i) sum[i] /= weight[i];
+  return sum;
+}
+
+ImageRunResult image_run(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings) {
+  const std::vector<double>& freq_hz = selections.front().freq_hz;
+  const std::vector<double>& width_hz = selections.front().width_hz;
+  std::vector<io::ms::VisChunk> chunks;
+  for (const io::ms::MsSelection& sel : selections) chunks.push_back(io::ms::read_visibilities(sel));
+
+  WeightPlan wplan;
+  wplan.padded_width = padded_size(settings.image.width, settings.padding);
+  wplan.padded_height = padded_size(settings.image.height, settings.padding);
+  wplan.scale_x = wplan.scale_y = settings.image.scale;
+  wplan.settings = settings.weighting;
+  wplan.mf_weighting = settings.mf_weighting;
+  wplan.output_channels = output_channel_ranges(freq_hz.size(), settings.channels_out);
+  const std::vector<WeightGrid> grids = make_weight_grids(wplan, chunks, freq_hz);
+
+  ImageRunResult result;
+  for (std::size_t j = 0; j < wplan.output_channels.size(); ++j)
+    result.channels.push_back(image_channel(chunks, grids[settings.mf_weighting ? 0 : j], freq_hz, width_hz,
+                                            wplan.output_channels[j], settings));
+  if (result.channels.size() > 1) {
+    // The MFS keeps channel 0's counters; its WSCIMGWG is the channels' sum (plan §5, measured).
+    ChannelImage mfs = result.channels.front();
+    std::vector<const std::vector<double>*> dirty, psf;
+    std::vector<double> weights;
+    mfs.imgwg = 0;
+    for (const ChannelImage& c : result.channels) {
+      dirty.push_back(&c.dirty);
+      if (settings.make_psf) psf.push_back(&c.psf);
+      weights.push_back(c.imgwg);
+      mfs.imgwg += c.imgwg;
+      mfs.band_start_hz = std::min(mfs.band_start_hz, c.band_start_hz);
+      mfs.band_end_hz = std::max(mfs.band_end_hz, c.band_end_hz);
+    }
+    mfs.channel_begin = 0, mfs.channel_end = freq_hz.size();
+    mfs.dirty = mfs_mean(dirty, weights);
+    if (settings.make_psf) mfs.psf = mfs_mean(psf, weights);
+    result.mfs = std::move(mfs);
+  }
+  return result;
+}
+
+}  // namespace gpuclean::imaging

@@ -1,0 +1,56 @@
+#pragma once
+// One `gpuclean image` run on the CPU (imaging-plan.md §1 steps 5–8, §3, §5): the selected
+// visibilities of every MS → imaging weights → the dirty image and PSF of each output channel,
+// normalised as WSClean does, and the MFS images when there are several output channels.
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "imaging/grid_plan.hpp"
+#include "imaging/weighting.hpp"
+#include "io/ms/ms_selection.hpp"
+
+namespace gpuclean::imaging {
+
+struct ImageRunSettings {
+  ImageGeometry image;        ///< -size, -scale (radians)
+  double padding = 1.2;       ///< -padding: sizes the weight grid only (WSClean's default 1.2)
+  WeightingSettings weighting;
+  bool mf_weighting = false;  ///< one weight grid over every output channel
+  std::size_t channels_out = 1;
+  bool make_psf = false;      ///< -make-psf: the PSF is imaged and its centre normalises both
+  double epsilon = 1e-4;      ///< the gridder's accuracy (WSClean's wgridder default)
+  int threads = 0;            ///< ≤ 0: OpenMP's default
+};
+
+/// One output channel (or the MFS combination): row-major [y][x] images in Jy/beam.
+struct ChannelImage {
+  std::size_t channel_begin = 0, channel_end = 0;  ///< of the selected channels, [begin, end)
+  double band_start_hz = 0, band_end_hz = 0;       ///< lowest − width/2 .. highest + width/2
+  std::vector<double> dirty, psf;                  ///< psf empty without make_psf
+  WeightCounters counters;  ///< WSCNVIS, WSCVWSUM, WSCENVIS (the MFS: channel 0's, as WSClean writes)
+  double imgwg = 0;          ///< WSCIMGWG = WSCNORMF: Σcw (the MFS: the channels' sum)
+  double psf_centre = 1;     ///< the Σcw-normalised PSF's centre pixel both were divided by (1 without a PSF)
+  std::size_t w_planes = 0;  ///< of the grid plan used (the PSF's and the dirty image's)
+  std::size_t kernel_support = 0;
+};
+
+struct ImageRunResult {
+  std::vector<ChannelImage> channels;
+  std::optional<ChannelImage> mfs;  ///< with channels_out > 1
+};
+
+/// WSClean's division of N selected channels into n outputs: output j takes [j·N/n, (j+1)·N/n).
+/// Throws clean::InvalidSettings when n is 0 or larger than N (an output would be empty).
+std::vector<std::pair<std::size_t, std::size_t>> output_channel_ranges(std::size_t selected, std::size_t n);
+
+/// Reads every MS of `selections` (as select_visibilities made them; same channels), weights and
+/// images. Throws MsError for unreadable data or when nothing is weighted.
+ImageRunResult image_run(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings);
+
+/// WSClean's MFS image: per pixel Σ_c WSCIMGWG_c·I_c / Σ_c WSCIMGWG_c over the channels whose pixel
+/// is finite, summed from the float values the channel files hold (W31:math/imageoperations.cpp
+/// MakeMFSImage).
+std::vector<double> mfs_mean(const std::vector<const std::vector<double>*>& images, const std::vector<double>& weights);
+
+}  // namespace gpuclean::imaging
