@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "app/bench/bench_cube.hpp"
 #include "app/cli.hpp"
@@ -17,6 +18,7 @@
 #include "app/cube/cube_run.hpp"
 #include "app/exit_codes.hpp"
 #include "app/failure.hpp"
+#include "app/image/image_command.hpp"
 
 namespace {
 
@@ -87,6 +89,9 @@ int run_simulate(const gpuclean::app::SimulateOptions& o, const std::string& com
 }
 
 int run(int argc, char** argv) {
+  // WSClean's single-dash options (-size 512 512, -weight briggs 0) are not CLI11's: parsed apart.
+  if (argc > 1 && std::string(argv[1]) == "image")
+    return gpuclean::app::run_image(std::vector<std::string>(argv + 2, argv + argc), joined(argc, argv));
   auto cli = gpuclean::app::make_cli();
   try {
     cli->app->parse(argc, argv);

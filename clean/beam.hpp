@@ -44,6 +44,13 @@ enum class BeamFit {
 /// at the peak (Levenberg-Marquardt). Throws InvalidInput when the main lobe is too small.
 PixelGaussian fit_psf_beam(const PreparedPsf& psf, BeamFit method = BeamFit::kWsclean);
 
+/// WSClean 3.1's fit in a box_width × box_height box centred on the peak (schaapcommon
+/// gaussianfitter.cc Fit2DGaussianCentredInBox): the same Gaussian (amplitude 1, centred), fitted
+/// by least squares to the box's quadrant dx, dy ≥ 0 only, because WSClean's model evaluates
+/// (xi − x_mid) in size_t, so every pixel left of or below the centre sees a model of 0 and adds
+/// a constant. (Its Jacobian also has the β term's sign flipped, so its result is not quite this
+/// minimum: imaging-plan.md §5 and WIP-issue-35.md give the measured difference.)
+PixelGaussian fit_psf_beam_wsclean_box(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height);
 SkyBeam to_sky(const PixelGaussian& g, const PixelToSky& t);
 PixelGaussian from_sky(const SkyBeam& b, const PixelToSky& t);
 

@@ -28,12 +28,14 @@ struct ChannelSamples {
   std::vector<double> u, v, w;
   std::vector<std::complex<float>> vis, one;
   std::vector<float> cw;
+  double max_baseline = 0;  ///< |uvw| in λ, over samples inside the image's Nyquist box
 };
 
 ChannelSamples channel_samples(const std::vector<io::ms::VisChunk>& chunks, const WeightGrid& grid,
                                const std::vector<double>& freq_hz, std::size_t begin, std::size_t end,
-                               WeightCounters& counters) {
+                               const ImageGeometry& image, WeightCounters& counters) {
   ChannelSamples s;
+  const double half_w = 0.5 * static_cast<double>(image.width), half_h = 0.5 * static_cast<double>(image.height);
   for (const io::ms::VisChunk& chunk : chunks) {
     const std::vector<float> iw = imaging_weights(grid, chunk, freq_hz, begin, end, counters);
     const std::size_t nch = end - begin;
@@ -47,6 +49,11 @@ ChannelSamples channel_samples(const std::vector<io::ms::VisChunk>& chunks, cons
         s.w.push_back(chunk.w[r] / lambda);
         s.vis.push_back(chunk.vis[r * chunk.channels + ch]);
         s.cw.push_back(cw);
+        const double x = s.u.back() * image.scale * static_cast<double>(image.width);
+        const double y = s.v.back() * image.scale * static_cast<double>(image.height);
+        if (std::floor(x) > -half_w && std::ceil(x) < half_w && std::floor(y) > -half_h && std::ceil(y) < half_h)
+          s.max_baseline = std::max(s.max_baseline, std::sqrt(chunk.u[r] * chunk.u[r] + chunk.v[r] * chunk.v[r] +
+                                                              chunk.w[r] * chunk.w[r]) / lambda);
       }
   }
   s.one.assign(s.cw.size(), {1.0f, 0.0f});
@@ -60,7 +67,9 @@ ChannelImage image_channel(const std::vector<io::ms::VisChunk>& chunks, const We
   out.channel_begin = range.first, out.channel_end = range.second;
   out.band_start_hz = freq_hz[range.first] - width_hz[range.first] / 2;
   out.band_end_hz = freq_hz[range.second - 1] + width_hz[range.second - 1] / 2;
-  const ChannelSamples s = channel_samples(chunks, grid, freq_hz, range.first, range.second, out.counters);
+  const ChannelSamples s = channel_samples(chunks, grid, freq_hz, range.first, range.second, settings.image,
+                                            out.counters);
+  out.theoretic_beam_rad = s.max_baseline > 0 ? 1 / s.max_baseline : 0;
   if (s.cw.empty())
     throw clean::InvalidInput("output channel " + std::to_string(range.first) + "–" + std::to_string(range.second) +
                               ": no visibility inside the uv grid has a nonzero weight");
@@ -132,6 +141,7 @@ ImageRunResult image_run(const std::vector<io::ms::MsSelection>& selections, con
       mfs.band_end_hz = std::max(mfs.band_end_hz, c.band_end_hz);
     }
     mfs.channel_begin = 0, mfs.channel_end = freq_hz.size();
+    mfs.theoretic_beam_rad = result.channels.back().theoretic_beam_rad;
     mfs.dirty = mfs_mean(dirty, weights);
     if (settings.make_psf) mfs.psf = mfs_mean(psf, weights);
     result.mfs = std::move(mfs);

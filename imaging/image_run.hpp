@@ -31,6 +31,10 @@ struct ChannelImage {
   WeightCounters counters;  ///< WSCNVIS, WSCVWSUM, WSCENVIS (the MFS: channel 0's, as WSClean writes)
   double imgwg = 0;          ///< WSCIMGWG = WSCNORMF: Σcw (the MFS: the channels' sum)
   double psf_centre = 1;     ///< the Σcw-normalised PSF's centre pixel both were divided by (1 without a PSF)
+  /// 1 / the longest weighted baseline |uvw| (λ) inside the image's Nyquist box: WSClean's
+  /// theoretic beam, the start of its beam fit (W31:gridding/msgridderbase.cpp calculateWLimits).
+  /// The MFS: the last channel's.
+  double theoretic_beam_rad = 0;
   std::size_t w_planes = 0;  ///< of the grid plan used (the PSF's and the dirty image's)
   std::size_t kernel_support = 0;
 };

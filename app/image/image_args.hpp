@@ -1,0 +1,31 @@
+#pragma once
+// `gpuclean image`'s command line: WSClean's option names, single dash (a double dash is accepted
+// too, as WSClean does), parsed by a table of (name, arity, handler). Every value is checked here,
+// before any MS is opened.
+#include <string>
+#include <vector>
+
+#include "imaging/image_run.hpp"
+#include "io/ms/ms_selection.hpp"
+
+namespace gpuclean::app {
+
+struct ImageOptions {
+  std::string name = "wsclean";  ///< -name: the output prefix (WSClean's default)
+  std::vector<std::string> ms;   ///< the MeasurementSets, in order
+  imaging::ImageRunSettings run;
+  io::ms::SelectionRequest selection;
+  bool help = false;
+};
+
+/// `args` are the words after "image". Throws clean::InvalidSettings (exit 2) with one sentence
+/// for an unknown option, a missing or bad value, an unsupported setting or no MS.
+ImageOptions parse_image_args(const std::vector<std::string>& args);
+
+/// The option list for -help.
+std::string image_usage();
+
+/// WSCWEIGH's text: natural, uniform or Briggs'(R) (W31:structures/weightmode.h ToString).
+std::string weight_mode_text(const imaging::WeightingSettings& w);
+
+}  // namespace gpuclean::app

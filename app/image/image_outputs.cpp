@@ -1,0 +1,178 @@
+#include "app/image/image_outputs.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "app/version.hpp"
+#include "app/image/psf_beam.hpp"
+#include "io/fits_error.hpp"
+#include "io/fits_writer.hpp"
+#include "io/staged_outputs.hpp"
+
+namespace gpuclean::app {
+namespace {
+
+constexpr double kRadToDeg = 180 / M_PI;
+
+/// NAME-KIND.fits, NAME-000c-KIND.fits or NAME-MFS-KIND.fits (channel −1), as W31:io/imagefilename.h.
+std::string output_name(const ImageOptions& o, int channel, const std::string& kind) {
+  if (o.run.channels_out == 1) return o.name + "-" + kind + ".fits";
+  if (channel < 0) return o.name + "-MFS-" + kind + ".fits";
+  char tag[32];
+  std::snprintf(tag, sizeof tag, "-%04d-", channel);
+  return o.name + tag + kind + ".fits";
+}
+
+std::vector<std::string> kinds(const ImageOptions& o) {
+  // With -niter 0 WSClean also writes -image.fits, equal to the dirty image (plan §5, measured).
+  std::vector<std::string> k = {"dirty", "image"};
+  if (o.run.make_psf) k.push_back("psf");
+  return k;
+}
+
+/// MJD seconds → 'YYYY-MM-DDThh:mm:ss.s' (WSClean's DATE-OBS has one decimal).
+std::string date_obs(double mjd_seconds) {
+  const double days = std::floor(mjd_seconds / 86400);
+  // Tenths truncated, as WSClean's DATE-OBS shows them.
+  double seconds = std::floor((mjd_seconds - days * 86400) * 10) / 10;
+  // Civil date from MJD (Fliegel–Van Flandern through the Julian day number).
+  long long l = static_cast<long long>(days) + 2400001 + 68569;
+  const long long n = 4 * l / 146097;
+  l -= (146097 * n + 3) / 4;
+  const long long i = 4000 * (l + 1) / 1461001;
+  l = l - 1461 * i / 4 + 31;
+  const long long j = 80 * l / 2447;
+  const long long day = l - 2447 * j / 80;
+  l = j / 11;
+  const long long month = j + 2 - 12 * l, year = 100 * (n - 49) + i + l;
+  const int h = static_cast<int>(seconds / 3600);
+  seconds -= h * 3600;
+  const int m = static_cast<int>(seconds / 60);
+  seconds -= m * 60;
+  char text[64];
+  std::snprintf(text, sizeof text, "%04lld-%02lld-%02lldT%02d:%02d:%04.1f", year, month, day, h, m, seconds);
+  return text;
+}
+
+/// WSClean's CRVAL4 for the imaged polarisation (I 1, XX −5, YY −6, RR −1, LL −2).
+double stokes_code(io::ms::PolRequest p) {
+  switch (p) {
+    case io::ms::PolRequest::kI: return 1;
+    case io::ms::PolRequest::kXX: return -5;
+    case io::ms::PolRequest::kYY: return -6;
+    case io::ms::PolRequest::kRR: return -1;
+    case io::ms::PolRequest::kLL: return -2;
+  }
+  return 1;
+}
+
+io::FitsHeader header(const ImageOptions& o, const imaging::ChannelImage& c, bool mfs, const ImageContext& ctx) {
+  io::FitsHeader h;
+  const io::ms::MsSelection& sel = *ctx.selection;
+  const double delta_deg = o.run.image.scale * kRadToDeg;
+  h.set_double("EQUINOX", 2000, "J2000");
+  h.set_string("BTYPE", "Intensity");
+  h.set_string("TELESCOP", ctx.metadata->telescope);
+  h.set_string("OBSERVER", ctx.metadata->observer);
+  h.set_string("OBJECT", sel.field_name);
+  h.set_string("CTYPE1", "RA---SIN", "Right ascension angle cosine");
+  h.set_double("CRPIX1", static_cast<double>(o.run.image.width / 2 + 1));
+  h.set_double("CRVAL1", sel.ra_rad * kRadToDeg);
+  h.set_double("CDELT1", -delta_deg);
+  h.set_string("CUNIT1", "deg");
+  h.set_string("CTYPE2", "DEC--SIN", "Declination angle cosine");
+  h.set_double("CRPIX2", static_cast<double>(o.run.image.height / 2 + 1));
+  h.set_double("CRVAL2", sel.dec_rad * kRadToDeg);
+  h.set_double("CDELT2", delta_deg);
+  h.set_string("CUNIT2", "deg");
+  h.set_string("CTYPE3", "FREQ", "Central frequency");
+  h.set_double("CRPIX3", 1);
+  h.set_double("CRVAL3", (c.band_start_hz + c.band_end_hz) / 2);
+  h.set_double("CDELT3", c.band_end_hz - c.band_start_hz);
+  h.set_string("CUNIT3", "Hz");
+  h.set_string("CTYPE4", "STOKES");
+  h.set_double("CRPIX4", 1);
+  h.set_double("CRVAL4", stokes_code(o.selection.pol));
+  h.set_double("CDELT4", 1);
+  h.set_string("CUNIT4", "");
+  h.set_string("SPECSYS", "TOPOCENT");
+  h.set_string("DATE-OBS", date_obs(ctx.metadata->first_time_s));
+  h.set_string("WSCDATAC", sel.data_column);
+  h.set_string("WSCWEIGH", weight_mode_text(o.run.weighting));
+  h.set_double("WSCENVIS", c.counters.effective_visibilities());
+  h.set_double("WSCFIELD", sel.field);
+  h.set_double("WSCGAIN", 0.1);
+  h.set_double("WSCGKRNL", static_cast<double>(c.kernel_support));  // our kernel support (WSClean: 7)
+  h.set_double("WSCIMGWG", c.imgwg);
+  h.set_double("WSCMGAIN", 1);
+  h.set_double("WSCNEGCM", 1);
+  h.set_double("WSCNEGST", 0);
+  h.set_double("WSCNITER", 0);
+  h.set_double("WSCNORMF", c.counters.gridded_weights);  // the MFS: channel 0's (measured)
+  h.set_double("WSCNVIS", static_cast<double>(c.counters.visibilities));
+  h.set_double("WSCNWLAY", static_cast<double>(c.w_planes));  // our w-planes (WSClean's wgridder: 1)
+  h.set_double("WSCTHRES", 0);
+  h.set_double("WSCVWSUM", c.counters.visibility_weights);
+  if (o.selection.channel_begin && !mfs) {
+    h.set_double("WSCCHANS", static_cast<double>(*o.selection.channel_begin));
+    h.set_double("WSCCHANE", static_cast<double>(*o.selection.channel_end));
+  }
+  return h;
+}
+
+void write_one(io::StagedOutputs& staged, const ImageOptions& o, const imaging::ChannelImage& c, int channel,
+               const ImageContext& ctx) {
+  io::FitsHeader h = header(o, c, channel < 0, ctx);
+  io::WriteOptions w;
+  w.beam = fit_wsclean_beam(c.psf, o.run.image,
+                            initial_beam_estimate(c, o.run.image, o.run.weighting.gaussian_taper_fwhm_rad));
+  w.keywords.push_back({"ORIGIN", std::string("gpuclean ") + kVersion, "gpuclean image"});
+  w.history = {ctx.command_line};  // cfitsio continues it over as many HISTORY cards as it needs
+  w.overwrite = true;
+  w.inputs = o.ms;
+  const std::vector<long> axes = {static_cast<long>(o.run.image.width), static_cast<long>(o.run.image.height), 1, 1};
+  for (const std::string& kind : kinds(o)) {
+    const std::vector<double>& data = kind == "psf" ? c.psf : c.dirty;
+    std::vector<float> pixels(data.begin(), data.end());
+    write_fits_image(staged.stage(output_name(o, channel, kind)), pixels.data(), o.run.image.width,
+                     o.run.image.height, h, axes, w);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> image_output_paths(const ImageOptions& o) {
+  std::vector<std::string> paths;
+  const int n = static_cast<int>(o.run.channels_out);
+  for (int c = 0; c < n; ++c)
+    for (const std::string& k : kinds(o)) paths.push_back(output_name(o, n == 1 ? 0 : c, k));
+  if (n > 1)
+    for (const std::string& k : kinds(o)) paths.push_back(output_name(o, -1, k));
+  return paths;
+}
+
+void check_image_outputs(const ImageOptions& o) {
+  io::WriteOptions w;
+  w.overwrite = true;
+  w.inputs = o.ms;
+  for (const std::string& path : image_output_paths(o)) {
+    check_output_path(path, w);
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    if (!folder.empty() && !std::filesystem::is_directory(folder))
+      throw io::FitsError(io::FitsError::Kind::kOutput, "the output folder " + folder.string() + " does not exist");
+    for (const std::string& ms : o.ms)
+      if (std::filesystem::weakly_canonical(path) == std::filesystem::weakly_canonical(ms))
+        throw io::FitsError(io::FitsError::Kind::kExists, "output " + path + " would replace the input " + ms);
+  }
+}
+
+void write_image_outputs(const ImageOptions& o, const imaging::ImageRunResult& result, const ImageContext& ctx) {
+  io::StagedOutputs staged(true);
+  for (std::size_t c = 0; c < result.channels.size(); ++c)
+    write_one(staged, o, result.channels[c], result.channels.size() == 1 ? 0 : static_cast<int>(c), ctx);
+  if (result.mfs) write_one(staged, o, *result.mfs, -1, ctx);
+  staged.commit();
+}
+
+}  // namespace gpuclean::app

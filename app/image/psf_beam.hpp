@@ -1,0 +1,21 @@
+#pragma once
+// The restoring beam WSClean writes for a PSF (W31:math/imageoperations.cpp DetermineBeamSize,
+// FitBeamSize; schaapcommon gaussianfitter.cc Fit2DGaussianCentred): a Gaussian fitted in a box
+// 10 × the initial estimate, the box grown (up to 5 times) while the fitted beam does not fit it.
+#include <vector>
+
+#include "imaging/image_run.hpp"
+#include "io/fits_writer.hpp"
+
+namespace gpuclean::app {
+
+/// `initial_rad`: WSClean's estimate, max(theoretic beam, smallest pixel scale, taper FWHM).
+/// BMAJ/BMIN/BPA in degrees; zeros for an empty `psf` (no -make-psf), as WSClean writes.
+io::BeamKeywords fit_wsclean_beam(const std::vector<double>& psf, const imaging::ImageGeometry& image,
+                                  double initial_rad);
+
+/// The estimate for one channel (or the MFS) as WSClean forms it.
+double initial_beam_estimate(const imaging::ChannelImage& c, const imaging::ImageGeometry& image,
+                             double taper_fwhm_rad);
+
+}  // namespace gpuclean::app

@@ -1,0 +1,166 @@
+// `gpuclean image` end to end: the binary (GPUCLEAN_BINARY) against Debian's WSClean 3.1 on the
+// same simulated MS and options (`-use-wgridder -no-small-inversion -niter 0 -make-psf`): every
+// file WSClean writes is written, its pixels agree to 1e-4 of the peak, and its header cards
+// (WCS, frequency, beam, WSC* counters) agree; bad command lines fail with one line, before any
+// output exists.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "io/fits_reader.hpp"
+#include "tests/io/ms_test_files.hpp"
+
+namespace gpuclean {
+namespace {
+
+using test::TempDir;
+
+constexpr double kPixelTolerance = 1e-4;  // max |Δ| / peak (plan §6)
+// BMAJ, BMIN relative. Plan §6 hoped for 0.5%; WSClean 3.1's fitter stops off the least-squares
+// minimum (its Jacobian's β term has the wrong sign): measured BMIN −1.5% at worst here, BMAJ 5e-4,
+// BPA 0.06° (WIP-issue-35.md).
+constexpr double kBeamTolerance = 0.02;
+constexpr double kBpaTolerance = 0.5;     // degrees
+constexpr double kCountTolerance = 1e-6;  // WSCIMGWG, WSCVWSUM, WSCENVIS relative
+
+std::string make_ms(const TempDir& dir) {
+  const std::string ms = dir.file("a.ms");
+  test::run_python(dir, test::source_dir() + "/data/simulate_ms.py --out " + ms +
+                            " --sky points --antennas 16 --hours 2 --integration 600 --channels 2 --noise 0");
+  return ms;
+}
+
+double card(const io::FitsImage& f, const char* key) {
+  const auto v = f.header.get_double(key);
+  EXPECT_TRUE(v.has_value()) << key;
+  return v.value_or(NAN);
+}
+
+/// Compares one of WSClean's files with ours; returns max |Δ| / peak.
+double compare_file(const std::string& theirs_path, const std::string& ours_path, bool beam_expected) {
+  const io::FitsImage theirs = io::read_fits_image(theirs_path), ours = io::read_fits_image(ours_path);
+  EXPECT_EQ(ours.axes, theirs.axes) << ours_path;
+  double peak = 0, diff = 0;
+  for (std::size_t i = 0; i < theirs.pixels.size() && i < ours.pixels.size(); ++i) {
+    peak = std::max(peak, std::abs(double{theirs.pixels[i]}));
+    diff = std::max(diff, std::abs(double{ours.pixels[i]} - theirs.pixels[i]));
+  }
+  for (const char* key : {"CRPIX1", "CRPIX2", "CRPIX3", "CRVAL4", "WSCNVIS", "WSCFIELD", "WSCNITER"})
+    EXPECT_EQ(card(ours, key), card(theirs, key)) << key << " " << ours_path;
+  for (const char* key : {"CRVAL1", "CRVAL2", "CDELT1", "CDELT2", "CRVAL3", "CDELT3"})
+    EXPECT_NEAR(card(ours, key), card(theirs, key), 1e-12 * std::abs(card(theirs, key))) << key << " " << ours_path;
+  for (const char* key : {"WSCIMGWG", "WSCNORMF", "WSCVWSUM", "WSCENVIS"})
+    EXPECT_NEAR(card(ours, key), card(theirs, key), kCountTolerance * card(theirs, key)) << key << " " << ours_path;
+  for (const char* key : {"CTYPE1", "CTYPE2", "CTYPE3", "CTYPE4", "BUNIT", "WSCWEIGH", "WSCDATAC", "OBJECT", "TELESCOP"})
+    EXPECT_EQ(ours.header.get_string(key), theirs.header.get_string(key)) << key << " " << ours_path;
+  if (beam_expected) {
+    EXPECT_GT(card(theirs, "BMAJ"), 0);
+    std::printf("%s: BMAJ %+.2e, BMIN %+.2e relative, BPA %+.3f deg\n", ours_path.substr(ours_path.rfind('/') + 1).c_str(),
+                card(ours, "BMAJ") / card(theirs, "BMAJ") - 1, card(ours, "BMIN") / card(theirs, "BMIN") - 1,
+                card(ours, "BPA") - card(theirs, "BPA"));
+    EXPECT_NEAR(card(ours, "BMAJ"), card(theirs, "BMAJ"), kBeamTolerance * card(theirs, "BMAJ")) << ours_path;
+    EXPECT_NEAR(card(ours, "BMIN"), card(theirs, "BMIN"), kBeamTolerance * card(theirs, "BMIN")) << ours_path;
+    EXPECT_NEAR(card(ours, "BPA"), card(theirs, "BPA"), kBpaTolerance) << ours_path;
+  }
+  return diff / peak;
+}
+
+/// Runs both with `options` and compares every file WSClean wrote; returns the largest difference.
+double compare_runs(const std::string& options, std::size_t channels_out) {
+  TempDir dir;
+  const std::string ms = make_ms(dir);
+  const std::string common = "-niter 0 -make-psf -no-small-inversion -size 128 128 -scale 4asec -channels-out " +
+                             std::to_string(channels_out) + " " + options + " ";
+  const test::CommandResult w =
+      test::run_command(dir, "wsclean -use-wgridder -j 2 " + common + "-name " + dir.file("wsc") + " " + ms);
+  EXPECT_EQ(w.code, 0) << w.err;
+  const test::CommandResult g = test::run_gpuclean(dir, "image -j 2 " + common + "-name " + dir.file("gpc") + " " + ms);
+  EXPECT_EQ(g.code, 0) << g.err;
+  EXPECT_EQ(g.err, "");
+  std::vector<std::string> tags;
+  if (channels_out == 1) tags = {""};
+  else tags = {"-0000", "-0001", "-MFS"};
+  double worst = 0;
+  for (const std::string& tag : tags)
+    for (const char* kind : {"dirty", "image", "psf"}) {
+      const std::string suffix = tag + "-" + kind + ".fits";
+      EXPECT_TRUE(std::filesystem::exists(dir.file("gpc" + suffix))) << suffix;
+      if (!std::filesystem::exists(dir.file("gpc" + suffix))) continue;
+      const double d = compare_file(dir.file("wsc" + suffix), dir.file("gpc" + suffix), true);
+      std::printf("%s %s: %.2e of peak\n", options.c_str(), suffix.c_str(), d);
+      worst = std::max(worst, d);
+    }
+  // Nothing WSClean did not write (its -image.fits with niter 0 included).
+  std::size_t ours = 0, theirs = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    const std::string n = e.path().filename().string();
+    ours += n.rfind("gpc-", 0) == 0;
+    theirs += n.rfind("wsc-", 0) == 0;
+  }
+  EXPECT_EQ(ours, theirs);
+  return worst;
+}
+
+TEST(ImageCli, NaturalAsWsclean) { EXPECT_LE(compare_runs("-weight natural", 1), kPixelTolerance); }
+TEST(ImageCli, UniformAsWsclean) { EXPECT_LE(compare_runs("-weight uniform", 1), kPixelTolerance); }
+// Briggs without the rank filter: 3.1's Briggs rule (empty cells 1) then equals 3.6's (plan §3).
+TEST(ImageCli, Briggs0AsWsclean) {
+  EXPECT_LE(compare_runs("-weight briggs 0 -weighting-rank-filter 0", 1), kPixelTolerance);
+}
+TEST(ImageCli, TwoChannelsAndMfsAsWsclean) { EXPECT_LE(compare_runs("-weight uniform", 2), kPixelTolerance); }
+TEST(ImageCli, Briggs0TwoChannelsAsWsclean) {
+  EXPECT_LE(compare_runs("-weight briggs 0 -weighting-rank-filter 0", 2), kPixelTolerance);
+}
+
+struct BadCase {
+  std::string args;  ///< after "image", before the MS; {ms} is replaced by the MS path
+  int code;
+  std::string says;  ///< a part of the one stderr line
+};
+
+TEST(ImageCli, BadCommandLinesFailBeforeAnyOutput) {
+  TempDir dir;
+  const std::string ms = make_ms(dir);
+  const std::string base = "-size 64 64 -scale 4asec -name " + dir.file("out") + " ";
+  const std::vector<BadCase> cases = {
+      {base + "-bogus 1 {ms}", 2, "unknown option -bogus"},
+      {base + "-scale 1parsec {ms}", 2, "unknown unit 'parsec'"},
+      {base + "-scale 0 {ms}", 2, "-scale must be positive"},
+      {"-size 0 0 -scale 1asec {ms}", 2, "-size 0 must be at least 2"},
+      {base + "-weight briggs", 2, "-weight needs 2 value(s)"},
+      {base + "-weight briggs x {ms}", 2, "-weight briggs 'x' is not a number"},
+      {base + "-weight super {ms}", 2, "natural, uniform or briggs R"},
+      {base + "-niter 5 {ms}", 2, "deconvolution is not supported yet"},
+      {base + "-pol q {ms}", 2, "not supported yet"},
+      {base + "-channels-out 5 {ms}", 2, "more than the 2 selected channels"},
+      {base + "-channel-range 1 1 {ms}", 2, "is empty"},
+      {base, 2, "no MeasurementSet given"},
+      {"-scale 1asec {ms}", 2, "-size W H is required"},
+      {base + "-field 7 {ms}", 3, "7"},
+      {base + "-data-column CORRECTED_DATA {ms}", 3, "CORRECTED_DATA"},
+      {base + dir.file("nothing.ms"), 3, "is not a MeasurementSet"},
+      {"-size 64 64 -scale 4asec -name " + dir.file("no/such/folder/out") + " {ms}", 4, "does not exist"},
+  };
+  for (const BadCase& c : cases) {
+    std::string args = c.args;
+    if (const auto at = args.find("{ms}"); at != std::string::npos) args.replace(at, 4, ms);
+    const test::CommandResult r = test::run_gpuclean(dir, "image " + args);
+    EXPECT_EQ(r.code, c.code) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+      EXPECT_NE(e.path().filename().string().rfind("out", 0), 0u) << args << " left " << e.path();
+  }
+}
+
+TEST(ImageCli, HelpListsTheOptions) {
+  TempDir dir;
+  const test::CommandResult r = test::run_gpuclean(dir, "image -help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* o : {"-size", "-scale", "-weight", "-channels-out", "-make-psf", "-taper-gaussian"})
+    EXPECT_NE(r.out.find(o), std::string::npos) << o;
+}
+
+}  // namespace
+}  // namespace gpuclean
