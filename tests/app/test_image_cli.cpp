@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "app/image/image_args.hpp"
 #include "io/fits_reader.hpp"
 #include "tests/io/ms_test_files.hpp"
 
@@ -152,6 +153,27 @@ TEST(ImageCli, BadCommandLinesFailBeforeAnyOutput) {
     for (const auto& e : std::filesystem::directory_iterator(dir.path()))
       EXPECT_NE(e.path().filename().string().rfind("out", 0), 0u) << args << " left " << e.path();
   }
+}
+
+TEST(ImageCli, ParsesWsCleanValues) {
+  const app::ImageOptions o = app::parse_image_args({"-size", "300", "200", "-scale", "0.01", "-weight", "briggs", "-0.5",
+                                                     "--taper-gaussian", "20", "-channels-out", "3", "-padding", "1.5",
+                                                     "-channel-range", "1", "7", "-field", "2", "-make-psf", "a.ms", "b.ms"});
+  EXPECT_EQ(o.run.image.width, 300u);
+  EXPECT_EQ(o.run.image.height, 200u);
+  EXPECT_DOUBLE_EQ(o.run.image.scale, 0.01 * M_PI / 180);  // -scale: degrees by default
+  EXPECT_EQ(o.run.weighting.mode, imaging::WeightMode::kBriggs);
+  EXPECT_EQ(o.run.weighting.briggs_robustness, -0.5);
+  EXPECT_DOUBLE_EQ(o.run.weighting.gaussian_taper_fwhm_rad, 20 * M_PI / 180 / 3600);  // arcseconds by default
+  EXPECT_EQ(o.run.channels_out, 3u);
+  EXPECT_EQ(o.run.padding, 1.5);
+  EXPECT_EQ(o.selection.channel_begin, 1u);
+  EXPECT_EQ(o.selection.channel_end, 7u);
+  EXPECT_EQ(o.selection.field, 2);
+  EXPECT_TRUE(o.run.make_psf);
+  EXPECT_EQ(o.ms, (std::vector<std::string>{"a.ms", "b.ms"}));
+  EXPECT_EQ(app::parse_image_args({"-size", "8", "8", "-scale", "1asec", "x.ms"}).run.weighting.mode,
+            imaging::WeightMode::kUniform);  // WSClean's default
 }
 
 TEST(ImageCli, HelpListsTheOptions) {
