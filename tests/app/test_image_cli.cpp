@@ -155,6 +155,18 @@ TEST(ImageCli, BadCommandLinesFailBeforeAnyOutput) {
   }
 }
 
+TEST(ImageCli, AFailedOutputLeavesNone) {
+  // All or nothing: the last file failing to stage (as a full disk would) leaves no output at all.
+  TempDir dir;
+  const std::string ms = make_ms(dir);
+  const test::CommandResult r = test::run_command(
+      dir, "GPUCLEAN_TEST_FAIL_OUTPUT=out-MFS-psf.fits " + test::binary_path() +
+               " image -size 64 64 -scale 4asec -make-psf -channels-out 2 -name " + dir.file("out") + " " + ms);
+  EXPECT_EQ(r.code, 4) << r.err;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    EXPECT_NE(e.path().filename().string().rfind("out", 0), 0u) << "left " << e.path();
+}
+
 TEST(ImageCli, ParsesWsCleanValues) {
   const app::ImageOptions o = app::parse_image_args({"-size", "300", "200", "-scale", "0.01", "-weight", "briggs", "-0.5",
                                                      "--taper-gaussian", "20", "-channels-out", "3", "-padding", "1.5",
