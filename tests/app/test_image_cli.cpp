@@ -49,6 +49,12 @@ double compare_file(const std::string& theirs_path, const std::string& ours_path
   }
   for (const char* key : {"CRPIX1", "CRPIX2", "CRPIX3", "CRVAL4", "WSCNVIS", "WSCFIELD", "WSCNITER"})
     EXPECT_EQ(card(ours, key), card(theirs, key)) << key << " " << ours_path;
+  for (const char* key : {"WSCCHANS", "WSCCHANE"}) {  // only with -channel-range, and not on the MFS
+    EXPECT_EQ(ours.header.has(key), theirs.header.has(key)) << key << " " << ours_path;
+    if (theirs.header.has(key)) {
+      EXPECT_EQ(card(ours, key), card(theirs, key)) << key << " " << ours_path;
+    }
+  }
   for (const char* key : {"CRVAL1", "CRVAL2", "CDELT1", "CDELT2", "CRVAL3", "CDELT3"})
     EXPECT_NEAR(card(ours, key), card(theirs, key), 1e-12 * std::abs(card(theirs, key))) << key << " " << ours_path;
   for (const char* key : {"WSCIMGWG", "WSCNORMF", "WSCVWSUM", "WSCENVIS"})
@@ -113,6 +119,13 @@ TEST(ImageCli, TwoChannelsAndMfsAsWsclean) { EXPECT_LE(compare_runs("-weight uni
 TEST(ImageCli, Briggs0TwoChannelsAsWsclean) {
   EXPECT_LE(compare_runs("-weight briggs 0 -weighting-rank-filter 0", 2), kPixelTolerance);
 }
+
+// The options that change weights, channels or polarisation (plan §6's list).
+TEST(ImageCli, TaperAsWsclean) { EXPECT_LE(compare_runs("-weight uniform -taper-gaussian 20asec", 1), kPixelTolerance); }
+TEST(ImageCli, PaddingAsWsclean) { EXPECT_LE(compare_runs("-weight uniform -padding 1.5", 1), kPixelTolerance); }
+TEST(ImageCli, ChannelRangeAsWsclean) { EXPECT_LE(compare_runs("-weight natural -channel-range 1 2", 1), kPixelTolerance); }
+TEST(ImageCli, MfWeightingAsWsclean) { EXPECT_LE(compare_runs("-weight uniform -mf-weighting", 2), kPixelTolerance); }
+TEST(ImageCli, PolXxAsWsclean) { EXPECT_LE(compare_runs("-weight natural -pol xx", 1), kPixelTolerance); }
 
 struct BadCase {
   std::string args;  ///< after "image", before the MS; {ms} is replaced by the MS path
