@@ -74,9 +74,15 @@ double compare_file(const std::string& theirs_path, const std::string& ours_path
 }
 
 /// Runs both with `options` and compares every file WSClean wrote; returns the largest difference.
-double compare_runs(const std::string& options, std::size_t channels_out) {
+/// `copies` > 1: the MS and copies of it, all given (several MSs: their samples add up).
+double compare_runs(const std::string& options, std::size_t channels_out, int copies = 1) {
   TempDir dir;
-  const std::string ms = make_ms(dir);
+  std::string ms = make_ms(dir);
+  for (int c = 1; c < copies; ++c) {
+    const std::string copy = dir.file("copy" + std::to_string(c) + ".ms");
+    std::filesystem::copy(dir.file("a.ms"), copy, std::filesystem::copy_options::recursive);
+    ms += " " + copy;
+  }
   const std::string common = "-niter 0 -make-psf -no-small-inversion -size 128 128 -scale 4asec -channels-out " +
                              std::to_string(channels_out) + " " + options + " ";
   const test::CommandResult w =
@@ -125,6 +131,7 @@ TEST(ImageCli, TaperAsWsclean) { EXPECT_LE(compare_runs("-weight uniform -taper-
 TEST(ImageCli, PaddingAsWsclean) { EXPECT_LE(compare_runs("-weight uniform -padding 1.5", 1), kPixelTolerance); }
 TEST(ImageCli, ChannelRangeAsWsclean) { EXPECT_LE(compare_runs("-weight natural -channel-range 1 2", 1), kPixelTolerance); }
 TEST(ImageCli, MfWeightingAsWsclean) { EXPECT_LE(compare_runs("-weight uniform -mf-weighting", 2), kPixelTolerance); }
+TEST(ImageCli, TwoMeasurementSetsAsWsclean) { EXPECT_LE(compare_runs("-weight uniform", 1, 2), kPixelTolerance); }
 TEST(ImageCli, PolXxAsWsclean) { EXPECT_LE(compare_runs("-weight natural -pol xx", 1), kPixelTolerance); }
 
 struct BadCase {
