@@ -37,10 +37,6 @@ std::size_t gpu_bytes_needed(const RunShape& shape, const CleanSettings& setting
 /// the spectra and plans that its caches keep between runs.
 std::size_t gpu_bytes_per_worker(const RunShape& shape, const CleanSettings& settings);
 
-/// Throws InsufficientGpuMemory (with the sizes, and what to do) when the run does not fit in
-/// the free memory of the current device.
-void check_gpu_memory(const RunShape& shape, const CleanSettings& settings);
-
 /// Readies the GPU on a thread of its own while the caller goes on (an imager grids meanwhile):
 /// the CUDA context, cuFFT's first plan and the selection's first queries. Later calls do
 /// nothing; wait_for_gpu_warm_up() joins it. Nothing in a CPU-only build or without a device.

@@ -7,7 +7,6 @@ namespace gpuclean::clean {
 
 std::size_t gpu_bytes_needed(const RunShape&, const CleanSettings&) { return 0; }
 std::size_t gpu_bytes_per_worker(const RunShape&, const CleanSettings&) { return 0; }
-void check_gpu_memory(const RunShape&, const CleanSettings&) {}
 void start_gpu_warm_up() {}
 void wait_for_gpu_warm_up() {}
 DeviceImageFacts inspect_device_image(const DeviceImage&) {

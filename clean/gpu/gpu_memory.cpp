@@ -1,7 +1,6 @@
 #include "clean/gpu_memory.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
 #include "clean/errors.hpp"
@@ -21,12 +20,6 @@ using gpu::FftConvolverGpu;
 using gpu::GpuResources;
 using gpu::local_rms_gpu_bytes;
 using gpu::ScaleImagesGpu;
-
-std::string gib(std::size_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1ull << 30));
-  return buf;
-}
 
 // The parts of a run's device memory, by what they depend on.
 struct RunBytes {
@@ -100,17 +93,6 @@ std::size_t gpu_bytes_per_worker(const RunShape& shape, const CleanSettings& set
   // The caches' other entries and the restoration's plans stay between runs.
   return bytes_needed(b) + (GpuResources::kPsfSpectra - 1) * b.psf_spectrum +
          GpuResources::kBeamSpectra * b.beam_spectrum + b.beam_work;
-}
-
-void check_gpu_memory(const RunShape& shape, const CleanSettings& settings) {
-  const std::size_t need = gpu_bytes_needed(shape, settings);
-  const std::size_t free_bytes = cuda::device_memory().free_bytes;
-  if (need > free_bytes) {
-    throw InsufficientGpuMemory("a " + std::to_string(shape.width) + "x" + std::to_string(shape.height) +
-                                " image needs " + gib(need) + " of GPU memory but " + gib(free_bytes) + " is free on " +
-                                cuda::describe_device() +
-                                "; use --device cpu (or auto), a smaller image, or a GPU with more memory.");
-  }
 }
 
 }  // namespace gpuclean::clean
