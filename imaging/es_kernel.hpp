@@ -24,6 +24,10 @@ class EsKernel {
   /// c(s) = 1 / [(W/2) ∫_{−1}^{1} φ(y) cos(π W s y) dy], by Gauss–Legendre quadrature: the inverse
   /// of the kernel's Fourier transform at s (cycles per grid cell).
   double correction(double s) const;
+  /// The quadrature behind correction(): nodes x_i on (0, 1) and weights w_i·φ(x_i)·W/2, for
+  /// evaluating c(s) the same way elsewhere (the GPU gridder).
+  const std::vector<double>& quadrature_nodes() const { return nodes_; }
+  const std::vector<double>& quadrature_weights() const { return weighted_phi_; }
 
  private:
   int support_;

@@ -12,74 +12,12 @@
 #include <vector>
 
 #include "imaging/gridder_cpu.hpp"
+#include "tests/imaging/direct_ft.hpp"
 
 namespace gpuclean::imaging {
 namespace {
 
-using cdouble = std::complex<double>;
-constexpr double kArcsec = std::numbers::pi / 180 / 3600;
-constexpr int kThreads = 2;
-
-struct Data {
-  std::vector<double> u, v, w;
-  std::vector<std::complex<float>> vis;
-  std::vector<float> weight;
-  Samples samples() const { return {u, v, w, vis, weight}; }
-};
-
-// Random uvw inside the grid's band (|u|, |v| < 0.45/δ), w of both signs up to w_max.
-Data random_uvw(std::size_t n, double scale, double w_max, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> uv(-0.45 / scale, 0.45 / scale), ww(-w_max, w_max), wt(0.5, 1.5);
-  Data d;
-  for (std::size_t k = 0; k < n; ++k) {
-    d.u.push_back(uv(rng));
-    d.v.push_back(uv(rng));
-    d.w.push_back(ww(rng));
-    d.weight.push_back(k % 13 == 0 ? 0.0f : static_cast<float>(wt(rng)));
-  }
-  d.vis.resize(n);
-  return d;
-}
-
-double phase_term(bool wstacking, double w, double l, double m) {
-  return wstacking ? w * n_minus_one(l, m) : 0.0;
-}
-
-// D(x, y) = Σ cw Re(V e^{−2πi(u l + v m + w(n − 1))}), [y][x].
-std::vector<double> direct_dirty(const ImageGeometry& g, const Data& d, bool wstacking) {
-  std::vector<double> out(g.width * g.height);
-#pragma omp parallel for num_threads(kThreads)
-  for (std::size_t y = 0; y < g.height; ++y)
-    for (std::size_t x = 0; x < g.width; ++x) {
-      const double l = pixel_l(g, x), m = pixel_m(g, y);
-      double sum = 0;
-      for (std::size_t k = 0; k < d.u.size(); ++k) {
-        const double turns = d.u[k] * l + d.v[k] * m + phase_term(wstacking, d.w[k], l, m);
-        sum += d.weight[k] * std::real(cdouble(d.vis[k]) * std::polar(1.0, -2 * std::numbers::pi * turns));
-      }
-      out[y * g.width + x] = sum;
-    }
-  return out;
-}
-
-// V_k = Σ M(x, y) e^{+2πi(u l + v m + w(n − 1))}.
-std::vector<cdouble> direct_predict(const ImageGeometry& g, const std::vector<double>& model, const Data& d,
-                                    bool wstacking) {
-  std::vector<cdouble> out(d.u.size());
-#pragma omp parallel for num_threads(kThreads)
-  for (std::size_t k = 0; k < d.u.size(); ++k) {
-    cdouble sum = 0;
-    for (std::size_t y = 0; y < g.height; ++y)
-      for (std::size_t x = 0; x < g.width; ++x) {
-        const double mv = model[y * g.width + x];
-        if (mv == 0) continue;
-        const double l = pixel_l(g, x), m = pixel_m(g, y);
-        sum += mv * std::polar(1.0, 2 * std::numbers::pi * (d.u[k] * l + d.v[k] * m + phase_term(wstacking, d.w[k], l, m)));
-      }
-    out[k] = sum;
-  }
-  return out;
-}
+using namespace direct_ft;  // Data, random_uvw, direct_dirty, direct_predict, kArcsec, kThreads
 
 // The relative L2 error ducc's table promises for the kernel: ε per dimension times the dimensions.
 // (Plan §4.7's RMS ≤ 3e-5 is below what W = 6, σ = 1.6 promises; it measured 3.5e-5 here.)
