@@ -228,7 +228,9 @@ TEST(GpuGridderDense, OneTileInManySubproblems) {
     const GridPlan p = make_grid_plan(g, es_kernel(7, 1.5), w_range(d.w, d.weight), ws);
     const double e = max_rel(invert_gpu(p, d.samples(), true, false).dirty, invert_cpu(p, d.samples(), kThreads));
     std::printf("dense tile%s: nu %zu, GPU vs CPU %.2e of peak\n", ws ? "" : " (2-D)", p.nu, e);
-    EXPECT_LE(e, kVsCpu);
+    // 2,500 float additions per cell in two orders: measured 1.8e-5 on an H100 (6e-6 in 2-D).
+    // One lost sample of the 5,000 would move the peak by about 2e-4, a lost subproblem by 0.2.
+    EXPECT_LE(e, 5e-5);
   }
 }
 
