@@ -5,6 +5,7 @@
 // output exists.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 

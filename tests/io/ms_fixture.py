@@ -149,7 +149,7 @@ def direction(args):
     f = tables.table(args.ms + "/FIELD", ack=False)
     ref = f.getcolkeywords("PHASE_DIR")["MEASINFO"]["Ref"]
     ra, dec = f.getcell("PHASE_DIR", 0)[0]
-    j2000 = dm.measure(dm.direction(ref, f"{ra!r}rad", f"{dec!r}rad"), "J2000")
+    j2000 = dm.measure(dm.direction(ref, f"{float(ra)!r}rad", f"{float(dec)!r}rad"), "J2000")
     print(f"{j2000['m0']['value']:.17g} {j2000['m1']['value']:.17g}")
 
 
