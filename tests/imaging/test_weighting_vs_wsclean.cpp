@@ -1,10 +1,11 @@
-// Imaging weights against WSClean 3.1 itself: `wsclean -store-imaging-weights` writes each
+// Imaging weights against WSClean itself (3.1; 3.6 in the trixie stage): `wsclean -store-imaging-weights` writes each
 // sample's imaging weight to IMAGING_WEIGHT_SPECTRUM; ours must equal it per sample, and our Σcw,
 // count and Σ visibility weights must equal the dirty image's WSCIMGWG, WSCNVIS and WSCVWSUM.
 #include <fitsio.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 
@@ -25,6 +26,23 @@ constexpr double kAsec = M_PI / 180 / 3600;
 // equal to ≤ 8.4e-16 relative (its header's 15 digits). The bounds leave room for rounding only.
 constexpr double kWeightTolerance = 1.2e-7;  // relative, per sample: 1 ulp of WSClean's float
 constexpr double kSumTolerance = 1e-12;     // relative, WSCIMGWG and WSCVWSUM
+
+/// Which Briggs rule the wsclean on PATH applies: 3.1's (empty cells 1) before 3.4, whose
+/// changelog "Improve rank filter when using Briggs weighting" left empty cells 0
+/// (structures/imageweights.cpp, "Values without coverage are left to zero"; 3.6 in trixie).
+bool wsclean_briggs_empty_cells_one() {
+  static const bool old_rule = [] {
+    const TempDir dir;
+    const test::CommandResult r = test::run_command(dir, "wsclean --version");
+    int major = 0, minor = 0;
+    const std::size_t at = r.out.find("version ");
+    if (at == std::string::npos || std::sscanf(r.out.c_str() + at, "version %d.%d", &major, &minor) != 2)
+      throw std::runtime_error("cannot read WSClean's version from: " + r.out + r.err);
+    std::printf("WSClean %d.%d: the %s Briggs rule\n", major, minor, major * 100 + minor < 304 ? "3.1" : "3.4+");
+    return major * 100 + minor < 304;
+  }();
+  return old_rule;
+}
 
 /// A 16-antenna, 12-time, 4-channel MS (1,440 rows) with random flags and unequal XX/YY weights.
 std::string make_ms(const TempDir& dir) {
@@ -191,27 +209,30 @@ TEST(WeightingVsWsclean, UniformWithAndWithoutTheRankFilter) {
 TEST(WeightingVsWsclean, BriggsBothRules) {
   TempDir dir;
   const std::string ms = make_ms(dir);
+  // WSClean's own rule (3.1's or 3.4+'s) must match every sample; the other only gridded ones.
+  const bool own_rule = wsclean_briggs_empty_cells_one();
   // Without the rank filter the two rules give the same weights to every sample that is gridded.
-  WeightingSettings rule36 = mode(WeightMode::kBriggs, 0);
-  rule36.rank_filter_level = 0;
-  compare(dir, ms, {"-weight briggs 0 -weighting-rank-filter 0", rule36, 1, false, true});
-  WeightingSettings rule31 = rule36;
-  rule31.briggs_empty_cells_one = true;
-  compare(dir, ms, {"-weight briggs 0 -weighting-rank-filter 0", rule31});
-  // With the filter, 3.1's empty cells (weight 1) enter the means: only our 3.1 flag matches.
+  WeightingSettings other = mode(WeightMode::kBriggs, 0);
+  other.rank_filter_level = 0;
+  other.briggs_empty_cells_one = !own_rule;
+  compare(dir, ms, {"-weight briggs 0 -weighting-rank-filter 0", other, 1, false, true});
+  WeightingSettings own = other;
+  own.briggs_empty_cells_one = own_rule;
+  compare(dir, ms, {"-weight briggs 0 -weighting-rank-filter 0", own});
+  // With the filter, 3.1's empty cells (weight 1) enter the means: only WSClean's own rule matches.
   WeightingSettings filtered = mode(WeightMode::kBriggs, 0.5);
-  filtered.briggs_empty_cells_one = true;
+  filtered.briggs_empty_cells_one = own_rule;
   compare(dir, ms, {"-weight briggs 0.5", filtered});
   // Briggs weights are at most 1, so the default level 3 rarely fires; 1.5 over 6 cells does.
   const std::string strong = "-weight briggs -1 -weighting-rank-filter 1.5 -weighting-rank-filter-size 6";
   WeightingSettings small_window = mode(WeightMode::kBriggs, -1);
-  small_window.briggs_empty_cells_one = true;
+  small_window.briggs_empty_cells_one = own_rule;
   small_window.rank_filter_level = 1.5;
   small_window.rank_filter_size = 6;
   compare(dir, ms, {strong, small_window});
-  small_window.briggs_empty_cells_one = false;
+  small_window.briggs_empty_cells_one = !own_rule;
   EXPECT_GT(compare(dir, ms, {strong, small_window, 1, false, true, false}).mismatches, 0u)
-      << "3.6's rule matched 3.1's filtered weights: the test cannot tell the rules apart";
+      << "the other Briggs rule matched WSClean's filtered weights: the test cannot tell the rules apart";
 }
 
 TEST(WeightingVsWsclean, PaddingSizesTheGrid) {
@@ -241,7 +262,7 @@ TEST(WeightingVsWsclean, TwoOutputChannelsPerChannelAndMfWeighting) {
   const Outcome mf = compare(dir, ms, {"-weight uniform -join-channels", mode(WeightMode::kUniform), 2, true});
   EXPECT_GT(count_different(own.wsclean, mf.wsclean), 0u) << "MF weighting changed nothing here";
   WeightingSettings briggs = mode(WeightMode::kBriggs, 0);
-  briggs.briggs_empty_cells_one = true;
+  briggs.briggs_empty_cells_one = wsclean_briggs_empty_cells_one();
   compare(dir, ms, {"-weight briggs 0 -mf-weighting", briggs, 2, true});
 }
 
