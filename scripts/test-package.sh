@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds gpuclean's Debian package from build/ (cpack) and installs it on a clean Debian bookworm,
 # a chroot made by scripts/debian-chroot.sh, with apt-get, so Debian's mirror resolves its Depends.
-# Then checks there, with no PYTHONPATH, the command, the Python package and WSClean's hook, on the
-# CPU (a chroot has no GPU driver). Run as root; ends with the line "package: N passed, M failed".
+# Then checks there, with no PYTHONPATH, the command, `gpuclean image` on a simulated
+# MeasurementSet, the Python package and WSClean's hook, on the CPU (a chroot has no GPU driver).
+# The package must have MeasurementSet support (casacore in its Depends): build/ configured with
+# -DGPUCLEAN_ENABLE_MS=ON (scripts/build.sh does). Run as root; ends with the line
+# "package: N passed, M failed".
 #
 #   GPUCLEAN_BOOKWORM_DIR  the minbase chroot, made once and reused (/var/tmp/gpuclean-bookworm).
 #                          Each run installs into a fresh copy of it, DIR.test, so that only the
@@ -37,7 +40,15 @@ lock=()
 debs=("$stage"/cpack/gpuclean_*.deb)
 [ -f "${debs[0]}" ] || { echo "$0: cpack made no gpuclean_*.deb in $stage/cpack" >&2; exit 1; }
 deb=$(basename "${debs[0]}")
-echo "$deb: $(du -m "${debs[0]}" | cut -f1) MiB; $(dpkg-deb -f "${debs[0]}" Depends)"
+depends=$(dpkg-deb -f "${debs[0]}" Depends)
+echo "$deb: $(du -m "${debs[0]}" | cut -f1) MiB; $depends"
+# dpkg-shlibdeps names casacore's packages only when the binary links it: without them the build
+# left io/ms out (GPUCLEAN_ENABLE_MS=AUTO without casacore-dev) and `gpuclean image` only refuses.
+if ! grep -q 'libcasa-ms' <<< "$depends"; then
+  echo "$0: $deb does not depend on casacore (libcasa-ms*): build/ has no MeasurementSet support;" \
+       "install casacore-dev and configure with -DGPUCLEAN_ENABLE_MS=ON" >&2
+  exit 1
+fi
 
 echo "== clean bookworm chroot"
 bash scripts/debian-chroot.sh create bookworm "$base"
@@ -81,9 +92,20 @@ check "gpuclean on data/sample (CPU)" '
     --json out/summary.json --device auto --overwrite
   test -s out/restored.fits && test -s out/model.fits
   python3 -c "import json, sys; s = json.load(open(\"out/summary.json\")); r = s[\"runs\"][0]; print(s[\"device\"], r[\"iterations\"], r[\"stop_reason\"]); sys.exit(not (s[\"device\"] == \"cpu\" and r[\"iterations\"] > 0))"'
+check "gpuclean image -help" 'gpuclean image -help | grep "^usage: gpuclean image"'
 check 'python3 -c "import gpuclean"' '
   python3 -c "import gpuclean; print(gpuclean.__file__)" | grep "^/usr/lib/python3/dist-packages/gpuclean/"'
 check "python3 -m gpuclean.wsclean" 'hook=$(python3 -m gpuclean.wsclean); echo "$hook"; test -f "$hook"'
+# simulate_ms.py needs python3-casacore (NumPy comes with the package): installed only now. The
+# dirty image and PSF are then cleaned by gpuclean itself, which checks they are images it can use.
+check "gpuclean image (simulated MS, 128^2, -make-psf), then gpuclean on its dirty image and PSF" "
+  $apt_install python3-casacore >/dev/null
+  python3 simulate_ms.py --out img.ms --antennas 16 --hours 0.5 --channels 2 --overwrite >/dev/null
+  gpuclean image -name img -size 128 128 -scale 4asec -make-psf -j 2 img.ms
+  test -s img-dirty.fits && test -s img-psf.fits
+  mkdir -p out
+  gpuclean img-dirty.fits img-psf.fits -o out/img-restored.fits --niter 100 --json out/img.json --overwrite -q
+  python3 -c \"import json, sys; r = json.load(open('out/img.json'))['runs'][0]; print(r['iterations'], r['stop_reason']); sys.exit(not r['iterations'] > 0)\""
 check "wsclean -python-deconvolution (256^2, -niter 200)" "
   $apt_install wsclean python3-casacore >/dev/null
   python3 simulate_ms.py --out sim.ms --antennas 16 --hours 0.5 --channels 2 --overwrite >/dev/null
