@@ -22,12 +22,13 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config file \
       libcfitsio-dev libcli11-dev libfftw3-dev nlohmann-json3-dev libpng-dev libgd-dev \
-      pybind11-dev python3-dev python3-numpy \
+      pybind11-dev python3-dev python3-numpy casacore-dev \
       cuda-minimal-build-${CUDA_VERSION} libcufft-dev-${CUDA_VERSION} \
  && rm -rf /var/lib/apt/lists/*
 COPY . /src
 # No tests in the image: the GoogleTest suite runs from a source build (scripts/test.sh).
-RUN cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUCLEAN_BUILD_TESTS=OFF \
+# GPUCLEAN_ENABLE_MS=ON: `gpuclean image` (casacore) is in the package, or the build fails.
+RUN cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUCLEAN_BUILD_TESTS=OFF -DGPUCLEAN_ENABLE_MS=ON \
       -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHITECTURES}" \
  && cmake --build /build --parallel \
  && cd /build && cpack -G DEB
@@ -35,10 +36,12 @@ RUN cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUCLEAN_BUILD
 FROM debian:bookworm
 ENV DEBIAN_FRONTEND=noninteractive
 COPY --from=build /build/gpuclean_*.deb /tmp/
-# The package brings libcudart and libcufft (/usr/lib/gpuclean); the driver library (libcuda.so.1)
-# comes from the host at run time: docker run --gpus all, apptainer exec --nv.
+# The package brings libcudart and libcufft (/usr/lib/gpuclean), and its Depends casacore's
+# libraries (libcasa-ms7, ...); the driver library (libcuda.so.1) comes from the host at run time:
+# docker run --gpus all, apptainer exec --nv. casacore-data (J2000 conversion of MSs in another
+# frame) is a Recommends of libcasa-measures7 and is named, as --no-install-recommends leaves it out.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends /tmp/gpuclean_*.deb wsclean python3-casacore \
+ && apt-get install -y --no-install-recommends /tmp/gpuclean_*.deb wsclean python3-casacore casacore-data \
  && rm -rf /var/lib/apt/lists/* /tmp/gpuclean_*.deb
 # What the NVIDIA container toolkit reads to mount the driver's compute libraries (the nvidia/cuda
 # images set the same).
