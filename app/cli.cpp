@@ -168,6 +168,32 @@ void add_bench_select_options(CLI::App& sub, BenchSelectOptions& o) {
   });
 }
 
+void add_bench_gridder_options(CLI::App& sub, BenchGridderOptions& o) {
+  sub.add_option("--case", o.cases, "A (2048² at 1.6\", 4 channels, 241,920 rows), B (8192² at 1.5\", 8 channels, "
+                 "60,480 rows), C (as B, 999,936 rows) or all (docs/design/imaging-plan.md §7)")
+      ->check(CLI::IsMember({"A", "B", "C", "all"}))->capture_default_str();
+  sub.add_option("--size", o.size, "image size N (N x N) instead of the case's")->check(CLI::Range(16, 1 << 16));
+  sub.add_option("--scale", o.scale_arcsec, "pixel size [arcsec] instead of the case's")->check(CLI::PositiveNumber);
+  sub.add_option("--channels", o.channels, "output channels instead of the case's")->check(CLI::Range(1, 1024));
+  sub.add_option("--rows", o.rows, "rows instead of the case's (whole integrations of 2,016 baselines)")
+      ->check(CLI::Range(1, 1 << 30));
+  sub.add_option("--hours", o.hours, "track length [h] centred on transit instead of the case's (A 4, B and C 8)")
+      ->check(CLI::Range(0.001, 24.0));
+  sub.add_option("--dec", o.dec_deg, "declination of the field [deg]")->check(CLI::Range(-90.0, 90.0))
+      ->capture_default_str();
+  sub.add_option("--repeat", o.repeat, "GPU: timed calls after one warm-up (the median is shown)")
+      ->check(CLI::Range(1, 1000))->capture_default_str();
+  auto* cpu = sub.add_flag("--cpu", o.cpu, "also time invert_cpu and predict_cpu on all cores and check the GPU against "
+                           "them (the default for case A; B and C take minutes); without a GPU, the CPU alone");
+  sub.add_flag("--no-cpu", o.no_cpu, "leave the CPU reference out, also for case A")->excludes(cpu);
+  sub.add_option("--cpu-repeat", o.cpu_repeat, "CPU: timed calls (the median is shown)")->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  sub.add_option("--epsilon", o.epsilon, "requested accuracy of the gridder (chooses kernel and planes)")
+      ->check(CLI::Range(1e-7, 0.1))->capture_default_str();
+  sub.add_option("--gpu", o.gpu, "CUDA device")->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub.add_option("--seed", o.seed, "seed of the flags, visibilities and model")->capture_default_str();
+}
+
 void add_quicklook_options(CLI::App& sub, QuicklookPanelsOptions& o) {
   sub.add_option("images", o.inputs, "FITS images of one size, shown left to right")->required();
   sub.add_option("-o,--output", o.output, "PNG to write")->required();
@@ -274,6 +300,9 @@ std::unique_ptr<Cli> make_cli() {
   add_bench_batch_options(*cli->bench_batch, cli->bench_batch_options);
   cli->bench_clean = cli->bench->add_subcommand("clean", "Time GPU Clark, GPU Hogbom and the CPU path on simulated fields");
   add_bench_clean_options(*cli->bench_clean, cli->bench_clean_options);
+  cli->bench_gridder = cli->bench->add_subcommand(
+      "gridder", "Time the GPU gridder and degridder (and the CPU reference) on synthetic MeerKAT uvw");
+  add_bench_gridder_options(*cli->bench_gridder, cli->bench_gridder_options);
   cli->quicklook = cli->app->add_subcommand(
       "quicklook", "FITS images side by side in one PNG, under one linear stretch (north up, NaN transparent)");
   add_quicklook_options(*cli->quicklook, cli->quicklook_options);

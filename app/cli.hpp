@@ -8,6 +8,7 @@
 
 #include "app/bench/bench_batch.hpp"
 #include "app/bench/bench_clean.hpp"
+#include "app/bench/bench_gridder.hpp"
 #include "app/bench/bench_select.hpp"
 #include "app/batch/batch_options.hpp"
 #include "app/quicklook_panels.hpp"
@@ -37,6 +38,8 @@ struct Cli {
   BenchBatchOptions bench_batch_options;
   CLI::App* bench_clean = nullptr;
   BenchCleanOptions bench_clean_options;
+  CLI::App* bench_gridder = nullptr;
+  BenchGridderOptions bench_gridder_options;
   CLI::App* quicklook = nullptr;
   QuicklookPanelsOptions quicklook_options;
   RunOptions run;
