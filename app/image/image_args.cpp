@@ -104,11 +104,10 @@ const std::vector<Row>& rows() {
        }},
       {"mf-weighting", 0, "one weight grid over all output channels",
        [](ImageOptions& o, const Values&) { o.run.mf_weighting = true; }},
-      {"niter", 1, "0 only: deconvolution is not implemented yet (issue 36)",
-       [](ImageOptions&, const Values& v) {
-         if (integer("-niter", v[0], 0) != 0)
-           throw InvalidSettings("-niter " + v[0] + ": deconvolution is not supported yet; use -niter 0");
-       }},
+      {"niter", 1, "0 only: deconvolution is not implemented yet (issue 36); ignored with -predict",
+       [](ImageOptions& o, const Values& v) { o.niter = integer("-niter", v[0], 0); }},
+      {"predict", 0, "NAME-model.fits (NAME-000c-model.fits per output channel) -> MODEL_DATA, as wsclean -predict",
+       [](ImageOptions& o, const Values&) { o.predict = true; }},
       {"make-psf", 0, "also image the PSF (NAME-psf.fits); normalises as WSClean does",
        [](ImageOptions& o, const Values&) { o.run.make_psf = true; }},
       {"j", 1, "N: threads (default: all cores)",
@@ -152,8 +151,11 @@ ImageOptions parse_image_args(const std::vector<std::string>& args) {
     }
   }
   if (o.help) return o;
-  if (!size_given) throw InvalidSettings("-size W H is required");
-  if (!scale_given) throw InvalidSettings("-scale is required (e.g. -scale 4asec)");
+  // With -predict WSClean takes the size and scale from the model and ignores -niter.
+  if (o.niter != 0 && !o.predict)
+    throw InvalidSettings("-niter " + std::to_string(o.niter) + ": deconvolution is not supported yet; use -niter 0");
+  if (!size_given && !o.predict) throw InvalidSettings("-size W H is required");
+  if (!scale_given && !o.predict) throw InvalidSettings("-scale is required (e.g. -scale 4asec)");
   if (o.ms.empty()) throw InvalidSettings("no MeasurementSet given: gpuclean image [options] a.ms [b.ms ...]");
   return o;
 }

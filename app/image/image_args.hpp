@@ -16,6 +16,10 @@ struct ImageOptions {
   imaging::ImageRunSettings run;
   io::ms::SelectionRequest selection;
   bool help = false;
+  /// -predict: NAME[-000c]-model.fits → MODEL_DATA; -size and -scale may then come from the model
+  /// (zero here), and -niter and -make-psf are ignored, as WSClean ignores them.
+  bool predict = false;
+  long long niter = 0;
 };
 
 /// `args` are the words after "image". Throws clean::InvalidSettings (exit 2) with one sentence

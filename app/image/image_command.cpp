@@ -5,6 +5,7 @@
 
 #include "app/image/image_args.hpp"
 #include "app/image/image_outputs.hpp"
+#include "app/image/predict_command.hpp"
 #include "imaging/image_run.hpp"
 #include "io/ms/ms_metadata.hpp"
 #include "io/ms/ms_selection.hpp"
@@ -17,6 +18,7 @@ int run_image(const std::vector<std::string>& args, const std::string& command_l
     std::fputs(image_usage().c_str(), stdout);
     return 0;
   }
+  if (o.predict) return run_predict(o);  // writes MODEL_DATA, no image
   check_image_outputs(o);
   const auto start = std::chrono::steady_clock::now();
   std::vector<io::ms::MsMetadata> metadata;

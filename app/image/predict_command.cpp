@@ -1,0 +1,42 @@
+#include "app/image/predict_command.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "app/image/predict_models.hpp"
+#include "imaging/image_run.hpp"
+#include "imaging/predict_run.hpp"
+#include "io/ms/ms_metadata.hpp"
+
+namespace gpuclean::app {
+
+int run_predict(const ImageOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  io::ms::SelectionRequest request = o.selection;
+  if (request.data_column.empty()) request.data_column = "DATA";  // WSClean's in predict mode; only its rows are read
+  std::vector<io::ms::MsMetadata> metadata;
+  for (const std::string& ms : o.ms) metadata.push_back(io::ms::read_ms_metadata(ms));
+  const std::vector<io::ms::MsSelection> selections = io::ms::select_visibilities(metadata, request);
+  imaging::output_channel_ranges(selections.front().freq_hz.size(), o.run.channels_out);
+
+  imaging::PredictRunSettings settings;
+  settings.image = check_models(o.name, o.run.channels_out, o.run.image, selections.front());
+  settings.channels_out = o.run.channels_out;
+  settings.epsilon = o.run.epsilon;
+  settings.threads = o.run.threads;
+  const imaging::PredictRunResult result = imaging::predict_run(selections, settings, [&](std::size_t channel) {
+    return read_model(o.name, channel, o.run.channels_out, settings.image, selections.front());
+  });
+
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::size_t samples = 0, planes = 0;
+  for (const imaging::PredictChannel& c : result.channels) samples += c.samples, planes = std::max(planes, c.w_planes);
+  std::printf("predicted %zu MS, %zux%zu, %zu output channel(s): %zu visibilities in %zu rows, up to %zu w-planes, "
+              "%.2f s -> MODEL_DATA\n",
+              o.ms.size(), settings.image.width, settings.image.height, result.channels.size(), samples, result.rows,
+              planes, seconds);
+  return 0;
+}
+
+}  // namespace gpuclean::app

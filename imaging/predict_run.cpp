@@ -1,0 +1,86 @@
+#include "imaging/predict_run.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "clean/errors.hpp"
+#include "imaging/image_run.hpp"
+#include "imaging/weight_grid.hpp"
+#include "io/ms/ms_error.hpp"
+#include "io/ms/ms_reader.hpp"
+#include "io/ms/ms_writer.hpp"
+
+namespace gpuclean::imaging {
+namespace {
+
+/// The selected rows of one MS: their numbers and u, v, w in metres; then the predictions.
+struct MsRows {
+  std::vector<std::uint64_t> row;
+  std::vector<double> u, v, w;
+  std::vector<std::complex<float>> model;  ///< [row][selected channel]
+};
+
+MsRows read_rows(const io::ms::MsSelection& sel) {
+  io::ms::MsReader reader(sel);
+  io::ms::VisChunk chunk;
+  MsRows r;
+  while (reader.next(chunk)) {
+    r.row.insert(r.row.end(), chunk.row.begin(), chunk.row.end());
+    r.u.insert(r.u.end(), chunk.u.begin(), chunk.u.end());
+    r.v.insert(r.v.end(), chunk.v.begin(), chunk.v.end());
+    r.w.insert(r.w.end(), chunk.w.begin(), chunk.w.end());
+  }
+  // Flagged rows are predicted as well, so only an empty selection is refused.
+  if (r.row.empty()) throw io::ms::MsError(io::ms::MsError::Kind::kEmpty, "'" + sel.path + "' has no rows in the selection");
+  r.model.assign(r.row.size() * (sel.channel_end - sel.channel_begin), {});
+  return r;
+}
+
+}  // namespace
+
+PredictRunResult predict_run(const std::vector<io::ms::MsSelection>& selections, const PredictRunSettings& settings,
+                             const ModelSource& models) {
+  std::vector<MsRows> sets;
+  for (const io::ms::MsSelection& sel : selections) sets.push_back(read_rows(sel));
+  const std::size_t nchan = selections.front().freq_hz.size();
+  const ImageGeometry& image = settings.image;
+
+  PredictRunResult result;
+  for (const auto& [begin, end] : output_channel_ranges(nchan, settings.channels_out)) {
+    // Every (row, channel) of the range over every MS, in wavelengths of its channel.
+    std::vector<double> u, v, w;
+    for (std::size_t m = 0; m < sets.size(); ++m)
+      for (std::size_t r = 0; r < sets[m].row.size(); ++r)
+        for (std::size_t ch = begin; ch < end; ++ch) {
+          const double lambda = wavelength_m(selections[m].freq_hz[ch]);
+          u.push_back(sets[m].u[r] / lambda);
+          v.push_back(sets[m].v[r] / lambda);
+          w.push_back(sets[m].w[r] / lambda);
+        }
+    const std::vector<double> model = models(result.channels.size());
+    if (model.size() != image.width * image.height)
+      throw clean::InvalidInput("the model of output channel " + std::to_string(result.channels.size()) +
+                                " does not have " + std::to_string(image.width) + "x" +
+                                std::to_string(image.height) + " pixels");
+    // predict_cpu's contract: the plan covers every sample's |w|, so unit weights for the range.
+    const std::vector<float> ones(w.size(), 1.0f);
+    const GridPlan plan = choose_grid_plan(image, settings.epsilon, w_range(w, ones), w.size());
+    const std::vector<std::complex<double>> vis =
+        settings.backend(plan, model, Samples{u, v, w, {}, {}}, settings.threads);
+    if (vis.size() != w.size()) throw std::logic_error("the predict backend returned the wrong number of values");
+
+    std::size_t k = 0;
+    for (std::size_t m = 0; m < sets.size(); ++m)
+      for (std::size_t r = 0; r < sets[m].row.size(); ++r)
+        for (std::size_t ch = begin; ch < end; ++ch) sets[m].model[r * nchan + ch] = std::complex<float>(vis[k++]);
+    result.channels.push_back({begin, end, w.size(), plan.planes, static_cast<std::size_t>(plan.kernel.support())});
+  }
+  // Written only now: a failure above leaves every MS as it was.
+  for (std::size_t m = 0; m < sets.size(); ++m) {
+    io::ms::ModelDataWriter(selections[m]).write(sets[m].row, sets[m].model);
+    result.rows += sets[m].row.size();
+  }
+  return result;
+}
+
+}  // namespace gpuclean::imaging

@@ -1,0 +1,57 @@
+#pragma once
+// One `gpuclean image -predict` run (imaging-plan.md §1: steps 2–3 and 7 run backwards): model
+// image(s) → model visibilities in MODEL_DATA, as `wsclean -predict` does. For each output channel
+// j (WSClean's division of the selected channels, output_channel_ranges) every selected row of
+// every MS is predicted at each channel of j's range from model j:
+//   V = Σ_{x,y} M(x, y) e^{+2πi(u l + v m + w(n − 1))}   (u, v, w in wavelengths; no 1/n)
+// with M in Jy/pixel, then written by io::ms::ModelDataWriter (XX = YY = V for Stokes I). Flags and
+// weights do not matter: WSClean predicts flagged samples too (measured). All predictions are made
+// before the first MS is written, so a failure leaves every MS as it was.
+#include <complex>
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "imaging/gridder_cpu.hpp"
+#include "io/ms/ms_selection.hpp"
+
+namespace gpuclean::imaging {
+
+/// A degridder with predict_cpu's signature and contract (gridder_cpu.hpp): V_k for every sample
+/// of `samples` (only u, v, w read) from `model` [y][x], the plan covering every sample's |w|.
+using PredictBackend = std::function<std::vector<std::complex<double>>(
+    const GridPlan& plan, std::span<const double> model, const Samples& samples, int threads)>;
+
+/// Model image of output channel j: row-major [y][x], width × height of the run, Jy/pixel, finite.
+/// The caller reads and checks the files (imaging stays free of FITS, as clean/ does).
+using ModelSource = std::function<std::vector<double>(std::size_t output_channel)>;
+
+struct PredictRunSettings {
+  ImageGeometry image;  ///< the model's size and pixel scale (radians)
+  std::size_t channels_out = 1;
+  double epsilon = 1e-4;  ///< the degridder's accuracy (WSClean's wgridder default)
+  int threads = 0;        ///< ≤ 0: OpenMP's default
+  /// The degridder: predict_cpu, or predict_gpu (same signature) where a GPU is used.
+  PredictBackend backend = predict_cpu;
+};
+
+struct PredictChannel {
+  std::size_t channel_begin = 0, channel_end = 0;  ///< of the selected channels, [begin, end)
+  std::size_t samples = 0;                         ///< (row, channel) values predicted
+  std::size_t w_planes = 0, kernel_support = 0;    ///< of the grid plan
+};
+
+struct PredictRunResult {
+  std::vector<PredictChannel> channels;
+  std::size_t rows = 0;  ///< MS rows written, over every MS
+};
+
+/// Reads the selected rows' u, v, w of every MS (`selections` as select_visibilities made them,
+/// same channels), predicts each output channel from `models(j)`, and writes MODEL_DATA of every
+/// MS. Throws MsError (unreadable or unwritable MS, no rows in the selection) and
+/// clean::InvalidInput (a model of the wrong size).
+PredictRunResult predict_run(const std::vector<io::ms::MsSelection>& selections, const PredictRunSettings& settings,
+                             const ModelSource& models);
+
+}  // namespace gpuclean::imaging

@@ -1,0 +1,42 @@
+#pragma once
+// Writes model visibilities into MODEL_DATA as WSClean 3.1 does (W31:msproviders/msprovider.cpp
+// InitializeModelColumn and ReverseCopyData, contiguousms.cpp WriteModel), measured on wsclean
+// -predict:
+// - MODEL_DATA absent: added with DATA's cell shape (fixed), in the data manager named
+//   "StandardStMan" when the MS has one, else a new StandardStMan; every cell zero. Present with
+//   another shape, or with an undefined first cell: every cell set to zero (WSClean resets it).
+// - Only the rows given (the selection's: its field and data description, no autocorrelation) and
+//   only the selected channels change; the rest of MODEL_DATA keeps what it held.
+// - Stokes I goes to both XX and YY (or RR and LL), or to the I correlation; -pol xx to XX only.
+//   XY and YX are left as they were. Flags do not matter: flagged samples get their prediction too.
+// - A non-finite value is written as 0 (WSClean zeroes the selection, then skips it).
+// DATA and CORRECTED_DATA are never touched.
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "io/ms/ms_selection.hpp"
+
+namespace gpuclean::io::ms {
+
+class ModelDataWriter {
+ public:
+  /// Opens the selection's MS for writing and prepares MODEL_DATA (added or reset as above).
+  /// Throws MsError kIo when the MS cannot be written.
+  explicit ModelDataWriter(const MsSelection& selection);
+  ~ModelDataWriter();
+  ModelDataWriter(const ModelDataWriter&) = delete;
+  ModelDataWriter& operator=(const ModelDataWriter&) = delete;
+
+  /// Writes `values` ([row][channel], the selection's channels [channel_begin, channel_end)) into
+  /// the MS rows `rows` (ascending, as MsReader gives them) by the selection's Stokes rule.
+  void write(const std::vector<std::uint64_t>& rows, const std::vector<std::complex<float>>& values);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpuclean::io::ms
