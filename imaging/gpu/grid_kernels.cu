@@ -3,8 +3,11 @@
 // (≤ 1024 samples of one 32×32-cell tile and one first plane) accumulates the samples'
 // W×W footprints in a (32 + W)² tile of shared memory with shared atomics, then adds the tile's
 // nonzero cells to the grid with global atomics (tiles overlap only in their W-cell halos and
-// where several first planes share a tile). Degridding gathers instead: one thread per sample,
-// W² cells, no atomics.
+// where several first planes share a tile). A sparse subproblem, whose samples touch fewer
+// cells than the tile has (n·W² ≤ (32 + W)²: most of them in wide fields, where a tile holds a
+// few samples per first plane), skips the tile: one warp per sample adds its W² products
+// straight to the grid, the same products in another order. Degridding gathers instead: one
+// thread per sample, W² cells, no atomics.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -42,6 +45,40 @@ __device__ __forceinline__ void footprint(const DeviceGeometry& g, const Records
   }
 }
 
+// Sparse subproblem [j0, j1): warp k of the block takes samples j0 + k, j0 + k + warps, ...;
+// lane a < W holds fu[a], lane W + b holds fv[b] (footprint's values), lanes spread the W² cells.
+template <int W, int IMAGES>
+__device__ void grid_direct(const DeviceGeometry& g, const Records& r, int plane, std::uint32_t j0, std::uint32_t j1,
+                            std::size_t cells, float2* grids) {
+  constexpr double h = 0.5 * W;
+  const int lane = threadIdx.x % 32, warps = blockDim.x / 32;
+  for (std::uint32_t j = j0 + threadIdx.x / 32; j < j1; j += warps) {
+    const float fw = g.wstacking ? es_kernel(g, (static_cast<double>(plane) - r.kw[j]) / h) : 1.f;
+    float f = 0.f;
+    if (lane < W) f = es_kernel(g, (lane - r.du[j]) / h);
+    else if (lane < 2 * W) f = es_kernel(g, (lane - W - r.dv[j]) / h) * fw;
+    const int iu = r.iu[j], iv = r.iv[j];
+    float2 value[IMAGES];
+#pragma unroll
+    for (int i = 0; i < IMAGES; ++i) value[i] = r.value[i][j];
+#pragma unroll
+    for (int base = 0; base < W * W; base += 32) {
+      const int c = base + lane;
+      const int a = c % W, b = min(c / W, W - 1);
+      const float fa = __shfl_sync(0xffffffffu, f, a), fb = __shfl_sync(0xffffffffu, f, W + b);
+      const float k = fa * fb;
+      if (c >= W * W || k == 0.f) continue;
+      // iu ∈ [−W/2, nu] and nu ≥ 2W: one wrap per axis (as degrid_samples).
+      int gu = iu + a, gv = iv + b;
+      gu = gu < 0 ? gu + g.nu : (gu >= g.nu ? gu - g.nu : gu);
+      gv = gv < 0 ? gv + g.nv : (gv >= g.nv ? gv - g.nv : gv);
+      const std::size_t cell = static_cast<std::size_t>(gv) * static_cast<std::size_t>(g.nu) + static_cast<std::size_t>(gu);
+#pragma unroll
+      for (int i = 0; i < IMAGES; ++i) add_to_grid(grids + i * cells + cell, make_float2(value[i].x * k, value[i].y * k));
+    }
+  }
+}
+
 template <int W, int IMAGES>
 __global__ void __launch_bounds__(kGridThreads)
     grid_tiles(DeviceGeometry g, Records r, int plane, std::uint32_t sub_begin, std::uint32_t sub_end, float2* grids) {
@@ -50,11 +87,15 @@ __global__ void __launch_bounds__(kGridThreads)
   const std::size_t cells = static_cast<std::size_t>(g.nu) * static_cast<std::size_t>(g.nv);
   const std::uint64_t mask_u = (std::uint64_t{1} << g.tile_bits_u) - 1, mask_v = (std::uint64_t{1} << g.tile_bits_v) - 1;
   for (std::uint32_t s = sub_begin + blockIdx.x; s < sub_end; s += gridDim.x) {
+    const std::uint32_t j0 = r.sub_start[s], j1 = r.sub_start[s + 1];
+    if ((j1 - j0) * W * W <= T * T) {  // the same for the whole block
+      grid_direct<W, IMAGES>(g, r, plane, j0, j1, cells, grids);
+      continue;
+    }
     for (int c = threadIdx.x; c < T * T; c += blockDim.x)
 #pragma unroll
       for (int i = 0; i < IMAGES; ++i) tile[i][c] = make_float2(0.f, 0.f);
     __syncthreads();
-    const std::uint32_t j0 = r.sub_start[s], j1 = r.sub_start[s + 1];
     const std::uint64_t key = r.key[j0];
     const int u0 = static_cast<int>(key & mask_u) * kTile - W / 2;
     const int v0 = static_cast<int>((key >> g.tile_bits_u) & mask_v) * kTile - W / 2;

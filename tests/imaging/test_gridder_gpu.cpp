@@ -210,7 +210,9 @@ INSTANTIATE_TEST_SUITE_P(
     name);
 
 // Thousands of samples in one 32×32 tile and one first plane: the tile splits into subproblems
-// of ≤ 1024 samples, which add onto the same cells.
+// of ≤ 1024 samples, which add onto the same cells; a fifth of the samples stay where
+// random_uvw put them, so sparse subproblems (gridded straight to the grid) land in the same
+// launches and on the same planes as the dense ones (shared memory).
 TEST(GpuGridderDense, OneTileInManySubproblems) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(21);
@@ -219,6 +221,10 @@ TEST(GpuGridderDense, OneTileInManySubproblems) {
   std::uniform_real_distribution<double> near(0.5, 4.5), w(2000, 2000.5);
   const double cell = 1 / (g.scale * 128);  // 0.75 of a grid cell in wavelengths (nu = 96 here)
   for (std::size_t k = 0; k < d.u.size(); ++k) {
+    if (k % 5 == 0) {  // sparse: random u, v; w spread over the dense tile's planes and below
+      d.w[k] = (k % 2 ? 1 : -1) * (2001 * static_cast<double>(k) / static_cast<double>(d.u.size()));
+      continue;
+    }
     d.u[k] = -near(rng) * cell;  // Ku = −u·δ·nu ∈ [0.37, 3.4): tile 0
     d.v[k] = near(rng) * cell;
     d.w[k] = (k % 2 ? 1 : -1) * w(rng);
