@@ -1,12 +1,16 @@
 #include "imaging/image_run.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string>
 
 #include "clean/errors.hpp"
 #include "imaging/gridder_cpu.hpp"
 #include "io/ms/ms_reader.hpp"
+#ifdef GPUCLEAN_HAVE_CUDA
+#include "imaging/gpu/gridder_gpu.hpp"
+#endif
 
 namespace gpuclean::imaging {
 
@@ -60,9 +64,46 @@ ChannelSamples channel_samples(const std::vector<io::ms::VisChunk>& chunks, cons
   return s;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The dirty image and (with make_psf) the PSF of one output channel's samples, on the device
+/// the settings name; both not yet divided by Σcw.
+struct Inverted {
+  std::vector<double> dirty, psf;
+};
+
+Inverted invert_images(const GridPlan& plan, const ChannelSamples& s, const ImageRunSettings& settings,
+                       ImageTimings& timings) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Inverted out;
+  if (settings.device == clean::Device::kGpu) {
+#ifdef GPUCLEAN_HAVE_CUDA
+    GpuGridderOptions options;
+    options.device = settings.gpu;
+    options.budget_bytes = settings.gpu_budget_bytes;
+    InvertOutput r = invert_gpu(plan, Samples{s.u, s.v, s.w, s.vis, s.cw}, true, settings.make_psf, options);
+    out.dirty = std::move(r.dirty), out.psf = std::move(r.psf);
+    timings.grid_kernel_s += r.timings.grid_ms / 1e3;
+    timings.gpu_chunks += r.timings.chunks;
+#else
+    throw clean::InvalidSettings("this gpuclean was built without CUDA; image with -device cpu");
+#endif
+  } else {
+    out.dirty = invert_cpu(plan, Samples{s.u, s.v, s.w, s.vis, s.cw}, settings.threads);
+    if (settings.make_psf) out.psf = invert_cpu(plan, Samples{s.u, s.v, s.w, s.one, s.cw}, settings.threads);
+  }
+  timings.invert_s += seconds_since(t0);
+  timings.inversions += settings.make_psf ? 2 : 1;
+  timings.samples += s.cw.size();
+  return out;
+}
+
 ChannelImage image_channel(const std::vector<io::ms::VisChunk>& chunks, const WeightGrid& grid,
                            const std::vector<double>& freq_hz, const std::vector<double>& width_hz,
-                           std::pair<std::size_t, std::size_t> range, const ImageRunSettings& settings) {
+                           std::pair<std::size_t, std::size_t> range, const ImageRunSettings& settings,
+                           ImageTimings& timings) {
   ChannelImage out;
   out.channel_begin = range.first, out.channel_end = range.second;
   out.band_start_hz = freq_hz[range.first] - width_hz[range.first] / 2;
@@ -77,10 +118,11 @@ ChannelImage image_channel(const std::vector<io::ms::VisChunk>& chunks, const We
   out.w_planes = plan.planes;
   out.kernel_support = static_cast<std::size_t>(plan.kernel.support());
   const double norm = out.counters.gridded_weights;  // Σcw (W31 wgriddingmsgridder Invert)
-  out.dirty = invert_cpu(plan, Samples{s.u, s.v, s.w, s.vis, s.cw}, settings.threads);
+  Inverted images = invert_images(plan, s, settings, timings);
+  out.dirty = std::move(images.dirty);
   for (double& x : out.dirty) x /= norm;
   if (settings.make_psf) {
-    out.psf = invert_cpu(plan, Samples{s.u, s.v, s.w, s.one, s.cw}, settings.threads);
+    out.psf = std::move(images.psf);
     for (double& x : out.psf) x /= norm;
     // WSClean divides the PSF by its centre pixel and the dirty image by the same factor
     // (W31:main/wsclean.cpp processFullPSF, imageMainCallback's psfFactor).
@@ -110,8 +152,12 @@ std::vector<double> mfs_mean(const std::vector<const std::vector<double>*>& imag
 ImageRunResult image_run(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings) {
   const std::vector<double>& freq_hz = selections.front().freq_hz;
   const std::vector<double>& width_hz = selections.front().width_hz;
+  ImageRunResult result;
+  auto t0 = std::chrono::steady_clock::now();
   std::vector<io::ms::VisChunk> chunks;
   for (const io::ms::MsSelection& sel : selections) chunks.push_back(io::ms::read_visibilities(sel));
+  result.timings.read_s = seconds_since(t0);
+  t0 = std::chrono::steady_clock::now();
 
   WeightPlan wplan;
   wplan.padded_width = padded_size(settings.image.width, settings.padding);
@@ -121,11 +167,11 @@ ImageRunResult image_run(const std::vector<io::ms::MsSelection>& selections, con
   wplan.mf_weighting = settings.mf_weighting;
   wplan.output_channels = output_channel_ranges(freq_hz.size(), settings.channels_out);
   const std::vector<WeightGrid> grids = make_weight_grids(wplan, chunks, freq_hz);
+  result.timings.weights_s = seconds_since(t0);
 
-  ImageRunResult result;
   for (std::size_t j = 0; j < wplan.output_channels.size(); ++j)
     result.channels.push_back(image_channel(chunks, grids[settings.mf_weighting ? 0 : j], freq_hz, width_hz,
-                                            wplan.output_channels[j], settings));
+                                            wplan.output_channels[j], settings, result.timings));
   if (result.channels.size() > 1) {
     // The MFS keeps channel 0's counters; its WSCIMGWG is the channels' sum (plan §5, measured).
     ChannelImage mfs = result.channels.front();

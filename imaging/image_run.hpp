@@ -4,8 +4,10 @@
 // normalised as WSClean does, and the MFS images when there are several output channels.
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "clean/clean_settings.hpp"
 #include "imaging/grid_plan.hpp"
 #include "imaging/weighting.hpp"
 #include "io/ms/ms_selection.hpp"
@@ -21,6 +23,21 @@ struct ImageRunSettings {
   bool make_psf = false;      ///< -make-psf: the PSF is imaged and its centre normalises both
   double epsilon = 1e-4;      ///< the gridder's accuracy (WSClean's wgridder default)
   int threads = 0;            ///< ≤ 0: OpenMP's default
+  /// kGpu or kCpu, as clean::resolve_device answered (kAuto is not resolved here). The CPU
+  /// gridder is the GPU's reference; both give the same images to float summation order.
+  clean::Device device = clean::Device::kCpu;
+  int gpu = 0;                  ///< CUDA device index for kGpu
+  std::size_t gpu_budget_bytes = 0;  ///< GPU gridder budget; 0: free memory less a margin
+};
+
+/// Where the time of one run went (seconds, host wall clock) and how much was gridded.
+struct ImageTimings {
+  double read_s = 0, weights_s = 0, invert_s = 0;
+  std::size_t inversions = 0;   ///< images made by the gridder (a dirty image and a PSF count 2)
+  std::size_t samples = 0;      ///< gridded samples (nonzero cw), summed over output channels
+  double grid_kernel_s = 0;     ///< GPU only: time in the gridding kernels (CUDA events)
+  std::size_t gpu_chunks = 0;   ///< GPU only: sample chunks (1 per channel when resident)
+  std::string memory_plan;      ///< GPU only: the first channel's memory plan, one line
 };
 
 /// One output channel (or the MFS combination): row-major [y][x] images in Jy/beam.
@@ -42,7 +59,14 @@ struct ChannelImage {
 struct ImageRunResult {
   std::vector<ChannelImage> channels;
   std::optional<ChannelImage> mfs;  ///< with channels_out > 1
+  ImageTimings timings;
 };
+
+/// Checks, before any visibility is read, that the host can hold the selection (the samples and
+/// their per-channel copies) and, for the GPU, that the gridder's fixed part (grids, cuFFT work
+/// area, accumulators) fits the device: the samples themselves stream in chunks. Throws
+/// clean::InsufficientGpuMemory or clean::InvalidInput with the sizes; returns the plan as a line.
+std::string check_image_memory(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings);
 
 /// WSClean's division of N selected channels into n outputs: output j takes [j·N/n, (j+1)·N/n).
 /// Throws clean::InvalidSettings when n is 0 or larger than N (an output would be empty).

@@ -55,7 +55,7 @@ import time
 SOURCE = pathlib.Path(__file__).resolve().parent.parent
 
 # gpuclean's options for its CPU path and for prediction (the lead's names; change them here).
-GPUCLEAN_CPU_OPTIONS = ["-gpuclean-device", "cpu"]
+GPUCLEAN_CPU_OPTIONS = ["-device", "cpu"]
 GPUCLEAN_GPU_OPTIONS = []
 GPUCLEAN_PREDICT_OPTIONS = ["-predict"]
 

@@ -114,6 +114,13 @@ const std::vector<Row>& rows() {
        [](ImageOptions& o, const Values& v) { o.run.threads = static_cast<int>(integer("-j", v[0], 1)); }},
       {"no-small-inversion", 0, "accepted: inversion is always at full resolution", [](ImageOptions&, const Values&) {}},
       {"use-wgridder", 0, "accepted: the gridder is always w-stacking with an ES kernel", [](ImageOptions&, const Values&) {}},
+      {"device", 1, "auto|gpu|cpu: where to grid (gpuclean's own; default auto: the GPU when there is one)",
+       [](ImageOptions& o, const Values& v) {
+         if (v[0] == "auto") o.device = clean::Device::kAuto;
+         else if (v[0] == "gpu") o.device = clean::Device::kGpu;
+         else if (v[0] == "cpu") o.device = clean::Device::kCpu;
+         else throw InvalidSettings("-device '" + v[0] + "' is not one of auto, gpu, cpu");
+       }},
       {"help", 0, "this list", [](ImageOptions& o, const Values&) { o.help = true; }},
   };
   return table;

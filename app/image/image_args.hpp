@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "clean/clean_settings.hpp"
 #include "imaging/image_run.hpp"
 #include "io/ms/ms_selection.hpp"
 
@@ -20,6 +21,8 @@ struct ImageOptions {
   /// (zero here), and -niter and -make-psf are ignored, as WSClean ignores them.
   bool predict = false;
   long long niter = 0;
+  /// -device (gpuclean's own): where to grid; resolved by clean::resolve_device into run.device.
+  clean::Device device = clean::Device::kAuto;
 };
 
 /// `args` are the words after "image". Throws clean::InvalidSettings (exit 2) with one sentence

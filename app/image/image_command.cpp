@@ -2,10 +2,12 @@
 
 #include <chrono>
 #include <cstdio>
+#include <string>
 
 #include "app/image/image_args.hpp"
 #include "app/image/image_outputs.hpp"
 #include "app/image/predict_command.hpp"
+#include "clean/run_plan.hpp"
 #include "imaging/image_run.hpp"
 #include "io/ms/ms_metadata.hpp"
 #include "io/ms/ms_selection.hpp"
@@ -18,21 +20,40 @@ int run_image(const std::vector<std::string>& args, const std::string& command_l
     std::fputs(image_usage().c_str(), stdout);
     return 0;
   }
-  if (o.predict) return run_predict(o);  // writes MODEL_DATA, no image
-  check_image_outputs(o);
+  std::string device_note;
+  ImageOptions run = o;
+  run.run.device = clean::resolve_device(o.device, &device_note);  // -device gpu without one: exit 4
+  if (o.predict) return run_predict(run);  // writes MODEL_DATA, no image
+  check_image_outputs(run);
   const auto start = std::chrono::steady_clock::now();
   std::vector<io::ms::MsMetadata> metadata;
   for (const std::string& ms : o.ms) metadata.push_back(io::ms::read_ms_metadata(ms));
-  const std::vector<io::ms::MsSelection> selections = io::ms::select_visibilities(metadata, o.selection);
-  // -channels-out against the selected channels, before the read.
-  imaging::output_channel_ranges(selections.front().freq_hz.size(), o.run.channels_out);
-  const imaging::ImageRunResult result = imaging::image_run(selections, o.run);
-  write_image_outputs(o, result, ImageContext{&metadata.front(), &selections.front(), command_line});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::vector<io::ms::MsSelection> selections = io::ms::select_visibilities(metadata, run.selection);
+  // -channels-out against the selected channels, and the memory plan, before the read.
+  imaging::output_channel_ranges(selections.front().freq_hz.size(), run.run.channels_out);
+  const std::string memory = imaging::check_image_memory(selections, run.run);
+  // Only now: a refused input prints nothing but its one line on stderr.
+  if (!device_note.empty()) std::printf("gpuclean image: %s\n", device_note.c_str());
+  std::printf("gpuclean image: memory: %s\n", memory.c_str());
+  const imaging::ImageRunResult result = imaging::image_run(selections, run.run);
+  const auto written = std::chrono::steady_clock::now();
+  write_image_outputs(run, result, ImageContext{&metadata.front(), &selections.front(), command_line});
+  const auto end = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(end - start).count();
+  const imaging::ImageTimings& t = result.timings;
+  // One key=value line for scripts (scripts/imaging_bench.py reads it); gridding_vis_per_s is
+  // the gridded samples over the time in the gridding kernels (GPU) or in the whole inversion (CPU).
+  const double grid_s = t.grid_kernel_s > 0 ? t.grid_kernel_s : t.invert_s;
+  std::printf(
+               "gpuclean image: timings read=%.3f weights=%.3f invert=%.3f predict=0 write=%.3f inversions=%zu "
+               "samples=%zu gridding_vis_per_s=%.4g device=%s\n",
+               t.read_s, t.weights_s, t.invert_s, std::chrono::duration<double>(end - written).count(), t.inversions,
+               t.samples, grid_s > 0 ? static_cast<double>(t.samples) / grid_s : 0.0,
+               run.run.device == clean::Device::kGpu ? "gpu" : "cpu");
   const imaging::ChannelImage& shown = result.mfs ? *result.mfs : result.channels.front();
   std::printf("imaged %zu MS, %zux%zu, %zu output channel(s): %zu visibilities gridded (channel 0), %zu w-planes, "
               "%.2f s -> %s-*.fits\n",
-              o.ms.size(), o.run.image.width, o.run.image.height, result.channels.size(),
+              o.ms.size(), run.run.image.width, run.run.image.height, result.channels.size(),
               shown.counters.visibilities, shown.w_planes, seconds, o.name.c_str());
   return 0;
 }

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <span>
 
 #include "app/image/predict_models.hpp"
 #include "imaging/image_run.hpp"
 #include "imaging/predict_run.hpp"
 #include "io/ms/ms_metadata.hpp"
+#ifdef GPUCLEAN_HAVE_CUDA
+#include "imaging/gpu/gridder_gpu.hpp"
+#endif
 
 namespace gpuclean::app {
 
@@ -25,13 +29,33 @@ int run_predict(const ImageOptions& o) {
   settings.channels_out = o.run.channels_out;
   settings.epsilon = o.run.epsilon;
   settings.threads = o.run.threads;
+  if (o.run.device == clean::Device::kGpu) {
+#ifdef GPUCLEAN_HAVE_CUDA
+    imaging::GpuGridderOptions gpu;
+    gpu.device = o.run.gpu;
+    gpu.budget_bytes = o.run.gpu_budget_bytes;
+    settings.backend = [gpu](const imaging::GridPlan& plan, std::span<const double> model,
+                             const imaging::Samples& samples, int) {
+      return imaging::predict_gpu(plan, model, samples, gpu);
+    };
+#endif
+  }
+  const auto predict_start = std::chrono::steady_clock::now();
   const imaging::PredictRunResult result = imaging::predict_run(selections, settings, [&](std::size_t channel) {
     return read_model(o.name, channel, o.run.channels_out, settings.image, selections.front());
   });
 
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto end = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(end - start).count();
   std::size_t samples = 0, planes = 0;
   for (const imaging::PredictChannel& c : result.channels) samples += c.samples, planes = std::max(planes, c.w_planes);
+  // The key=value line of `gpuclean image` (scripts/imaging_bench.py): predict covers reading
+  // u, v, w, the models, degridding and writing MODEL_DATA.
+  std::printf(
+               "gpuclean image: timings read=0 weights=0 invert=0 predict=%.3f write=0 inversions=0 samples=%zu "
+               "gridding_vis_per_s=0 device=%s\n",
+               std::chrono::duration<double>(end - predict_start).count(), samples,
+               o.run.device == clean::Device::kGpu ? "gpu" : "cpu");
   std::printf("predicted %zu MS, %zux%zu, %zu output channel(s): %zu visibilities in %zu rows, up to %zu w-planes, "
               "%.2f s -> MODEL_DATA\n",
               o.ms.size(), settings.image.width, settings.image.height, result.channels.size(), samples, result.rows,

@@ -1,0 +1,81 @@
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "clean/errors.hpp"
+#include "imaging/image_run.hpp"
+#include "imaging/weight_grid.hpp"
+#ifdef GPUCLEAN_HAVE_CUDA
+#include "imaging/gpu/gridder_gpu.hpp"
+#endif
+
+// The memory check of plan §4.6, made before any visibility is read (image_run.hpp).
+
+namespace gpuclean::imaging {
+namespace {
+
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return text;
+}
+
+/// MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read (then nothing is refused).
+double host_available_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024.0;
+  return 0;
+}
+
+}  // namespace
+
+std::string check_image_memory(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings) {
+  // Host: every selected sample as read (value 8 B, weight 4 B; per row u, v, w and the row
+  // number, 32 B), one output channel's gridder samples at a time (u, v, w, value, PSF value, cw:
+  // 44 B) and the weight grids (doubles over the padded half plane).
+  double rows = 0, samples = 0;
+  for (const io::ms::MsSelection& sel : selections) {
+    rows += static_cast<double>(sel.rows);
+    samples += static_cast<double>(sel.rows) * static_cast<double>(sel.freq_hz.size());
+  }
+  const double per_channel = samples / static_cast<double>(std::max<std::size_t>(settings.channels_out, 1));
+  const double pw = static_cast<double>(padded_size(settings.image.width, settings.padding));
+  const double ph = static_cast<double>(padded_size(settings.image.height, settings.padding));
+  const double grids = (settings.mf_weighting ? 1.0 : static_cast<double>(settings.channels_out)) * pw * ph / 2 * 8;
+  const double images = static_cast<double>(settings.image.width * settings.image.height) * 8 *
+                        static_cast<double>(settings.channels_out + 1) * (settings.make_psf ? 2 : 1);
+  const double host = samples * 12 + rows * 32 + per_channel * 44 + grids + images;
+  const double available = host_available_bytes();
+  if (available > 0 && host > available)
+    throw clean::InvalidInput("imaging " + std::to_string(static_cast<long long>(samples)) + " samples needs " +
+                              gib(host) + " of host memory and " + gib(available) +
+                              " is available; select fewer channels (-channel-range) or rows");
+  std::string plan = "host " + gib(host) + " of " + gib(available) + " available";
+  if (settings.device != clean::Device::kGpu) return plan;
+#ifdef GPUCLEAN_HAVE_CUDA
+  // GPU: the largest grid any candidate kernel could choose (the w range, known only after the
+  // read, changes the planes, not the grid); the samples themselves stream in chunks.
+  GpuGridderOptions options;
+  options.device = settings.gpu;
+  options.budget_bytes = settings.gpu_budget_bytes;
+  std::optional<GridPlan> largest;
+  for (const EsKernel& k : es_kernel_candidates(per_dimension_epsilon(settings.epsilon, true))) {
+    GridPlan p = make_grid_plan(settings.image, k, WRange{0, 0});
+    if (!largest || p.nu * p.nv > largest->nu * largest->nv) largest = std::move(p);
+  }
+  if (!largest) throw std::invalid_argument("no ES kernel reaches the requested accuracy");
+  const GpuGridderMemory gpu = plan_gpu_gridder_memory(*largest, 256, settings.make_psf ? 2 : 1, options);
+  return plan + "; " + gpu.describe();
+#else
+  throw clean::InvalidSettings("this gpuclean was built without CUDA; image with -device cpu");
+#endif
+}
+
+}  // namespace gpuclean::imaging
