@@ -81,12 +81,18 @@ std::vector<WeightGrid> make_weight_grids(const WeightPlan& plan, const std::vec
     for (const auto& [begin, end] : plan.output_channels)
       for (const io::ms::VisChunk& chunk : chunks) accumulate(grids.back(), chunk, freq_hz, begin, end);
   } else {
-    for (const auto& [begin, end] : plan.output_channels) {
-      grids.push_back(blank());
-      for (const io::ms::VisChunk& chunk : chunks) accumulate(grids.back(), chunk, freq_hz, begin, end);
-    }
+    for (std::size_t j = 0; j < plan.output_channels.size(); ++j) grids.push_back(blank());
   }
-  for (WeightGrid& grid : grids) finish_weights(grid, plan.settings);
+  // Each output channel's grid on its own thread (8 grids of 9830² at 8192² took 5.5 s on one).
+  const auto n = static_cast<std::ptrdiff_t>(grids.size());
+#pragma omp parallel for schedule(dynamic)
+  for (std::ptrdiff_t j = 0; j < n; ++j) {
+    if (!plan.mf_weighting) {
+      const auto& [begin, end] = plan.output_channels[static_cast<std::size_t>(j)];
+      for (const io::ms::VisChunk& chunk : chunks) accumulate(grids[static_cast<std::size_t>(j)], chunk, freq_hz, begin, end);
+    }
+    finish_weights(grids[static_cast<std::size_t>(j)], plan.settings);
+  }
   return grids;
 }
 
