@@ -41,6 +41,8 @@ Failure classify(std::exception_ptr error) {
     }
   } catch (const clean::InsufficientGpuMemory& e) {
     return one_line(ExitCode::kRuntime, e.what());
+  } catch (const clean::InsufficientHostMemory& e) {
+    return one_line(ExitCode::kRuntime, e.what());
   } catch (const clean::GpuUnavailable& e) {
     return one_line(ExitCode::kRuntime, e.what());
   } catch (const clean::SelectMismatch& e) {

@@ -22,6 +22,12 @@ class InsufficientGpuMemory : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The host cannot hold the run's data (checked before any is read). The message gives the sizes.
+class InsufficientHostMemory : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// --device gpu on a machine with no usable GPU. The message says what there is instead.
 class GpuUnavailable : public std::runtime_error {
  public:

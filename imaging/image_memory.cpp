@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
@@ -24,7 +25,9 @@ std::string gib(double bytes) {
 }
 
 /// MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read (then nothing is refused).
+/// Test seam: GPUCLEAN_TEST_HOST_MEMORY (bytes) stands for it.
 double host_available_bytes() {
+  if (const char* test = std::getenv("GPUCLEAN_TEST_HOST_MEMORY")) return std::strtod(test, nullptr);
   std::ifstream in("/proc/meminfo");
   std::string key;
   double kib = 0;
@@ -54,7 +57,7 @@ std::string check_image_memory(const std::vector<io::ms::MsSelection>& selection
   const double host = samples * 12 + rows * 32 + per_channel * 44 + grids + images;
   const double available = host_available_bytes();
   if (available > 0 && host > available)
-    throw clean::InvalidInput("imaging " + std::to_string(static_cast<long long>(samples)) + " samples needs " +
+    throw clean::InsufficientHostMemory("imaging " + std::to_string(static_cast<long long>(samples)) + " samples needs " +
                               gib(host) + " of host memory and " + gib(available) +
                               " is available; select fewer channels (-channel-range) or rows");
   std::string plan = "host " + gib(host) + " of " + gib(available) + " available";

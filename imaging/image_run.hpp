@@ -65,7 +65,7 @@ struct ImageRunResult {
 /// Checks, before any visibility is read, that the host can hold the selection (the samples and
 /// their per-channel copies) and, for the GPU, that the gridder's fixed part (grids, cuFFT work
 /// area, accumulators) fits the device: the samples themselves stream in chunks. Throws
-/// clean::InsufficientGpuMemory or clean::InvalidInput with the sizes; returns the plan as a line.
+/// clean::InsufficientGpuMemory or clean::InsufficientHostMemory (exit 4) with the sizes; returns the plan as a line.
 std::string check_image_memory(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings);
 
 /// WSClean's division of N selected channels into n outputs: output j takes [j·N/n, (j+1)·N/n).

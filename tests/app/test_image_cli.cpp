@@ -163,6 +163,7 @@ TEST(ImageCli, BadCommandLinesFailBeforeAnyOutput) {
       {base + "-data-column CORRECTED_DATA {ms}", 3, "CORRECTED_DATA"},
       {base + dir.file("nothing.ms"), 3, "is not a MeasurementSet"},
       {"-size 64 64 -scale 4asec -name " + dir.file("no/such/folder/out") + " {ms}", 4, "does not exist"},
+      {base + "-device tpu {ms}", 2, "-device 'tpu' is not one of auto, gpu, cpu"},
   };
   for (const BadCase& c : cases) {
     std::string args = c.args;
@@ -186,6 +187,29 @@ TEST(ImageCli, AFailedOutputLeavesNone) {
   EXPECT_EQ(r.code, 4) << r.err;
   for (const auto& e : std::filesystem::directory_iterator(dir.path()))
     EXPECT_NE(e.path().filename().string().rfind("out", 0), 0u) << "left " << e.path();
+}
+
+TEST(ImageCli, TooLittleMemoryIsRefusedBeforeTheRead) {
+  // The memory plan is checked after the selection and before any visibility is read: a host
+  // "with" 1 MB (the seam stands for MemAvailable) is refused, exit 4, one line, nothing written.
+  TempDir dir;
+  const std::string ms = make_ms(dir);
+  const std::string run = " image -size 64 64 -scale 4asec -make-psf -device cpu -name " + dir.file("out") + " " + ms;
+  const test::CommandResult r = test::run_command(dir, "GPUCLEAN_TEST_HOST_MEMORY=1e4 " + test::binary_path() + run);
+  EXPECT_EQ(r.code, 4) << r.err;
+  EXPECT_NE(r.err.find("of host memory and 0.00 GiB is available"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    EXPECT_NE(e.path().filename().string().rfind("out", 0), 0u) << "left " << e.path();
+  // With enough memory the same run works and prints its plan and timings on stdout.
+  const test::CommandResult ok = test::run_command(dir, "GPUCLEAN_TEST_HOST_MEMORY=1e12 " + test::binary_path() + run);
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("gpuclean image: memory: host "), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("gpuclean image: timings read="), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("inversions=2 "), std::string::npos) << ok.out;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    if (e.path().filename().string().rfind("out", 0) == 0) return;
+  ADD_FAILURE() << "the run with enough memory wrote nothing";
 }
 
 TEST(ImageCli, ParsesWsCleanValues) {
