@@ -19,11 +19,10 @@
 #include "data/rng.hpp"
 #include "imaging/grid_plan.hpp"
 #include "imaging/gridder_cpu.hpp"
+#include "imaging/gpu/gridder_gpu.hpp"  // host-only declarations; GridderTimings is used by the CPU rows too
 #include "select/cuda/device_info.hpp"
 #ifdef GPUCLEAN_HAVE_CUDA
 #include <cuda_runtime.h>
-
-#include "imaging/gpu/gridder_gpu.hpp"
 #endif
 
 namespace gpuclean::app {
