@@ -11,7 +11,8 @@ set(CPACK_DEBIAN_PACKAGE_SECTION science)
 # The extended description (the summary above is its first line).
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "Clark, Hogbom and multiscale CLEAN of radio images on NVIDIA GPUs (CUDA),
 with a CPU path where no GPU is found: the gpuclean command and the gpuclean Python package,
-which also works as WSClean's deconvolution engine (-python-deconvolution).
+which also works as WSClean's deconvolution engine (-python-deconvolution),
+and gpuclean image: dirty images and PSFs from MeasurementSets, gridded on the GPU.
 Ships the CUDA runtime and cuFFT libraries it links, in /usr/lib/gpuclean.")
 # The libraries' packages, from dpkg-shlibdeps; the bundled CUDA libraries are the package's own.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
