@@ -5,6 +5,8 @@
                           [--autocorrelations N] [--second-field] [--second-spw] [--nan] [--flag-all]
                           [--frame REF] [--shift-centre] [--descending] [--weight-spectrum-undefined]
                           [--extra-field] [--only-autocorrelations]
+                          [--flag-baseline A B] [--remove-baseline A B]
+                          [--zero-weight-rows K J] [--remove-rows K J]
     ms_fixture.py expect MS OUT [--column C] [--field F] [--channels S E] [--pol P]
     ms_fixture.py direction MS    (field 0's PHASE_DIR in J2000 by casacore.measures: "ra dec" [rad])
 
@@ -98,7 +100,46 @@ def edit(args):
         a1 = t.getcol("ANTENNA1", n, k)
         t.putcol("ANTENNA2", a1, n, k)
         t.putcol("UVW", np.zeros((k, 3)), n, k)
+    # Pairs for tests that a flagged baseline, or rows of zero weight, image as if absent: one
+    # option changes the rows, its twin deletes the same rows (last, as it renumbers them).
+    if args.flag_baseline:
+        rows = baseline_rows(t, args.flag_baseline)
+        flag = t.getcol("FLAG")
+        flag[rows] = True
+        t.putcol("FLAG", flag)
+    if args.zero_weight_rows:
+        rows = every_kth_row(t, args.zero_weight_rows)
+        weight = t.getcol("WEIGHT")
+        weight[rows] = 0
+        t.putcol("WEIGHT", weight)
+        if "WEIGHT_SPECTRUM" in t.colnames() and t.iscelldefined("WEIGHT_SPECTRUM", 0):
+            spectrum = t.getcol("WEIGHT_SPECTRUM")
+            spectrum[rows] = 0
+            t.putcol("WEIGHT_SPECTRUM", spectrum)
+    if args.remove_baseline:
+        t.removerows(baseline_rows(t, args.remove_baseline))
+    if args.remove_rows:
+        t.removerows(every_kth_row(t, args.remove_rows))
     t.close()
+
+
+def baseline_rows(t, pair):
+    """Rows of the baseline between antennas pair[0] and pair[1] (either order); none is an error,
+    so that a test cannot compare an MS with itself."""
+    a1, a2 = t.getcol("ANTENNA1"), t.getcol("ANTENNA2")
+    a, b = pair
+    rows = np.flatnonzero(((a1 == a) & (a2 == b)) | ((a1 == b) & (a2 == a)))
+    if len(rows) == 0:
+        sys.exit(f"ms_fixture: no rows on baseline {a}-{b}")
+    return rows
+
+
+def every_kth_row(t, kj):
+    """Rows r with r % k == j: spread over every baseline and time."""
+    k, j = kj
+    if not 0 <= j < k or j >= t.nrows():
+        sys.exit(f"ms_fixture: rows r % {k} == {j}: none of {t.nrows()}")
+    return np.arange(j, t.nrows(), k)
 
 
 def expect(args):
@@ -164,6 +205,11 @@ def main():
         e.add_argument("--" + flag, action="store_true")
     e.add_argument("--autocorrelations", type=int, default=0)
     e.add_argument("--frame", help="PHASE_DIR's reference frame, e.g. GALACTIC or AZEL")
+    for option, what in (("flag-baseline", "FLAG every sample of baseline A-B"),
+                         ("remove-baseline", "delete the rows of baseline A-B"),
+                         ("zero-weight-rows", "WEIGHT (and WEIGHT_SPECTRUM) 0 on rows r % K == J"),
+                         ("remove-rows", "delete rows r % K == J")):
+        e.add_argument("--" + option, type=int, nargs=2, help=what)
     x = sub.add_parser("expect")
     x.add_argument("ms")
     x.add_argument("out")
