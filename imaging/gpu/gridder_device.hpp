@@ -151,17 +151,4 @@ void apply_correction(cudaStream_t stream, const DeviceGeometry& g, const double
 /// Scratch CUB needs for the sort, scan and selection of `capacity` samples (no device work).
 std::size_t prep_temp_bytes(std::size_t capacity);
 
-/// The capacity of a call's chunk buffers: `samples` rounded up (to 1/16 of its power of two) so
-/// that the next channel's call, with a few samples more or less, allocates the same sizes; never
-/// above the memory plan's `chunk_samples`.
-std::size_t chunk_capacity(std::size_t chunk_samples, std::size_t samples);
-
-/// Before a call's allocations on the current device: the stream-ordered pool keeps freed memory
-/// for the next call (allocating and mapping ~250 MB of grids afresh cost milliseconds per call);
-/// device_memory() counts what it keeps as free, so memory plans stay honest. When the shape
-/// (grid, images, pass, chunk capacity) differs from the previous call's on this device, the
-/// pool's idle memory is released first, so that pieces cut for other sizes never stand in the
-/// way of the new ones (waits for the device then).
-void reuse_pool_memory(std::size_t nu, std::size_t nv, int images, bool invert, std::size_t capacity);
-
 }  // namespace gpuclean::imaging::gpu

@@ -6,16 +6,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
-
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 #include "imaging/gpu/gridder_device.hpp"
 #include "imaging/gpu/phase_timer.hpp"
@@ -131,34 +126,6 @@ std::pair<int, int> groups_of(const gpu::KeyLayout& k, int plane, int support) {
   return {std::max(0, plane - support + 1 - k.p0_base), std::min(k.groups - 1, plane - k.p0_base)};
 }
 
-// `v` = n zeros. A fresh result's pages cost a fault and a kernel clear each, about 5 GB/s on
-// one core (13 ms for a 2048² dirty+PSF pair, longer than that call's device time): the kernel
-// populates them first, 4 MiB slices on up to 4 threads, and resize's own fill then runs over
-// mapped pages. MADV_POPULATE_WRITE is Linux ≥ 5.14; before, madvise fails and resize faults the
-// pages in as before. (No MADV_HUGEPAGE: its direct compaction stalled for 100 ms on a test VM.)
-void zeroed(std::vector<double>& v, std::size_t n) {
-  v.reserve(n);
-#ifdef __linux__
-#ifndef MADV_POPULATE_WRITE
-  constexpr int MADV_POPULATE_WRITE = 23;
-#endif
-  constexpr std::uintptr_t kPage = 4096;
-  constexpr std::size_t kSlice = std::size_t{4} << 20;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(v.data()) + kPage - 1) & ~(kPage - 1);
-  const auto end = reinterpret_cast<std::uintptr_t>(v.data() + n) & ~(kPage - 1);
-  const std::size_t parts = end > begin ? std::min<std::size_t>(4, (end - begin) / kSlice) : 0;
-  {
-    std::vector<std::jthread> threads;
-    for (std::size_t i = 0; i < parts; ++i) {
-      const std::uintptr_t a = begin + ((end - begin) * i / parts & ~(kPage - 1));
-      const std::uintptr_t b = i + 1 == parts ? end : begin + ((end - begin) * (i + 1) / parts & ~(kPage - 1));
-      threads.emplace_back([a, b] { madvise(reinterpret_cast<void*>(a), b - a, MADV_POPULATE_WRITE); });
-    }
-  }
-#endif
-  v.resize(n);
-}
-
 void check_lengths(const Samples& s, bool vis, bool weight) {
   const std::size_t n = s.u.size();
   if (s.v.size() != n || s.w.size() != n || (vis && s.vis.size() != n) || (weight && s.weight.size() != n))
@@ -174,11 +141,9 @@ std::string GridderTimings::describe() const {
   const double device = upload_ms + prep_ms + grid_ms + fft_ms + screen_ms + correct_ms + download_ms;
   std::snprintf(buf, sizeof buf,
                 "%zu samples, %zu plane sweeps, %zu chunks, FFT v pass over %zu columns: upload %.2f, prep %.2f, "
-                "grid %.2f, FFT %.2f, screen %.2f, correct %.2f, download %.2f ms (device %.2f, wall %.2f ms, "
-                "host setup %.2f, result wait %.2f; %.3g samples/s gridding)",
+                "grid %.2f, FFT %.2f, screen %.2f, correct %.2f, download %.2f ms (device %.2f, wall %.2f ms; %.3g samples/s gridding)",
                 samples, planes, chunks, fft_columns, upload_ms, prep_ms, grid_ms, fft_ms, screen_ms, correct_ms,
-                download_ms, device, wall_ms, setup_ms, result_wait_ms,
-                grid_ms > 0 ? static_cast<double>(samples) / (grid_ms * 1e-3) : 0.0);
+                download_ms, device, wall_ms, grid_ms > 0 ? static_cast<double>(samples) / (grid_ms * 1e-3) : 0.0);
   return buf;
 }
 
@@ -196,12 +161,11 @@ InvertOutput invert_gpu(const GridPlan& plan, const Samples& s, bool dirty, bool
   InvertOutput result;
   const std::size_t cells = plan.nu * plan.nv, pixels = plan.image.width * plan.image.height;
   std::vector<double>* out[2] = {dirty ? &result.dirty : &result.psf, &result.psf};
-  // The result's fresh pages are made while the host sorts and the device sweeps, not between the
-  // downloads; one thread per image.
-  std::jthread touch[2];
-  for (int i = 0; i < images; ++i) touch[i] = std::jthread([v = out[i], pixels] { zeroed(*v, pixels); });
-  const std::size_t capacity = gpu::chunk_capacity(memory.chunk_samples, order.size());
-  gpu::reuse_pool_memory(plan.nu, plan.nv, images, true, capacity);
+  // The result's fresh pages are faulted in and zeroed (~5 GB/s on one core) while the host
+  // sorts and the device sweeps, not between the downloads.
+  std::jthread touch([&out, images, pixels] {
+    for (int i = 0; i < images; ++i) out[i]->resize(pixels);
+  });
   const cuda::Stream stream;
   const cudaStream_t st = stream.get();
   gpu::PhaseTimer timer(st);
@@ -223,13 +187,13 @@ InvertOutput invert_gpu(const GridPlan& plan, const Samples& s, bool dirty, bool
   if (order.size() > 0) {
     const std::vector<Chunk> chunks = gpu::make_chunks(plan, order, memory.chunk_samples);
     t.chunks = chunks.size();
-    gpu::ChunkWork work(capacity, static_cast<int>(plan.wstacking ? plan.planes : 1), true, images, st);
+    gpu::ChunkWork work(std::min(memory.chunk_samples, order.size()), static_cast<int>(plan.wstacking ? plan.planes : 1),
+                        true, images, st);
     HostChunk host;
     for (const Chunk& c : chunks) {
       gather(s, order, c, dirty, true, host);  // overlaps the previous chunk's sweep
       fft.set_band(gpu::fft_band(plan, host.max_abs_u, full_fft));
       t.fft_columns = std::min(2 * fft.band().columns, plan.nu);
-      if (&c == &chunks.front()) t.setup_ms = since(t0);
       timer.mark(Phase::kIdle);
       upload(staging, st, work, host, dirty, true);
       timer.mark(Phase::kUpload);
@@ -256,9 +220,7 @@ InvertOutput invert_gpu(const GridPlan& plan, const Samples& s, bool dirty, bool
   }
   gpu::apply_correction(st, g, cu.data(), cv.data(), acc.data(), images);
   timer.mark(Phase::kCorrect);
-  const auto wait = Clock::now();
-  for (int i = 0; i < images; ++i) touch[i].join();
-  t.result_wait_ms = since(wait);
+  touch.join();
   for (int i = 0; i < images; ++i) {
     cuda::download(staging, st, out[i]->data(), acc.data() + static_cast<std::size_t>(i) * pixels, pixels);
   }
@@ -276,11 +238,8 @@ std::vector<std::complex<double>> predict_gpu(const GridPlan& plan, std::span<co
   check_lengths(s, false, false);
   const gpu::DeviceGeometry g = gpu::device_geometry(plan);
   cuda::ScopedDevice device(options.device);
-  // Every sample is predicted, so the plan needs no order: the model's upload and correction
-  // below run on the device while the host sorts.
-  const GpuGridderMemory memory = plan_gpu_gridder_memory(plan, s.u.size(), 1, options, GridderPass::kPredict);
-  const std::size_t capacity = gpu::chunk_capacity(memory.chunk_samples, s.u.size());
-  gpu::reuse_pool_memory(plan.nu, plan.nv, 1, false, capacity);
+  const gpu::SampleOrder order = gpu::order_by_first_plane(plan, s.w, {});
+  const GpuGridderMemory memory = plan_gpu_gridder_memory(plan, order.size(), 1, options, GridderPass::kPredict);
 
   const cuda::Stream stream;
   const cudaStream_t st = stream.get();
@@ -300,7 +259,6 @@ std::vector<std::complex<double>> predict_gpu(const GridPlan& plan, std::span<co
   timer.mark(Phase::kUpload);
   gpu::apply_correction(st, g, cu.data(), cv.data(), corrected.data(), 1);
   timer.mark(Phase::kCorrect);
-  const gpu::SampleOrder order = gpu::order_by_first_plane(plan, s.w, {});
 
   GridderTimings t;
   t.samples = order.size();
@@ -309,14 +267,14 @@ std::vector<std::complex<double>> predict_gpu(const GridPlan& plan, std::span<co
   if (order.size() > 0) {
     const std::vector<Chunk> chunks = gpu::make_chunks(plan, order, memory.chunk_samples);
     t.chunks = chunks.size();
-    gpu::ChunkWork work(capacity, static_cast<int>(plan.wstacking ? plan.planes : 1), false, 1, st);
+    gpu::ChunkWork work(std::min(memory.chunk_samples, order.size()), static_cast<int>(plan.wstacking ? plan.planes : 1),
+                        false, 1, st);
     HostChunk host;
     std::vector<std::complex<double>> chunk_out(work.capacity);
     for (const Chunk& c : chunks) {
       gather(s, order, c, false, false, host);
       fft.set_band(gpu::fft_band(plan, host.max_abs_u, full_fft));
       t.fft_columns = std::min(2 * fft.band().columns, plan.nu);
-      if (&c == &chunks.front()) t.setup_ms = since(t0);
       timer.mark(Phase::kIdle);
       upload(staging, st, work, host, false, false);
       timer.mark(Phase::kUpload);

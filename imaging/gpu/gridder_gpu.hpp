@@ -73,8 +73,6 @@ struct GridderTimings {
   double correct_ms = 0;   ///< the kernel corrections
   double download_ms = 0;  ///< images or visibilities to the host
   double wall_ms = 0;      ///< host wall clock of the whole call, host sorting included
-  double setup_ms = 0;        ///< host: the call's start to its first upload (sort, plan, buffers, gather)
-  double result_wait_ms = 0;  ///< host: waiting for the result images' pages before the download
   std::size_t samples = 0;  ///< samples gridded (invert: nonzero weight) or predicted
   std::size_t planes = 0;   ///< plane sweeps (one batched FFT each), summed over chunks
   std::size_t chunks = 0;

@@ -1,20 +1,14 @@
 // The GPU gridder's memory plan (imaging-plan.md §4.6), checked before any work.
-#include <cuda_runtime.h>
-
 #include <algorithm>
-#include <bit>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "clean/errors.hpp"
 #include "imaging/gpu/plane_fft.hpp"
 #include "imaging/gpu/gridder_device.hpp"
 #include "imaging/gpu/gridder_gpu.hpp"
-#include "select/cuda/cuda_check.hpp"
 #include "select/cuda/device_info.hpp"
 
 namespace gpuclean::imaging {
@@ -54,41 +48,6 @@ std::size_t budget(const GpuGridderOptions& options) {
 }
 
 }  // namespace
-
-namespace gpu {
-
-std::size_t chunk_capacity(std::size_t chunk_samples, std::size_t samples) {
-  const int bits = static_cast<int>(std::bit_width(samples));
-  const std::size_t step = bits > 4 ? std::size_t{1} << (bits - 5) : 1;  // 1/16 of the power of two
-  return std::min(chunk_samples, (samples + step - 1) / step * step);
-}
-
-void reuse_pool_memory(std::size_t nu, std::size_t nv, int images, bool invert, std::size_t capacity) {
-  struct Shape {
-    int device;
-    std::size_t nu, nv;
-    int images;
-    bool invert;
-    std::size_t capacity;
-    bool operator==(const Shape&) const = default;
-  };
-  static std::mutex mutex;
-  static std::vector<Shape> last;  // one per device
-  const Shape shape{cuda::current_gpu(), nu, nv, images, invert, capacity};
-  cuda::keep_pool_memory();
-  std::lock_guard lock(mutex);
-  auto it = std::find_if(last.begin(), last.end(), [&](const Shape& e) { return e.device == shape.device; });
-  if (it != last.end() && *it == shape) return;
-  if (it == last.end()) it = last.insert(last.end(), shape);
-  *it = shape;
-  // Frees whose completion the host has not seen count as in use: wait for them, then trim.
-  cudaMemPool_t pool = nullptr;
-  GPUCLEAN_CUDA_TRY(cudaDeviceSynchronize());
-  GPUCLEAN_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, shape.device));
-  GPUCLEAN_CUDA_TRY(cudaMemPoolTrimTo(pool, 0));
-}
-
-}  // namespace gpu
 
 std::string GpuGridderMemory::describe() const {
   return "GPU gridder: " + size_text(fixed_bytes) + " fixed + " + std::to_string(per_sample_bytes) + " B per sample; " +

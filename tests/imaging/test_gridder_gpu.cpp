@@ -4,7 +4,6 @@
 // resident run (1e-6), the pruned plane transform against the full one (1e-6), and the memory
 // check. GPU tests skip without a device; the host-side ordering, chunking and transform-band
 // tests run everywhere.
-#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,7 +18,6 @@
 #include <vector>
 
 #include "clean/errors.hpp"
-#include "imaging/gpu/gridder_device.hpp"
 #include "imaging/gpu/gridder_gpu.hpp"
 #include "imaging/gpu/plane_fft.hpp"
 #include "imaging/gpu/sample_order.hpp"
@@ -438,49 +436,6 @@ TEST(GpuGridderMemory, TooSmallBudgetIsRefused) {
   }
   EXPECT_THROW(predict_gpu(p, std::vector<double>(g.width * g.height, 0.0), d.samples(), tiny),
                clean::InsufficientGpuMemory);
-}
-
-// Chunk buffers are sized in steps (1/16 of the power of two), so neighbouring channels' calls
-// allocate the same sizes and the pool hands back the same blocks; never above the plan's chunk.
-TEST(GpuGridderMemory, ChunkCapacityRoundsUpWithinThePlan) {
-  for (const std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{1000}, std::size_t{217000},
-                              std::size_t{54321}, std::size_t{8000000}}) {
-    const std::size_t c = gpu::chunk_capacity(n * 2, n);
-    EXPECT_GE(c, n);
-    EXPECT_LE(c, n + n / 16 + 1) << n;
-    EXPECT_EQ(gpu::chunk_capacity(n * 2, c), c) << "a capacity is its own rounding";
-    EXPECT_EQ(gpu::chunk_capacity(n / 2 + 1, n), n / 2 + 1) << "capped by the memory plan's chunk";
-  }
-  EXPECT_EQ(gpu::chunk_capacity(1 << 20, 217000), gpu::chunk_capacity(1 << 20, 216000));
-  EXPECT_EQ(gpu::chunk_capacity(100, 0), 0u);
-}
-
-// The stream-ordered pool keeps a call's memory for the next one (no mapping per call), and
-// what it keeps counts as free for the next memory plan.
-TEST(GpuGridderMemory, PoolKeepsMemoryCountedAsFree) {
-  SKIP_WITHOUT_GPU();
-  std::mt19937_64 rng(52);
-  const ImageGeometry g{512, 512, 20 * kArcsec};
-  Data d = random_uvw(3000, g.scale, 5000, rng);
-  fill_point_sources(g, d, rng);
-  const GridPlan p = make_grid_plan(g, es_kernel(7, 1.5), w_range(d.w, d.weight));
-  invert_gpu(p, d.samples(), true, true);  // plans and pool shaped for this call
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  const std::size_t free_before = cuda::device_memory().free_bytes;
-  const InvertOutput r = invert_gpu(p, d.samples(), true, true);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the call's frees are done
-  const std::size_t free_after = cuda::device_memory().free_bytes;
-  cudaMemPool_t pool = nullptr;
-  ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool, 0), cudaSuccess);
-  std::uint64_t reserved = 0, used = 0;
-  ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved), cudaSuccess);
-  ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used), cudaSuccess);
-  const std::uint64_t grids = 2 * p.nu * p.nv * 8;
-  std::printf("pool: %.1f MiB reserved, %.1f MiB used; free %.1f → %.1f MiB\n", reserved / 1048576.0,
-              used / 1048576.0, free_before / 1048576.0, free_after / 1048576.0);
-  EXPECT_GE(reserved - used, grids) << "the grids went back to the driver";
-  EXPECT_GE(free_after + (std::size_t{16} << 20), free_before) << "kept memory not counted as free";
-  EXPECT_EQ(r.dirty.size(), g.width * g.height);
 }
 
 // As invert_cpu: a sample outside the plan's w range would land on the wrong planes.
