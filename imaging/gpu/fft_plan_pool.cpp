@@ -11,9 +11,7 @@
 namespace gpuclean::imaging::gpu {
 namespace {
 
-// Plans kept idle: per grid size the image-row plan, a few column-band widths (they change from
-// channel to channel) and the full 2-D plans for one and two grids.
-constexpr std::size_t kPoolSize = 12;
+constexpr std::size_t kPoolSize = 4;  // plans kept idle: dirty+PSF and predict, two sizes
 
 void check(cufftResult r, const char* what) {
   if (r == CUFFT_SUCCESS) return;
@@ -24,7 +22,8 @@ void check(cufftResult r, const char* what) {
 
 struct Idle {
   int device;
-  FftLayout layout;
+  std::size_t nu, nv;
+  int batch;
   cufftHandle handle;
   std::size_t work;
 };
@@ -53,12 +52,13 @@ void destroy(const Idle& e) noexcept {
 
 }  // namespace
 
-FftPlanLease::FftPlanLease(const FftLayout& layout) : device_(cuda::current_gpu()), layout_(layout) {
+FftPlanLease::FftPlanLease(std::size_t nu, std::size_t nv, int batch)
+    : device_(cuda::current_gpu()), nu_(nu), nv_(nv), batch_(batch) {
   {
     std::lock_guard lock(pool().mutex);
     auto& idle = pool().idle;
     for (auto it = idle.begin(); it != idle.end(); ++it)
-      if (it->device == device_ && it->layout == layout) {
+      if (it->device == device_ && it->nu == nu && it->nv == nv && it->batch == batch) {
         handle_ = it->handle;
         work_bytes_ = it->work;
         idle.erase(it);
@@ -68,21 +68,10 @@ FftPlanLease::FftPlanLease(const FftLayout& layout) : device_(cuda::current_gpu(
   check(cufftCreate(&handle_), "cufftCreate");
   try {
     check(cufftSetAutoAllocation(handle_, 0), "cufftSetAutoAllocation");
-    const auto batch = static_cast<long long>(layout.batch);
-    if (layout.rank == 2) {
-      long long n[2] = {static_cast<long long>(layout.n1), static_cast<long long>(layout.n0)};
-      const long long dist = n[0] * n[1];
-      check(cufftMakePlanMany64(handle_, 2, n, nullptr, 1, dist, nullptr, 1, dist, CUFFT_C2C, batch, &work_bytes_),
-            "cufftMakePlanMany64 (gridder planes)");
-    } else {
-      // Advanced layout: inembed/onembed must be non-null for the strides to count (rank 1 reads
-      // no entry of them).
-      long long n[1] = {static_cast<long long>(layout.n0)}, embed[1] = {n[0]};
-      const auto stride = static_cast<long long>(layout.stride), dist = static_cast<long long>(layout.dist);
-      check(cufftMakePlanMany64(handle_, 1, n, embed, stride, dist, embed, stride, dist, CUFFT_C2C, batch,
-                                &work_bytes_),
-            "cufftMakePlanMany64 (gridder rows or columns)");
-    }
+    long long n[2] = {static_cast<long long>(nv), static_cast<long long>(nu)};
+    const long long dist = n[0] * n[1];
+    check(cufftMakePlanMany64(handle_, 2, n, nullptr, 1, dist, nullptr, 1, dist, CUFFT_C2C, batch, &work_bytes_),
+          "cufftMakePlanMany64 (gridder planes)");
   } catch (...) {
     cufftDestroy(handle_);
     throw;
@@ -93,7 +82,7 @@ FftPlanLease::~FftPlanLease() {
   if (!handle_) return;
   std::lock_guard lock(pool().mutex);
   auto& idle = pool().idle;
-  idle.push_back({device_, layout_, handle_, work_bytes_});
+  idle.push_back({device_, nu_, nv_, batch_, handle_, work_bytes_});
   if (idle.size() > kPoolSize) {
     destroy(idle.front());
     idle.erase(idle.begin());

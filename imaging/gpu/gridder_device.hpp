@@ -137,12 +137,9 @@ void degrid_plane(cudaStream_t stream, const DeviceGeometry& g, const Records& r
 void screen_plane(cudaStream_t stream, const DeviceGeometry& g, int plane, int images, const float2* grids,
                   double* acc);
 
-/// Predict: grid = corrected model · e^{+2πi w_p t} at the image's (wrapped) cells, 0 elsewhere,
-/// written only where the pruned inverse transform reads (plane_fft.hpp): rows [0, rows) ∪
-/// [nv − rows, nv), and columns [0, columns) ∪ [nu − columns, nu) of the other rows. nu/2 and
-/// nv/2: the whole grid.
+/// Predict: the whole grid = corrected model · e^{+2πi w_p t} at the image's (wrapped) cells, 0 elsewhere.
 void model_to_grid(cudaStream_t stream, const DeviceGeometry& g, int plane, const double* corrected_model,
-                   std::size_t columns, std::size_t rows, float2* grid);
+                   float2* grid);
 
 /// images[i][y][x] *= cu[x]·cv[y]·c(t·dw) for `count` images of width × height (in place).
 void apply_correction(cudaStream_t stream, const DeviceGeometry& g, const double* cu, const double* cv,

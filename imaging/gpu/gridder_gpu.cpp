@@ -5,16 +5,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 
+#include "imaging/gpu/fft_plan_pool.hpp"
 #include "imaging/gpu/gridder_device.hpp"
 #include "imaging/gpu/phase_timer.hpp"
-#include "imaging/gpu/plane_fft.hpp"
 #include "imaging/gpu/sample_order.hpp"
 #include "select/cuda/device_buffer.hpp"
 #include "select/cuda/device_info.hpp"
@@ -76,7 +75,6 @@ struct HostChunk {
   std::vector<double> u, v, w;
   std::vector<std::complex<float>> vis;
   std::vector<float> weight;
-  double max_abs_u = 0;  // the u band of its planes' transforms
 };
 
 void gather(const Samples& s, const gpu::SampleOrder& order, const Chunk& c, bool vis, bool weight, HostChunk& h) {
@@ -85,19 +83,15 @@ void gather(const Samples& s, const gpu::SampleOrder& order, const Chunk& c, boo
   if (vis) h.vis.resize(n);
   if (weight) h.weight.resize(n);
   const auto count = static_cast<std::ptrdiff_t>(n);
-  double max_abs_u = 0;
-#pragma omp parallel for schedule(static) if (n > 65536) reduction(max : max_abs_u)
+#pragma omp parallel for schedule(static) if (n > 65536)
   for (std::ptrdiff_t i = 0; i < count; ++i) {
     const std::size_t k = order.index[c.begin + static_cast<std::size_t>(i)];
-    // A NaN u fails the comparison: it has no grid cell either.
-    max_abs_u = std::max(max_abs_u, std::abs(s.u[k]));
     h.u[static_cast<std::size_t>(i)] = s.u[k];
     h.v[static_cast<std::size_t>(i)] = s.v[k];
     h.w[static_cast<std::size_t>(i)] = s.w[k];
     if (vis) h.vis[static_cast<std::size_t>(i)] = s.vis[k];
     if (weight) h.weight[static_cast<std::size_t>(i)] = s.weight[k];
   }
-  h.max_abs_u = max_abs_u;
 }
 
 void upload(cuda::PinnedStaging& staging, cudaStream_t stream, gpu::ChunkWork& work, const HostChunk& h, bool vis,
@@ -137,13 +131,13 @@ double since(Clock::time_point t0) { return std::chrono::duration<double, std::m
 }  // namespace
 
 std::string GridderTimings::describe() const {
-  char buf[512];
+  char buf[400];
   const double device = upload_ms + prep_ms + grid_ms + fft_ms + screen_ms + correct_ms + download_ms;
   std::snprintf(buf, sizeof buf,
-                "%zu samples, %zu plane sweeps, %zu chunks, FFT v pass over %zu columns: upload %.2f, prep %.2f, "
-                "grid %.2f, FFT %.2f, screen %.2f, correct %.2f, download %.2f ms (device %.2f, wall %.2f ms; %.3g samples/s gridding)",
-                samples, planes, chunks, fft_columns, upload_ms, prep_ms, grid_ms, fft_ms, screen_ms, correct_ms,
-                download_ms, device, wall_ms, grid_ms > 0 ? static_cast<double>(samples) / (grid_ms * 1e-3) : 0.0);
+                "%zu samples, %zu plane sweeps, %zu chunks: upload %.2f, prep %.2f, grid %.2f, FFT %.2f, screen %.2f, "
+                "correct %.2f, download %.2f ms (device %.2f, wall %.2f ms; %.3g samples/s gridding)",
+                samples, planes, chunks, upload_ms, prep_ms, grid_ms, fft_ms, screen_ms, correct_ms, download_ms, device,
+                wall_ms, grid_ms > 0 ? static_cast<double>(samples) / (grid_ms * 1e-3) : 0.0);
   return buf;
 }
 
@@ -171,8 +165,7 @@ InvertOutput invert_gpu(const GridPlan& plan, const Samples& s, bool dirty, bool
   gpu::PhaseTimer timer(st);
   StagingLease staging_lease(options.device);
   cuda::PinnedStaging& staging = staging_lease.get();
-  const bool full_fft = gpu::full_fft_wanted(options.full_fft);
-  gpu::PlaneFft fft(plan, images, full_fft);
+  gpu::FftPlanLease fft(plan.nu, plan.nv, images);
   cuda::DeviceBuffer<float2> grids(cells * static_cast<std::size_t>(images), st);
   cuda::DeviceBuffer<std::byte> fft_work(std::max<std::size_t>(fft.work_bytes(), 1), st);
   fft.bind(st, fft_work.data());
@@ -192,8 +185,6 @@ InvertOutput invert_gpu(const GridPlan& plan, const Samples& s, bool dirty, bool
     HostChunk host;
     for (const Chunk& c : chunks) {
       gather(s, order, c, dirty, true, host);  // overlaps the previous chunk's sweep
-      fft.set_band(gpu::fft_band(plan, host.max_abs_u, full_fft));
-      t.fft_columns = std::min(2 * fft.band().columns, plan.nu);
       timer.mark(Phase::kIdle);
       upload(staging, st, work, host, dirty, true);
       timer.mark(Phase::kUpload);
@@ -246,8 +237,7 @@ std::vector<std::complex<double>> predict_gpu(const GridPlan& plan, std::span<co
   gpu::PhaseTimer timer(st);
   StagingLease staging_lease(options.device);
   cuda::PinnedStaging& staging = staging_lease.get();
-  const bool full_fft = gpu::full_fft_wanted(options.full_fft);
-  gpu::PlaneFft fft(plan, 1, full_fft);
+  gpu::FftPlanLease fft(plan.nu, plan.nv, 1);
   const std::size_t cells = plan.nu * plan.nv, pixels = img.width * img.height;
   cuda::DeviceBuffer<float2> grid(cells, st);
   cuda::DeviceBuffer<std::byte> fft_work(std::max<std::size_t>(fft.work_bytes(), 1), st);
@@ -273,8 +263,6 @@ std::vector<std::complex<double>> predict_gpu(const GridPlan& plan, std::span<co
     std::vector<std::complex<double>> chunk_out(work.capacity);
     for (const Chunk& c : chunks) {
       gather(s, order, c, false, false, host);
-      fft.set_band(gpu::fft_band(plan, host.max_abs_u, full_fft));
-      t.fft_columns = std::min(2 * fft.band().columns, plan.nu);
       timer.mark(Phase::kIdle);
       upload(staging, st, work, host, false, false);
       timer.mark(Phase::kUpload);
@@ -289,7 +277,7 @@ std::vector<std::complex<double>> predict_gpu(const GridPlan& plan, std::span<co
         const std::uint32_t begin = index.sample_offset[static_cast<std::size_t>(lo)];
         const std::uint32_t end = index.sample_offset[static_cast<std::size_t>(hi) + 1];
         if (begin == end) continue;
-        gpu::model_to_grid(st, g, plane, corrected.data(), fft.band().columns, fft.band().rows, grid.data());
+        gpu::model_to_grid(st, g, plane, corrected.data(), grid.data());
         timer.mark(Phase::kScreen);
         fft.inverse(grid.data());
         timer.mark(Phase::kFft);

@@ -11,8 +11,7 @@
 //      CUB radix sort; records in sorted order; tile subproblems of ≤ 1024 samples;
 //   3. per plane of the chunk, [min p0, max p0 + W − 1]: zero the grid(s), grid every tile
 //      subproblem into shared memory and add it to the grid (atomics only there), one batched
-//      C2C FFT (dirty and PSF together; pruned to the u band the chunk's samples reach and the
-//      image's rows, plane_fft.hpp), screen e^{−2πi w_p t} into double accumulators. Predict
+//      C2C FFT (dirty and PSF together), screen e^{−2πi w_p t} into double accumulators. Predict
 //      runs the adjoint: model·c·e^{+2πi w_p t} onto the grid, inverse FFT, one thread per sample
 //      gathers W² cells (no atomics);
 //   4. the corrections c(x/nu)·c(y/nv)·c(t·dw) once at the end (invert) or first (predict).
@@ -37,9 +36,6 @@ struct GpuGridderOptions {
   /// variable GPUCLEAN_TEST_IMAGING_BUDGET (bytes), when set, overrides both (tests force
   /// streaming through it).
   std::size_t budget_bytes = 0;
-  /// For tests and benchmarks: the full 2-D transform of every plane instead of the pruned one
-  /// (plane_fft.hpp). The environment variable GPUCLEAN_TEST_FULL_FFT (set, not "0") forces it.
-  bool full_fft = false;
 };
 
 /// Which direction a memory plan is for (their per-sample buffers differ).
@@ -76,8 +72,6 @@ struct GridderTimings {
   std::size_t samples = 0;  ///< samples gridded (invert: nonzero weight) or predicted
   std::size_t planes = 0;   ///< plane sweeps (one batched FFT each), summed over chunks
   std::size_t chunks = 0;
-  /// Grid columns the v pass of the last chunk's plane transforms covered (nu: all of them).
-  std::size_t fft_columns = 0;
   std::string describe() const;
 };
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "clean/errors.hpp"
-#include "imaging/gpu/plane_fft.hpp"
+#include "imaging/gpu/fft_plan_pool.hpp"
 #include "imaging/gpu/gridder_device.hpp"
 #include "imaging/gpu/gridder_gpu.hpp"
 #include "select/cuda/device_info.hpp"
@@ -62,11 +62,10 @@ GpuGridderMemory plan_gpu_gridder_memory(const GridPlan& plan, std::size_t sampl
     throw std::invalid_argument("plan_gpu_gridder_memory: 1 or 2 images to invert, 1 to predict");
   cuda::ScopedDevice device(options.device);
   const std::size_t cells = plan.nu * plan.nv, pixels = plan.image.width * plan.image.height;
-  const std::size_t fft_work =
-      gpu::PlaneFft::work_bytes(plan, static_cast<int>(images), gpu::full_fft_wanted(options.full_fft));
-  // Grids, cuFFT's work area (the widest band's), the accumulators (invert) or the corrected
-  // model (predict), the axis corrections.
-  const std::size_t base = images * cells * sizeof(float2) + fft_work + images * pixels * sizeof(double) +
+  const gpu::FftPlanLease fft(plan.nu, plan.nv, static_cast<int>(images));
+  // Grids, cuFFT's work area, the accumulators (invert) or the corrected model (predict), the
+  // axis corrections.
+  const std::size_t base = images * cells * sizeof(float2) + fft.work_bytes() + images * pixels * sizeof(double) +
                            (plan.image.width + plan.image.height) * sizeof(double) + kSlack;
   const std::size_t groups = plan.wstacking ? plan.planes : 1;
 

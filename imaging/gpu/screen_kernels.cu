@@ -47,19 +47,14 @@ __global__ void screen(DeviceGeometry g, int plane, const float2* grids, double*
   }
 }
 
-// The grid cells the pruned inverse transform reads (plane_fft.hpp): every cell of the transformed
-// rows, [0, rows) ∪ [nv − rows, nv), and the band's columns, [0, cols) ∪ [nu − cols, nu), in the
-// other rows. Each gets the corrected model · e^{+2πi w_p t} where it holds an image pixel, else 0;
-// the other cells are neither written nor read.
-__global__ void model_cells(DeviceGeometry g, int plane, const double* model, int cols, int rows, float2* grid) {
+// Every grid cell: the corrected model · e^{+2πi w_p t} where it holds an image pixel, else 0.
+__global__ void model_cells(DeviceGeometry g, int plane, const double* model, float2* grid) {
   const int u = blockIdx.x * blockDim.x + threadIdx.x;
   if (u >= g.nu) return;
-  const bool band_column = u < cols || u >= g.nu - cols;
   const double wp = plane_w(g, plane);
   int x = u + g.width / 2;  // inverse of image_cell (width ≤ nu, so one wrap)
   if (x >= g.nu) x -= g.nu;
   for (int v = blockIdx.y; v < g.nv; v += gridDim.y) {
-    if (!band_column && v >= rows && v < g.nv - rows) continue;
     int y = v + g.height / 2;
     if (y >= g.nv) y -= g.nv;
     float2 out = make_float2(0.f, 0.f);
@@ -96,9 +91,8 @@ void screen_plane(cudaStream_t stream, const DeviceGeometry& g, int plane, int i
 }
 
 void model_to_grid(cudaStream_t stream, const DeviceGeometry& g, int plane, const double* corrected_model,
-                   std::size_t columns, std::size_t rows, float2* grid) {
-  model_cells<<<row_grid(g.nu, g.nv), kThreads, 0, stream>>>(g, plane, corrected_model, static_cast<int>(columns),
-                                                              static_cast<int>(rows), grid);
+                   float2* grid) {
+  model_cells<<<row_grid(g.nu, g.nv), kThreads, 0, stream>>>(g, plane, corrected_model, grid);
   GPUCLEAN_CHECK_LAUNCH();
 }
 

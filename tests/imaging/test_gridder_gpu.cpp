@@ -1,9 +1,8 @@
 // The GPU gridder (imaging-plan.md §4.4, §4.6, §4.7) against its CPU reference (to 1e-5 of the
 // peak: only the summation order and float kernel values differ), a direct Fourier transform
 // in double (1e-4), adjointness, the PSF of the same pass, streaming in ≥ 3 chunks against the
-// resident run (1e-6), the pruned plane transform against the full one (1e-6), and the memory
-// check. GPU tests skip without a device; the host-side ordering, chunking and transform-band
-// tests run everywhere.
+// resident run (1e-6), and the memory check. GPU tests skip without a device; the host-side
+// ordering and chunking tests run everywhere.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,12 +13,10 @@
 #include <ostream>
 #include <random>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "clean/errors.hpp"
 #include "imaging/gpu/gridder_gpu.hpp"
-#include "imaging/gpu/plane_fft.hpp"
 #include "imaging/gpu/sample_order.hpp"
 #include "imaging/gridder_cpu.hpp"
 #include "select/cuda/device_info.hpp"
@@ -103,20 +100,18 @@ struct Setting {
   double w_max;
   bool wstacking;
   bool vs_dft;  // the kernel's error allows the 1e-4 DFT check
-  double uv_extent = 1;  // u and v scaled by this: < 1 leaves grid columns empty (a pruned transform)
 };
 
 void PrintTo(const Setting& s, std::ostream* os) {
   *os << "W " << s.support << " σ " << s.sigma << " " << s.width << "×" << s.height << " at " << s.scale_arcsec
-      << "″, |w| ≤ " << s.w_max << (s.wstacking ? "" : ", 2-D") << ", uv × " << s.uv_extent;
+      << "″, |w| ≤ " << s.w_max << (s.wstacking ? "" : ", 2-D");
 }
 
 std::string name(const testing::TestParamInfo<Setting>& i) {
   const Setting& s = i.param;
   return "W" + std::to_string(s.support) + "_sigma" + std::to_string(static_cast<int>(s.sigma * 100)) + "_" +
          std::to_string(s.width) + "x" + std::to_string(s.height) + "_" + std::to_string(static_cast<int>(s.scale_arcsec)) +
-         "as_w" + std::to_string(static_cast<int>(s.w_max)) + (s.wstacking ? "" : "_2d") +
-         (s.uv_extent < 1 ? "_uv" + std::to_string(static_cast<int>(s.uv_extent * 100)) : "");
+         "as_w" + std::to_string(static_cast<int>(s.w_max)) + (s.wstacking ? "" : "_2d");
 }
 
 class GpuGridder : public testing::TestWithParam<Setting> {
@@ -127,18 +122,13 @@ class GpuGridder : public testing::TestWithParam<Setting> {
     const Setting& s = GetParam();
     return make_grid_plan(geometry(), es_kernel(s.support, s.sigma), w_range(d.w, d.weight), s.wstacking);
   }
-  Data data(std::size_t n, std::mt19937_64& rng) const {
-    Data d = random_uvw(n, geometry().scale, GetParam().w_max, rng);
-    for (std::size_t k = 0; k < n; ++k) d.u[k] *= GetParam().uv_extent, d.v[k] *= GetParam().uv_extent;
-    return d;
-  }
 };
 
 // Dirty image and PSF of one pass against invert_cpu (vis, and vis = 1) and the direct FT.
 TEST_P(GpuGridder, InvertMatchesCpuAndDft) {
   std::mt19937_64 rng(11);
   const ImageGeometry g = geometry();
-  Data d = data(2000, rng);
+  Data d = random_uvw(2000, g.scale, GetParam().w_max, rng);
   fill_point_sources(g, d, rng);
   const GridPlan p = plan(d);
   const InvertOutput gpu = invert_gpu(p, d.samples(), true, true);
@@ -154,12 +144,6 @@ TEST_P(GpuGridder, InvertMatchesCpuAndDft) {
   EXPECT_EQ(gpu.timings.chunks, 1u);
   EXPECT_GE(gpu.timings.planes, 1u);
   EXPECT_LE(gpu.timings.planes, p.planes);
-  // random_uvw's |u| ≤ 0.45/δ reaches every column (with the kernel's half width and rounding).
-  if (GetParam().uv_extent < 1) {
-    EXPECT_LT(gpu.timings.fft_columns, p.nu) << "the transform was not pruned";
-  } else {
-    EXPECT_EQ(gpu.timings.fft_columns, p.nu);
-  }
   if (GetParam().vs_dft) {
     const double e_dft = max_rel(gpu.dirty, direct_dirty(g, d, GetParam().wstacking));
     std::printf("invert: GPU vs direct FT %.2e of peak\n", e_dft);
@@ -170,7 +154,7 @@ TEST_P(GpuGridder, InvertMatchesCpuAndDft) {
 TEST_P(GpuGridder, PredictMatchesCpuAndDft) {
   std::mt19937_64 rng(12);
   const ImageGeometry g = geometry();
-  Data d = data(1500, rng);
+  Data d = random_uvw(1500, g.scale, GetParam().w_max, rng);
   const std::vector<double> model = sparse_model(g, rng);
   const GridPlan p = plan(d);
   std::fill(d.weight.begin(), d.weight.end(), 1.0f);  // predict every sample
@@ -192,7 +176,7 @@ TEST_P(GpuGridder, PredictMatchesCpuAndDft) {
 TEST_P(GpuGridder, Adjoint) {
   std::mt19937_64 rng(13);
   const ImageGeometry g = geometry();
-  Data d = data(1500, rng);
+  Data d = random_uvw(1500, g.scale, GetParam().w_max, rng);
   std::fill(d.weight.begin(), d.weight.end(), 1.0f);
   std::normal_distribution<double> n01;
   std::vector<double> x(g.width * g.height);
@@ -222,11 +206,7 @@ INSTANTIATE_TEST_SUITE_P(
                     Setting{5, 2.0, 64, 48, 300, 12000, true, false},   // W = 5 and 4: the other kernels,
                     Setting{4, 2.0, 50, 64, 300, 12000, true, false},   // against the CPU only
                     Setting{7, 1.5, 96, 80, 20, 3000, false, true},     // 2-D: w left out on both sides
-                    Setting{6, 1.6, 90, 64, 20, 3000, false, true},
-                    // Pruned transforms: 96 of 384 columns (and an odd height: the upper row
-                    // block holds one row more than the image's), 128 of 240 wrapped round 0.
-                    Setting{7, 1.5, 256, 201, 60, 20000, true, true, 0.2},
-                    Setting{7, 1.5, 160, 150, 100, 20000, true, true, 0.5}),
+                    Setting{6, 1.6, 90, 64, 20, 3000, false, true}),
     name);
 
 // Thousands of samples in one 32×32 tile and one first plane: the tile splits into subproblems
@@ -321,99 +301,6 @@ TEST(GpuGridderStreaming, ChunksEqualResident) {
     EXPECT_LE(e_dirty, kStreamed);
     EXPECT_LE(e_psf, kStreamed);
     EXPECT_LE(e_pred, kStreamed);
-  }
-}
-
-// The pruned plane transform (plane_fft.hpp) against the full 2-D one, invert (dirty and PSF)
-// and predict: a narrow band, one of every column, and streamed chunks whose bands differ (|u|
-// grows with |w| here, so each chunk of the first-plane order has its own band and plan).
-TEST(GpuGridderFft, PrunedEqualsFull) {
-  SKIP_WITHOUT_GPU();
-  std::mt19937_64 rng(71);
-  const ImageGeometry g{200, 151, 60 * kArcsec};
-  for (const double extent : {0.15, 1.0}) {
-    Data d = random_uvw(4000, g.scale, 20000, rng);
-    for (std::size_t k = 0; k < d.u.size(); ++k) {
-      const double f = extent < 1 ? extent * (0.3 + 0.7 * std::abs(d.w[k]) / 20000) : 1.0;
-      d.u[k] *= f, d.v[k] *= f;
-    }
-    fill_point_sources(g, d, rng);
-    const std::vector<double> model = sparse_model(g, rng);
-    const GridPlan p = make_grid_plan(g, es_kernel(7, 1.5), w_range(d.w, d.weight));
-    GpuGridderOptions full, streamed;
-    full.full_fft = true;
-    const std::size_t n = weighted(d);
-    const GpuGridderMemory m = plan_gpu_gridder_memory(p, n, 2);
-    streamed.budget_bytes = m.fixed_bytes + m.per_sample_bytes * (n / 4);
-    const InvertOutput a = invert_gpu(p, d.samples(), true, true, full), b = invert_gpu(p, d.samples(), true, true),
-                       c = invert_gpu(p, d.samples(), true, true, streamed);
-    GridderTimings ta, tb;
-    const auto va = predict_gpu(p, model, d.samples(), full, &ta), vb = predict_gpu(p, model, d.samples(), {}, &tb);
-    const double e[] = {max_rel(b.dirty, a.dirty), max_rel(b.psf, a.psf), max_rel(c.dirty, a.dirty),
-                        max_rel(c.psf, a.psf), max_rel(vb, va)};
-    std::printf("uv × %.2f, nu %zu: v pass over %zu columns (%zu streamed in %zu chunks, %zu predict), full %zu; "
-                "pruned vs full: dirty %.2e, PSF %.2e, streamed dirty %.2e, PSF %.2e, predict %.2e\n",
-                extent, p.nu, b.timings.fft_columns, c.timings.fft_columns, c.timings.chunks, tb.fft_columns,
-                a.timings.fft_columns, e[0], e[1], e[2], e[3], e[4]);
-    for (const double x : e) EXPECT_LE(x, kStreamed);
-    EXPECT_EQ(a.timings.fft_columns, p.nu);
-    EXPECT_EQ(ta.fft_columns, p.nu);
-    EXPECT_GE(c.timings.chunks, 3u);
-    if (extent < 1) {
-      EXPECT_LT(b.timings.fft_columns, p.nu / 2);
-      EXPECT_LT(tb.fft_columns, p.nu / 2);
-      EXPECT_LT(c.timings.fft_columns, b.timings.fft_columns);  // the last chunk's band is not the widest
-    } else {
-      EXPECT_EQ(b.timings.fft_columns, p.nu);
-    }
-  }
-}
-
-// Host side: every cell a sample's footprint reaches (build_records' ⌈Ku − W/2⌉ + a, wrapped)
-// lies in the band's columns, every image row in its rows; the blocks never overlap.
-TEST(GpuGridderFft, BandCoversEveryFootprint) {
-  std::mt19937_64 rng(81);
-  for (const auto& [width, height, extent] :
-       {std::tuple{256, 201, 0.2}, std::tuple{160, 150, 0.5}, std::tuple{96, 80, 1.0}, std::tuple{2048, 2048, 0.3}}) {
-    const ImageGeometry g{static_cast<std::size_t>(width), static_cast<std::size_t>(height), 60 * kArcsec};
-    Data d = random_uvw(20000, g.scale, 20000, rng);
-    double max_u = 0;
-    for (double& u : d.u) u *= extent, max_u = std::max(max_u, std::abs(u));
-    for (const int support : {4, 7, 8}) {
-      const GridPlan p = make_grid_plan(g, es_kernel(support, 1.5), w_range(d.w, d.weight));
-      const gpu::FftBand b = gpu::fft_band(p, max_u);
-      const std::size_t nu = p.nu, c = b.columns;
-      SCOPED_TRACE(std::to_string(width) + "×" + std::to_string(height) + ", W " + std::to_string(support) +
-                   ", nu " + std::to_string(nu) + ", band " + std::to_string(c) + " columns");
-      ASSERT_GE(c, 1u);
-      ASSERT_LE(2 * c, nu);
-      EXPECT_TRUE(c % gpu::band_granularity(nu) == 0 || 2 * c == nu);
-      if (extent < 0.4) {
-        EXPECT_LT(2 * c, nu) << "a narrow band should prune";
-      }
-      std::printf("%d×%d, W %d, uv × %.1f: %zu + %zu of %zu columns, rows %zu + %zu of %zu\n", width, height, support,
-                  extent, c, c, nu, b.rows, b.rows, p.nv);
-      const double h = 0.5 * support, su = g.scale * static_cast<double>(nu);
-      for (const double u : d.u)
-        for (const double sign : {1.0, -1.0}) {  // either side of the flip
-          const double ku = -sign * u * su;
-          const auto first = static_cast<long long>(std::ceil(ku - h));
-          for (long long a = 0; a < support; ++a) {
-            const long long m = (first + a) % static_cast<long long>(nu);
-            const auto cell = static_cast<std::size_t>(m < 0 ? m + static_cast<long long>(nu) : m);
-            ASSERT_TRUE(cell < c || cell >= nu - c) << "Ku " << ku << " reaches column " << cell;
-          }
-        }
-      ASSERT_LE(2 * b.rows, p.nv);
-      for (std::size_t y = 0; y < g.height; ++y) {
-        const long long r = static_cast<long long>(y) - static_cast<long long>(g.height / 2);
-        const auto row = static_cast<std::size_t>(r < 0 ? r + static_cast<long long>(p.nv) : r);
-        ASSERT_TRUE(row < b.rows || row >= p.nv - b.rows) << "image row " << y << " is grid row " << row;
-      }
-      const gpu::FftBand all = gpu::fft_band(p, max_u, true);
-      EXPECT_EQ(2 * all.columns, nu);
-      EXPECT_EQ(2 * all.rows, p.nv);
-    }
   }
 }
 
