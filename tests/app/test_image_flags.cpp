@@ -22,8 +22,11 @@ using test::TempDir;
 // max |Δ| / peak between twins. The samples that remain are read, sorted and summed in the same
 // order in both, so the CPU agrees exactly (measured 0 for every file); the GPU's grid adds with
 // float atomics in no fixed order, so its twins may differ by float rounding. Flagged samples that
-// leak into the gridder's w range move pixels by 1.1e-5 to 3.4e-5 of the peak (measured, mutated).
+// leak into the gridder's w range move pixels by 1.1e-5 to 3.4e-5 of the peak (measured, mutated;
+// the CPU twins catch that). On an H100 the GPU twins differ by 5.0e-6 to 9.5e-6 (measured), so
+// they are held to the GPU-against-CPU bound; a flag the GPU path ignored moves 5.7e-2 or more.
 constexpr double kPixelTolerance = 1e-6;
+constexpr double kGpuPixelTolerance = 3e-5;
 constexpr double kCountTolerance = 1e-12;  // WSCIMGWG, WSCNORMF, WSCVWSUM, WSCENVIS relative
 constexpr double kBeamTolerance = 1e-6;    // BMAJ, BMIN relative; BPA in degrees
 // The change must move the image by far more than the tolerance, or the test proves nothing.
@@ -88,7 +91,8 @@ struct Difference {
 };
 
 /// Compares every output file of runs `a` and `b`; with `expect_equal`, checks each card too.
-Difference compare_runs(const TempDir& dir, const std::string& a, const std::string& b, bool expect_equal) {
+Difference compare_runs(const TempDir& dir, const std::string& a, const std::string& b, bool expect_equal,
+                        double pixel_tolerance = kPixelTolerance) {
   Difference d;
   for (const std::string& f : kFiles) {
     const io::FitsImage x = io::read_fits_image(dir.file(a + f + ".fits"));
@@ -103,7 +107,7 @@ Difference compare_runs(const TempDir& dir, const std::string& a, const std::str
     d.imgwg = std::max(d.imgwg, std::abs(card(x, "WSCIMGWG") - card(y, "WSCIMGWG")) / card(x, "WSCIMGWG"));
     d.counts |= card(x, "WSCNVIS") != card(y, "WSCNVIS");
     if (!expect_equal) continue;
-    EXPECT_LE(diff / peak, kPixelTolerance) << f;
+    EXPECT_LE(diff / peak, pixel_tolerance) << f;
     for (const char* key : {"WSCNVIS", "WSCNWLAY", "WSCGKRNL", "CRVAL3", "CDELT3"})
       EXPECT_EQ(card(x, key), card(y, key)) << key << " " << f;
     for (const char* key : {"WSCIMGWG", "WSCNORMF", "WSCVWSUM", "WSCENVIS"})
@@ -126,11 +130,12 @@ void check_twin(const Twin& twin, clean::Device device) {
     image(dir, s.changed, "changed", weighting, device);
     image(dir, s.removed, "removed", weighting, device);
     if (::testing::Test::HasFatalFailure()) return;
-    const Difference same = compare_runs(dir, "changed", "removed", true);
+    const double tolerance = device == clean::Device::kGpu ? kGpuPixelTolerance : kPixelTolerance;
+    const Difference same = compare_runs(dir, "changed", "removed", true, tolerance);
     const Difference moved = compare_runs(dir, "full", "changed", false);
     std::printf("%s, %s: changed vs removed %.2e of peak, WSCIMGWG %.2e; full vs changed %.2e, %.2e\n",
                 weighting.c_str(), device_option(device).c_str(), same.pixels, same.imgwg, moved.pixels, moved.imgwg);
-    EXPECT_LE(same.pixels, kPixelTolerance);
+    EXPECT_LE(same.pixels, tolerance);
     EXPECT_GE(moved.pixels, kChangedAtLeast) << "the edit did not change the image: the comparison proves nothing";
     EXPECT_TRUE(moved.counts) << "the edit did not change WSCNVIS";
   }
