@@ -22,7 +22,7 @@ using test::TempDir;
 constexpr std::size_t kSize = 64;
 constexpr double kScaleAsec = 30;  // the longest baselines fall outside the padded grid
 constexpr double kAsec = M_PI / 180 / 3600;
-// Measured (WIP-issue-35.md): every imaging weight identical to WSClean's float, and the sums
+// Measured (issue 35): every imaging weight identical to WSClean's float, and the sums
 // equal to ≤ 8.4e-16 relative (its header's 15 digits). The bounds leave room for rounding only.
 constexpr double kWeightTolerance = 1.2e-7;  // relative, per sample: 1 ulp of WSClean's float
 constexpr double kSumTolerance = 1e-12;     // relative, WSCIMGWG and WSCVWSUM
