@@ -29,7 +29,10 @@ using namespace direct_ft;  // Data, random_uvw, direct_dirty, direct_predict, k
 
 constexpr double kVsCpu = 1e-5;       // GPU against CPU, of the peak
 constexpr double kVsDft = 1e-4;       // against the direct FT, of the peak
-constexpr double kStreamed = 1e-6;    // streamed against resident, of the peak
+// Streamed against resident, of the peak: only the order of float additions differs (sparse
+// subproblems add with global atomics in no fixed order): measured 1.03e-6 on an H100. A plane
+// left out at a chunk's edge moves pixels by the kernel's weight there, 1e-3 or more.
+constexpr double kStreamed = 5e-6;
 constexpr double kAdjoint = 1e-6;     // |<Ax, y> − <x, Aᴴy>| / (|Ax| |y|)
 
 bool no_gpu() { return !cuda::has_usable_device(); }
