@@ -66,7 +66,7 @@ case "$mode" in
     for t in $(find "$bin/tests" -maxdepth 1 -type f -name 'test_*' -executable | sort); do
       n=1
       name=$(basename "$t")
-      if [ "$ms_tools" = 0 ] && [[ $name =~ ^test_(ms_reader|weighting|image_run|image_cli|.*predict.*)$ ]] &&
+      if [ "$ms_tools" = 0 ] && [[ $name =~ ^test_(ms_reader|weighting|image_run|image_cli|image_flags|.*predict.*)$ ]] &&
          [[ $name != *gpu* ]]; then
         echo "== $name: left out (needs wsclean and python3-casacore at run time, not on this machine)" >"$out/$name.summary"
         continue
