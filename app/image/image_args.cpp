@@ -104,8 +104,6 @@ const std::vector<Row>& rows() {
        }},
       {"mf-weighting", 0, "one weight grid over all output channels",
        [](ImageOptions& o, const Values&) { o.run.mf_weighting = true; }},
-      {"niter", 1, "0 only: deconvolution is not implemented yet (issue 36); ignored with -predict",
-       [](ImageOptions& o, const Values& v) { o.niter = integer("-niter", v[0], 0); }},
       {"predict", 0, "NAME-model.fits (NAME-000c-model.fits per output channel) -> MODEL_DATA, as wsclean -predict",
        [](ImageOptions& o, const Values&) { o.predict = true; }},
       {"make-psf", 0, "also image the PSF (NAME-psf.fits); normalises as WSClean does",
@@ -134,16 +132,33 @@ const Row* find_row(const std::string& word) {
   return nullptr;
 }
 
+const DeconvolutionHelp* find_deconvolution(const std::string& word) {
+  const std::string name = word.substr(word[1] == '-' ? 2 : 1);
+  for (const DeconvolutionHelp& d : deconvolution_help())
+    if (name == d.name) return &d;
+  return nullptr;
+}
+
 }  // namespace
 
 ImageOptions parse_image_args(const std::vector<std::string>& args) {
   ImageOptions o;
+  DeconvolutionWords deconvolution;
   bool size_given = false, scale_given = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
     if (word.size() > 1 && word[0] == '-') {
       const Row* row = find_row(word);
-      if (!row) throw InvalidSettings("unknown option " + word + " (gpuclean image -help lists them)");
+      if (!row) {
+        const DeconvolutionHelp* d = find_deconvolution(word);
+        if (!d) throw InvalidSettings("unknown option " + word + " (gpuclean image -help lists them)");
+        if (i + d->arity >= args.size())
+          throw InvalidSettings(word + " needs " + std::to_string(d->arity) + " value(s)");
+        deconvolution.words.push_back(std::string("-").append(d->name));  // one dash, as WSClean
+        for (std::size_t k = 1; k <= d->arity; ++k) deconvolution.words.push_back(args[i + k]);
+        i += d->arity;
+        continue;
+      }
       std::size_t arity = row->arity;
       if (std::string(row->name) == "weight" && i + 1 < args.size() && args[i + 1] == "briggs") arity = 2;
       if (i + arity >= args.size()) throw InvalidSettings(word + " needs " + std::to_string(arity) + " value(s)");
@@ -158,12 +173,16 @@ ImageOptions parse_image_args(const std::vector<std::string>& args) {
     }
   }
   if (o.help) return o;
-  // With -predict WSClean takes the size and scale from the model and ignores -niter.
-  if (o.niter != 0 && !o.predict)
-    throw InvalidSettings("-niter " + std::to_string(o.niter) + ": deconvolution is not supported yet; use -niter 0");
   if (!size_given && !o.predict) throw InvalidSettings("-size W H is required");
   if (!scale_given && !o.predict) throw InvalidSettings("-scale is required (e.g. -scale 4asec)");
   if (o.ms.empty()) throw InvalidSettings("no MeasurementSet given: gpuclean image [options] a.ms [b.ms ...]");
+  o.deconvolution = finish_deconvolution(deconvolution, o.run.channels_out, size_given ? o.run.image.width : 0,
+                                         size_given ? o.run.image.height : 0);
+  o.niter = static_cast<long long>(o.deconvolution.niter);
+  // With -predict WSClean takes the size and scale from the model and ignores -niter.
+  if (o.niter != 0 && !o.predict)
+    throw InvalidSettings("-niter " + std::to_string(o.niter) +
+                          ": deconvolution in gpuclean image is not implemented yet (issue 36); use -niter 0");
   return o;
 }
 
@@ -171,6 +190,8 @@ std::string image_usage() {
   std::ostringstream s;
   s << "usage: gpuclean image [options] a.ms [b.ms ...]\n  WSClean's option names (one dash or two):\n";
   for (const Row& r : rows()) s << "  -" << r.name << "  " << r.help << "\n";
+  s << "  Deconvolution (WSClean 3.1's defaults; -niter > 0 is refused until issue 36's loop lands):\n";
+  for (const DeconvolutionHelp& d : deconvolution_help()) s << "  -" << d.name << "  " << d.help << "\n";
   return s.str();
 }
 
