@@ -8,6 +8,8 @@
 #include <thread>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
+#include <string>
 
 #include "app/version.hpp"
 #include "app/image/psf_beam.hpp"
@@ -31,6 +33,8 @@ std::string output_name(const ImageOptions& o, int channel, const std::string& k
 
 std::vector<std::string> kinds(const ImageOptions& o) {
   // With -niter 0 WSClean also writes -image.fits, equal to the dirty image (plan §5, measured).
+  // With -niter > 0 the PSF is always made (the loop needs it) and written.
+  if (o.niter > 0) return {"dirty", "residual", "model", "image", "psf"};
   std::vector<std::string> k = {"dirty", "image"};
   if (o.run.make_psf) k.push_back("psf");
   return k;
@@ -136,7 +140,7 @@ struct FileJob {
 
 /// The files of one output channel (or the MFS, channel −1), staged in order.
 void add_jobs(std::vector<FileJob>& jobs, io::StagedOutputs& staged, const ImageOptions& o,
-              const imaging::ChannelImage& c, int channel, const ImageContext& ctx) {
+              const imaging::ChannelImage& c, int channel, const ImageContext& ctx, const CleanImages* clean) {
   io::FitsHeader h = header(o, c, channel < 0, ctx);
   io::WriteOptions w;
   w.beam = fit_wsclean_beam(c.psf, o.run.image,
@@ -145,8 +149,15 @@ void add_jobs(std::vector<FileJob>& jobs, io::StagedOutputs& staged, const Image
   w.history = {ctx.command_line};  // cfitsio continues it over as many HISTORY cards as it needs
   w.overwrite = true;
   w.inputs = o.ms;
-  for (const std::string& kind : kinds(o))
-    jobs.push_back({staged.stage(output_name(o, channel, kind)), kind == "psf" ? &c.psf : &c.dirty, h, w});
+  for (const std::string& kind : kinds(o)) {
+    const std::vector<double>* data = kind == "psf" ? &c.psf : &c.dirty;  // -niter 0: image = dirty
+    if (clean && kind == "residual") data = &clean->residual;
+    if (clean && kind == "model") data = &clean->model;
+    if (clean && kind == "image") data = &clean->image;
+    io::WriteOptions wk = w;
+    if (kind == "model") wk.bunit = "JY/PIXEL";
+    jobs.push_back({staged.stage(output_name(o, channel, kind)), data, h, wk});
+  }
 }
 
 void write_job(const FileJob& job, const ImageOptions& o) {
@@ -182,12 +193,19 @@ void check_image_outputs(const ImageOptions& o) {
   }
 }
 
-void write_image_outputs(const ImageOptions& o, const imaging::ImageRunResult& result, const ImageContext& ctx) {
+void write_image_outputs(const ImageOptions& o, const imaging::ImageRunResult& result, const ImageContext& ctx,
+                         const std::vector<CleanImages>* clean) {
+  const std::size_t expected = result.channels.size() + (result.mfs ? 1 : 0);
+  if (clean && clean->size() != expected)
+    throw std::logic_error("write_image_outputs: " + std::to_string(clean->size()) + " clean images for " +
+                           std::to_string(expected) + " outputs");
+  const auto clean_of = [&](std::size_t i) { return clean ? &(*clean)[i] : nullptr; };
   io::StagedOutputs staged(true);
   std::vector<FileJob> jobs;
   for (std::size_t c = 0; c < result.channels.size(); ++c)
-    add_jobs(jobs, staged, o, result.channels[c], result.channels.size() == 1 ? 0 : static_cast<int>(c), ctx);
-  if (result.mfs) add_jobs(jobs, staged, o, *result.mfs, -1, ctx);
+    add_jobs(jobs, staged, o, result.channels[c], result.channels.size() == 1 ? 0 : static_cast<int>(c), ctx,
+             clean_of(c));
+  if (result.mfs) add_jobs(jobs, staged, o, *result.mfs, -1, ctx, clean_of(result.channels.size()));
   // An 8192² run of 8 channels writes 27 files of 256 MiB; one writer thread managed about
   // 0.3 GB/s on the H100 host, so the files are written by several threads (cfitsio is built
   // reentrant; batch mode writes the same way). The first failure is rethrown after all stop,

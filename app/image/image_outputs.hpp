@@ -25,8 +25,16 @@ struct ImageContext {
   std::string command_line;
 };
 
-/// Fits the beams and writes every output, all or nothing (io::StagedOutputs).
+/// What deconvolution (-niter > 0) adds to an output channel: its final residual, model
+/// (Jy/pixel) and restored image (model ⊛ the fitted beam + residual).
+struct CleanImages {
+  std::vector<double> residual, model, image;
+};
+
+/// Fits the beams and writes every output, all or nothing (io::StagedOutputs). With -niter > 0,
+/// `clean` holds one CleanImages per output channel, then the MFS's: the files are then
+/// NAME-{dirty,residual,model,image,psf}.fits (the PSF always, as WSClean).
 void write_image_outputs(const ImageOptions& options, const imaging::ImageRunResult& result,
-                         const ImageContext& context);
+                         const ImageContext& context, const std::vector<CleanImages>* clean = nullptr);
 
 }  // namespace gpuclean::app
