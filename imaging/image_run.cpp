@@ -11,6 +11,7 @@
 #include "io/ms/ms_reader.hpp"
 #ifdef GPUCLEAN_HAVE_CUDA
 #include "imaging/gpu/gridder_gpu.hpp"
+#include "imaging/gpu/vis_store_gpu.hpp"
 #endif
 
 namespace gpuclean::imaging {
@@ -138,11 +139,19 @@ ChannelImage image_channel(const std::vector<io::ms::VisChunk>& chunks, const We
 
 VisStore make_vis_store(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings,
                         std::vector<ChannelImage>* headers) {
-  if (settings.device != clean::Device::kCpu)
-    throw clean::InvalidSettings("the VisStore has no GPU twin yet; image with -device cpu");
   ImageTimings timings;
   const Weighted in = read_and_weight(selections, settings, timings);
   VisStore store({settings.image, settings.epsilon, settings.threads});
+  if (settings.device == clean::Device::kGpu) {
+#ifdef GPUCLEAN_HAVE_CUDA
+    GpuGridderOptions options;
+    options.device = settings.gpu;
+    options.budget_bytes = settings.gpu_budget_bytes;
+    store.set_backend(make_gpu_vis_store_backend(options));
+#else
+    throw clean::InvalidSettings("this gpuclean was built without CUDA; image with -device cpu");
+#endif
+  }
   for (std::size_t j = 0; j < in.plan.output_channels.size(); ++j) {
     ChannelImage header;
     ChannelSamples s = describe_channel(in.chunks, in.grid(j), selections.front().freq_hz,

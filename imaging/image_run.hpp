@@ -77,10 +77,11 @@ std::vector<std::pair<std::size_t, std::size_t>> output_channel_ranges(std::size
 /// images. Throws MsError for unreadable data or when nothing is weighted.
 ImageRunResult image_run(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings);
 
-/// The major cycles' VisStore (CPU) of a run: read and weighted as image_run, each output
-/// channel's samples made once, with Σcw of its counters. `headers` (if given) gets each
+/// The major cycles' VisStore of a run: read and weighted as image_run, each output channel's
+/// samples made once, with Σcw of its counters; on the GPU (settings.device kGpu) its samples stay
+/// prepared on the device when they fit (vis_store_gpu.hpp). `headers` (if given) gets each
 /// channel's ChannelImage without images (range, band, counters, WSCIMGWG, theoretic beam, plan).
-/// Throws as image_run, and clean::InvalidSettings for the GPU (its twin is to come).
+/// Throws as image_run, and clean::InvalidSettings for the GPU in a build without CUDA.
 VisStore make_vis_store(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings,
                         std::vector<ChannelImage>* headers = nullptr);
 

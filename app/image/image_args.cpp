@@ -180,11 +180,6 @@ ImageOptions parse_image_args(const std::vector<std::string>& args) {
                                          size_given ? o.run.image.height : 0);
   o.niter = static_cast<long long>(o.deconvolution.niter);
   // With -predict WSClean takes the size and scale from the model and ignores -niter.
-  // The major cycles keep their visibilities in the host VisStore; its GPU twin is to come.
-  if (o.niter != 0 && !o.predict && o.device == clean::Device::kGpu)
-    throw InvalidSettings("-niter " + std::to_string(o.niter) +
-                          " with -device gpu: deconvolution in gpuclean image is not on the GPU yet (issue 36); "
-                          "use -device cpu");
   return o;
 }
 
@@ -192,7 +187,7 @@ std::string image_usage() {
   std::ostringstream s;
   s << "usage: gpuclean image [options] a.ms [b.ms ...]\n  WSClean's option names (one dash or two):\n";
   for (const Row& r : rows()) s << "  -" << r.name << "  " << r.help << "\n";
-  s << "  Deconvolution (WSClean 3.1's defaults; -niter > 0 runs on the CPU for now):\n";
+  s << "  Deconvolution (WSClean 3.1's defaults):\n";
   for (const DeconvolutionHelp& d : deconvolution_help()) s << "  -" << d.name << "  " << d.help << "\n";
   return s.str();
 }

@@ -36,8 +36,7 @@ int run_image(const std::vector<std::string>& args, const std::string& command_l
   // Only now: a refused input prints nothing but its one line on stderr.
   if (!device_note.empty()) std::printf("gpuclean image: %s\n", device_note.c_str());
   std::printf("gpuclean image: memory: %s\n", memory.c_str());
-  if (o.niter > 0) {  // -device gpu was refused by the parser; auto grids on the CPU for now
-    run.run.device = clean::Device::kCpu;
+  if (o.niter > 0) {
     run_clean(run, metadata, selections, command_line);
     std::printf("cleaned %zu MS, %zux%zu, %zu output channel(s): %.2f s -> %s-*.fits\n", o.ms.size(),
                 run.run.image.width, run.run.image.height, run.run.channels_out,

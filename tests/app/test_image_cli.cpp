@@ -153,7 +153,6 @@ TEST(ImageCli, BadCommandLinesFailBeforeAnyOutput) {
       {base + "-weight briggs", 2, "-weight needs 2 value(s)"},
       {base + "-weight briggs x {ms}", 2, "-weight briggs 'x' is not a number"},
       {base + "-weight super {ms}", 2, "natural, uniform or briggs R"},
-      {base + "-niter 5 -device gpu {ms}", 2, "not on the GPU yet"},
       {base + "-pol q {ms}", 2, "not supported yet"},
       {base + "-channels-out 5 {ms}", 2, "more than the 2 selected channels"},
       {base + "-channel-range 1 1 {ms}", 2, "is empty"},

@@ -141,7 +141,11 @@ TEST(VisStoreImager, ImagesEveryChannelAsTheStoreAndPredictsEachModel) {
   model.at(32, 32) = 1.0f;
   clean::HostImage other(64, 64);
   other.at(20, 40) = 0.5f;
-  VisStore reference = store;  // predicted here channel by channel from its own model
+  // Predicted here channel by channel from its own model (the same samples, PSF centres made again).
+  VisStore reference({kImage, 1e-4, kThreads});
+  reference.add_channel(random_samples(3000, 5), 1234.0);
+  reference.add_channel(random_samples(3000, 6), 2345.0);
+  for (std::size_t c = 0; c < 2; ++c) reference.invert_psf(c);
   imager.predict({model, other});
   const std::vector<clean::HostImage> residual = imager.invert_residual();
   for (std::size_t c = 0; c < 2; ++c) {
