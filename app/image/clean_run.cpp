@@ -1,19 +1,25 @@
 #include "app/image/clean_run.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <utility>
 
+#include "app/image/clean_summary.hpp"
 #include "app/image/image_outputs.hpp"
 #include "app/image/major_cycles.hpp"
+#include "app/image/model_data.hpp"
 #include "app/image/psf_beam.hpp"
+#include "app/image/source_list.hpp"
 #include "app/image/vis_store_imager.hpp"
 #include "clean/beam.hpp"
+#include "clean/image_stats.hpp"
 #include "clean/outer_loop.hpp"
 #include "clean/restore.hpp"
 #include "imaging/image_run.hpp"
 #include "io/fits_reader.hpp"
+#include "io/text_writer.hpp"
 
 namespace gpuclean::app {
 namespace {
@@ -28,29 +34,61 @@ clean::HostImage to_host(const std::vector<double>& pixels, const imaging::Image
   return image;
 }
 
-/// image = model ⊛ the beam written in the header (fitted to `c.psf` as write_image_outputs fits
-/// it) + residual, as WSClean restores.
-std::vector<double> restored(const ImageOptions& o, const imaging::ChannelImage& c, const std::vector<double>& model,
-                             const std::vector<double>& residual) {
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// The beam written in the header (fitted to `c.psf` as write_image_outputs fits it), in pixels
+/// and on the sky.
+struct RestoringBeam {
+  clean::PixelGaussian pixels;
+  clean::SkyBeam sky;
+};
+
+RestoringBeam restoring_beam(const ImageOptions& o, const imaging::ChannelImage& c) {
   const io::BeamKeywords b = fit_wsclean_beam(
       c.psf, o.run.image, initial_beam_estimate(c, o.run.image, o.run.weighting.gaussian_taper_fwhm_rad));
   clean::PixelToSky t;
   const double delta_deg = o.run.image.scale * 180 / M_PI;
   t.m[0][0] = -delta_deg, t.m[1][1] = delta_deg;  // as psf_beam.cpp: CDELT1 = −δ
   t.m[0][1] = t.m[1][0] = 0;
-  const clean::PixelGaussian beam = clean::from_sky({b.bmaj_deg * 3600, b.bmin_deg * 3600, b.bpa_deg}, t);
+  const clean::SkyBeam sky{b.bmaj_deg * 3600, b.bmin_deg * 3600, b.bpa_deg};
+  return {clean::from_sky(sky, t), sky};
+}
+
+/// image = model ⊛ the restoring beam + residual, as WSClean restores.
+std::vector<double> restored(const ImageOptions& o, const RestoringBeam& beam, const std::vector<double>& model,
+                             const std::vector<double>& residual) {
   return to_double(
-      clean::restore_cpu(to_host(model, o.run.image), to_host(residual, o.run.image), beam, o.run.threads));
+      clean::restore_cpu(to_host(model, o.run.image), to_host(residual, o.run.image), beam.pixels, o.run.threads));
+}
+
+/// An output channel's plane of the JSON summary.
+ImagePlaneSummary plane_summary(std::size_t index, const imaging::ChannelImage& c, const CleanImages& images,
+                                const RestoringBeam& beam) {
+  const std::vector<float> residual(images.residual.begin(), images.residual.end()),
+      model(images.model.begin(), images.model.end()), image(images.image.begin(), images.image.end());
+  ImagePlaneSummary p;
+  p.plane = {index,       0,        clean::rms(residual), clean::total_flux(model), clean::positive_peak(image),
+             beam.pixels, beam.sky, true};
+  p.frequency_hz = (c.band_start_hz + c.band_end_hz) / 2;
+  p.weight = c.imgwg;
+  return p;
 }
 
 }  // namespace
 
 void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& metadata,
                const std::vector<io::ms::MsSelection>& selections, const std::string& command_line) {
+  if (o.deconvolution.save_source_list)  // WSClean's refusals, before any read
+    check_source_list(o.deconvolution.settings, o.run.channels_out, o.selection.pol == io::ms::PolRequest::kI);
+  ImageCleanSeconds seconds;
+  auto stage = std::chrono::steady_clock::now();
   imaging::ImageRunResult result;
   imaging::VisStore store = imaging::make_vis_store(selections, o.run, &result.channels);
   VisStoreImager imager(store);
   const std::vector<clean::HostImage> dirty = imager.dirty(), psfs = imager.psfs();
+  seconds.first_inversion = seconds_since(stage);
 
   const imaging::ImageGeometry& g = o.run.image;
   clean::OuterLoopInput input;
@@ -70,6 +108,7 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
   if (o.device == clean::Device::kCpu) settings.device = clean::Device::kCpu;
   std::vector<const float*> first;
   for (const clean::HostImage& d : dirty) first.push_back(d.pixels.data());
+  stage = std::chrono::steady_clock::now();
   clean::OuterLoopSession session(settings, std::move(input), first);
 
   const MajorCycleReport report = run_major_cycles(
@@ -78,16 +117,25 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
   std::printf("gpuclean image: %zu major cycle(s), %zu components, %zu prediction(s), stopped: %.*s\n",
               report.cycles.size(), report.iterations, report.predictions,
               static_cast<int>(to_string(report.stop).size()), to_string(report.stop).data());
+  seconds.loop = seconds_since(stage);
 
+  stage = std::chrono::steady_clock::now();
   const std::vector<clean::HostImage> models = session.models(), residuals = session.residuals();
-  std::vector<CleanImages> clean(result.channels.size());
+  CleanOutputs outputs;
+  outputs.major_iterations = report.cycles.size();  // WSCMAJOR: WSClean counts its rounds
+  outputs.minor_iterations = report.iterations;
+  std::vector<CleanImages>& clean = outputs.images;
+  clean.resize(result.channels.size());
+  std::vector<ImagePlaneSummary> planes;
   for (std::size_t c = 0; c < result.channels.size(); ++c) {
     imaging::ChannelImage& ch = result.channels[c];
     ch.dirty = to_double(dirty[c]);
     ch.psf = to_double(psfs[c]);
     clean[c].model = to_double(models[c]);
     clean[c].residual = to_double(residuals[c]);
-    clean[c].image = restored(o, ch, clean[c].model, clean[c].residual);
+    const RestoringBeam beam = restoring_beam(o, ch);
+    clean[c].image = restored(o, beam, clean[c].model, clean[c].residual);
+    planes.push_back(plane_summary(c, ch, clean[c], beam));
   }
   if (result.channels.size() > 1) {
     // The MFS as image_run makes it (channel 0's counters, WSCIMGWG the sum); its residual and
@@ -109,11 +157,56 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
     mfs.dirty = imaging::mfs_mean(d, weights);
     mfs.psf = imaging::mfs_mean(p, weights);
     CleanImages mc{imaging::mfs_mean(r, weights), imaging::mfs_mean(m, weights), {}};
-    mc.image = restored(o, mfs, mc.model, mc.residual);
+    mc.image = restored(o, restoring_beam(o, mfs), mc.model, mc.residual);
     clean.push_back(std::move(mc));
     result.mfs = std::move(mfs);
   }
-  write_image_outputs(o, result, ImageContext{&metadata.front(), &selections.front(), command_line}, &clean);
+  seconds.restore = seconds_since(stage);
+
+  // After every FITS file is staged, before any is renamed into place: the source list and the
+  // summary's file are staged, then MODEL_DATA written (as WSClean 3.1: only when the loop
+  // predicted, i.e. -mgain < 1, and not with -no-update-model-required), then the summary. A
+  // failure before MODEL_DATA leaves no output and every MS as it was.
+  const bool model_data = report.predictions > 0 && o.deconvolution.update_model_required;
+  imaging::PredictRunResult predicted;
+  nlohmann::json summary;
+  stage = std::chrono::steady_clock::now();
+  outputs.before_commit = [&](io::StagedOutputs& staged) {
+    if (o.deconvolution.save_source_list) {
+      std::vector<SourceListChannel> channels;
+      for (std::size_t c = 0; c < result.channels.size(); ++c) {
+        const imaging::ChannelImage& ch = result.channels[c];
+        channels.push_back({&clean[c].model, (ch.band_start_hz + ch.band_end_hz) / 2, ch.imgwg});
+      }
+      const io::ms::MsSelection& sel = selections.front();
+      const SourceListSky sky{g.width, g.height, g.scale, sel.ra_rad, sel.dec_rad};
+      const std::string text = wsclean_source_list(channels, sky, o.deconvolution.settings, &session.result());
+      io::write_text_file(staged.stage(source_list_path(o)), text, true);
+    }
+    const std::string json_file = o.json.empty() || o.json == "-" ? std::string() : staged.stage(o.json);
+    seconds.write = seconds_since(stage);
+    if (model_data) {
+      const auto start = std::chrono::steady_clock::now();
+      std::vector<std::vector<double>> channel_models;
+      for (std::size_t c = 0; c < result.channels.size(); ++c) channel_models.push_back(clean[c].model);
+      predicted = write_model_data(o, selections, channel_models);
+      seconds.model_data = seconds_since(start);
+    }
+    if (o.json.empty()) return;
+    const ImageCleanRecord record{&o,     command_line,          &report,    &session.result(), planes,
+                                  image_output_paths(o), model_data, predicted.rows,    seconds};
+    summary = image_summary_json(record);
+    if (!json_file.empty()) io::write_text_file(json_file, summary.dump(2) + "\n", true);
+  };
+  write_image_outputs(o, result, ImageContext{&metadata.front(), &selections.front(), command_line}, &outputs);
+  if (model_data)
+    std::printf("gpuclean image: MODEL_DATA: the final model predicted into %zu rows of %zu MS, %.3f s\n",
+                predicted.rows, o.ms.size(), seconds.model_data);
+  else
+    std::printf("gpuclean image: MODEL_DATA left as it was (%s)\n",
+                o.deconvolution.update_model_required ? "-mgain 1: nothing was predicted, as in WSClean 3.1"
+                                                      : "-no-update-model-required");
+  if (o.json == "-") std::printf("%s\n", summary.dump(2).c_str());
 }
 
 }  // namespace gpuclean::app

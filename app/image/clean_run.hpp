@@ -2,7 +2,7 @@
 // `gpuclean image -niter N` (N > 0) on the CPU: the host VisStore of the selection, the
 // OuterLoopSession built from its dirty images and PSFs, WSClean 3.1's major cycles
 // (run_major_cycles), then NAME[-000c|-MFS]-{dirty,residual,model,image,psf}.fits, all or nothing.
-// MODEL_DATA is not written yet (major-cycle-plan.md §4).
+// Then NAME-sources.txt (-save-source-list), MODEL_DATA (-mgain < 1) and the -json summary.
 #include <string>
 #include <vector>
 

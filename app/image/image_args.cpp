@@ -119,6 +119,8 @@ const std::vector<Row>& rows() {
          else if (v[0] == "cpu") o.device = clean::Device::kCpu;
          else throw InvalidSettings("-device '" + v[0] + "' is not one of auto, gpu, cpu");
        }},
+      {"json", 1, "FILE: the run's JSON summary (- for stdout; with -niter > 0)",
+       [](ImageOptions& o, const Values& v) { o.json = v[0]; }},
       {"help", 0, "this list", [](ImageOptions& o, const Values&) { o.help = true; }},
   };
   return table;
@@ -179,6 +181,10 @@ ImageOptions parse_image_args(const std::vector<std::string>& args) {
   o.deconvolution = finish_deconvolution(deconvolution, o.run.channels_out, size_given ? o.run.image.width : 0,
                                          size_given ? o.run.image.height : 0);
   o.niter = static_cast<long long>(o.deconvolution.niter);
+  if (!o.json.empty() && (o.niter == 0 || o.predict))
+    throw InvalidSettings("-json writes the summary of a deconvolution run: give -niter > 0 (and no -predict)");
+  if (o.deconvolution.save_source_list && o.niter == 0 && !o.predict)  // WSClean 3.1's refusal
+    throw InvalidSettings("-save-source-list needs -niter > 0: a source list cannot be saved without cleaning");
   // With -predict WSClean takes the size and scale from the model and ignores -niter.
   return o;
 }

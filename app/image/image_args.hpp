@@ -27,6 +27,8 @@ struct ImageOptions {
   DeconvolutionOptions deconvolution;
   /// -device (gpuclean's own): where to grid; resolved by clean::resolve_device into run.device.
   clean::Device device = clean::Device::kAuto;
+  /// -json FILE (- for stdout): the run's JSON summary (docs/summary-json.md); -niter > 0 only.
+  std::string json;
 };
 
 /// `args` are the words after "image". Throws clean::InvalidSettings (exit 2) with one sentence

@@ -1,6 +1,7 @@
 #include "app/image/major_cycles.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -9,6 +10,10 @@
 
 namespace gpuclean::app {
 namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 float peak_of(const std::vector<clean::HostImage>& planes) {
   float peak = 0.0f;
@@ -55,6 +60,12 @@ std::string progress_line(const MajorCycleStep& step, std::size_t iterations_so_
     std::snprintf(line, sizeof line, ", re-imaged peak %.4g Jy", double(step.peak_reimaged));
     out += line;
   }
+  std::snprintf(line, sizeof line, "; deconvolve %.3g s", step.deconvolve_s);
+  out += line;
+  if (step.predicted) {
+    std::snprintf(line, sizeof line, ", predict %.3g s, invert %.3g s", step.predict_s, step.invert_s);
+    out += line;
+  }
   out += step.more ? "; another major cycle" : "; last major cycle";
   return out;
 }
@@ -71,7 +82,9 @@ MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::OuterLoopSess
     step.index = k;
     step.budget = settings.niter - report.iterations;
     // The floor is 0: the session's own thresholds (-threshold, -auto-threshold) are the rule.
+    auto start = std::chrono::steady_clock::now();
     step.round = session.clean(0.0, settings.mgain, step.budget, on_cycle);
+    step.deconvolve_s = seconds_since(start);
     report.iterations += step.round.components;
     // At --auto-mask's switch WSClean continues "with deeper threshold and mask" if budget is left.
     const bool due = round_wants_more(step.round, step.budget) ||
@@ -79,8 +92,12 @@ MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::OuterLoopSess
     step.more = due && !(settings.nmiter != 0 && k >= settings.nmiter);
     // WSClean predicts and re-images after every round with -mgain != 1, the last one included.
     if (settings.mgain != 1.0) {
+      start = std::chrono::steady_clock::now();
       imager.predict(session.models());
+      step.predict_s = seconds_since(start);
+      start = std::chrono::steady_clock::now();
       const std::vector<clean::HostImage> residuals = imager.invert_residual();
+      step.invert_s = seconds_since(start);
       if (residuals.size() != session.planes())
         throw clean::InvalidInput("the imager gave " + std::to_string(residuals.size()) + " residual planes; the run has " +
                                   std::to_string(session.planes()) + ".");

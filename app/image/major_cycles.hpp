@@ -59,6 +59,9 @@ struct MajorCycleStep {
   bool predicted = false;        ///< the model was predicted and the residual re-imaged after it
   float peak_reimaged = 0.0f;    ///< the re-imaged residual's peak (|max| over every plane); 0 when not
   bool more = false;             ///< another major cycle followed
+  /// Wall seconds of the round's CLEAN, of predicting the model and of re-imaging the residual
+  /// (0 when not predicted).
+  double deconvolve_s = 0.0, predict_s = 0.0, invert_s = 0.0;
 };
 
 struct MajorCycleReport {

@@ -125,7 +125,7 @@ TEST(ImageArgs, Multiscale) {
   EXPECT_EQ(d.settings.multiscale.gain, 0.15);
   EXPECT_EQ(d.settings.multiscale.shape, clean::ScaleShape::kTaperedQuadratic);
   // WSClean 3.1's -save-source-list switches the scales to Gaussians.
-  const app::DeconvolutionOptions listed = parse({"-multiscale", "-save-source-list"}).deconvolution;
+  const app::DeconvolutionOptions listed = parse({"-niter", "1", "-multiscale", "-save-source-list"}).deconvolution;
   EXPECT_TRUE(listed.save_source_list);
   EXPECT_EQ(listed.settings.multiscale.shape, clean::ScaleShape::kGaussian);
   // WSClean ignores the scale options without -multiscale.

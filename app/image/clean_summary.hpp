@@ -1,0 +1,49 @@
+#pragma once
+// The JSON summary of `gpuclean image -niter N` (-json FILE), in the common schema
+// (docs/summary-json.md, front_end "image"): the envelope, the settings, one run (the
+// session's CLEAN) whose planes are the output channels, and the Cotton-Schwab loop's own
+// blocks: major_cycles (one entry per major cycle: components, peaks, threshold, σ, seconds of
+// deconvolution, prediction and re-imaging), totals, outputs, model_data and seconds.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/image/image_args.hpp"
+#include "app/image/major_cycles.hpp"
+#include "app/summary/summary_json.hpp"
+#include "clean/deconvolver.hpp"
+
+namespace gpuclean::app {
+
+/// One output channel's plane of the summary.
+struct ImagePlaneSummary {
+  PlaneSummary plane;  ///< index, run 0, RMS, model flux, restored peak, beam
+  double frequency_hz = 0, weight = 0;
+};
+
+/// The front end's stages [s].
+struct ImageCleanSeconds {
+  double first_inversion = 0;  ///< read, weights, dirty images and PSFs
+  double loop = 0;             ///< run_major_cycles
+  double restore = 0;          ///< restored and MFS images
+  double write = 0;            ///< FITS files and source list, staged
+  double model_data = 0;       ///< MODEL_DATA predicted and written (0 when not)
+};
+
+struct ImageCleanRecord {
+  const ImageOptions* options = nullptr;
+  std::string command_line;
+  const MajorCycleReport* report = nullptr;
+  const clean::CleanResult* result = nullptr;  ///< the session's run
+  std::vector<ImagePlaneSummary> planes;
+  std::vector<std::string> outputs;  ///< every file written (the summary's own included)
+  bool model_data = false;           ///< MODEL_DATA written
+  std::size_t model_data_rows = 0;
+  ImageCleanSeconds seconds;
+};
+
+nlohmann::json image_summary_json(const ImageCleanRecord& record);
+
+}  // namespace gpuclean::app
