@@ -24,16 +24,44 @@ imaging::PredictBackend predict_backend(const imaging::ImageRunSettings& run) {
   return imaging::predict_cpu;
 }
 
-imaging::PredictRunResult write_model_data(const ImageOptions& o,
-                                           const std::vector<io::ms::MsSelection>& selections,
-                                           const std::vector<std::vector<double>>& models) {
+namespace {
+
+imaging::PredictRunSettings predict_settings(const ImageOptions& o) {
   imaging::PredictRunSettings settings;
   settings.image = o.run.image;
   settings.channels_out = o.run.channels_out;
   settings.epsilon = o.run.epsilon;
   settings.threads = o.run.threads;
   settings.backend = predict_backend(o.run);
-  return imaging::predict_run(selections, settings, [&](std::size_t channel) { return models.at(channel); });
+  return settings;
+}
+
+}  // namespace
+
+imaging::PredictRunResult write_model_data(const ImageOptions& o,
+                                           const std::vector<io::ms::MsSelection>& selections,
+                                           const std::vector<std::vector<double>>& models) {
+  return imaging::predict_run(selections, predict_settings(o),
+                              [&](std::size_t channel) { return models.at(channel); });
+}
+
+ModelDataUpdate::ModelDataUpdate(const ImageOptions& options, const std::vector<io::ms::MsSelection>& selections)
+    : options_(options), selections_(selections) {
+  read_ = std::async(std::launch::async, [this] { return imaging::read_model_rows(selections_); });
+}
+
+void ModelDataUpdate::predict(std::vector<std::vector<double>> models) {
+  predicted_ = std::async(std::launch::async, [this, models = std::move(models)] {
+    rows_ = read_.get();
+    result_ = imaging::predict_model_rows(rows_, selections_, predict_settings(options_),
+                                          [&](std::size_t channel) { return models.at(channel); });
+  });
+}
+
+imaging::PredictRunResult ModelDataUpdate::write() {
+  predicted_.get();
+  imaging::write_model_rows(rows_, selections_, result_);
+  return result_;
 }
 
 }  // namespace gpuclean::app
