@@ -102,8 +102,10 @@ const std::vector<Row>& rows() {
          o.run.weighting.gaussian_taper_fwhm_rad = parse_wsclean_angle(v[0], "-taper-gaussian", AngleUnit::kArcseconds);
          if (o.run.weighting.gaussian_taper_fwhm_rad < 0) throw InvalidSettings("-taper-gaussian must not be negative");
        }},
-      {"mf-weighting", 0, "one weight grid over all output channels",
+      {"mf-weighting", 0, "one weight grid over all output channels (default with -join-channels)",
        [](ImageOptions& o, const Values&) { o.run.mf_weighting = true; }},
+      {"no-mf-weighting", 0, "undoes -join-channels' -mf-weighting (not a given -mf-weighting, as WSClean)",
+       [](ImageOptions&, const Values&) {}},  // read in parse_image_args
       {"predict", 0, "NAME-model.fits (NAME-000c-model.fits per output channel) -> MODEL_DATA, as wsclean -predict",
        [](ImageOptions& o, const Values&) { o.predict = true; }},
       {"make-psf", 0, "also image the PSF (NAME-psf.fits); normalises as WSClean does",
@@ -146,7 +148,7 @@ const DeconvolutionHelp* find_deconvolution(const std::string& word) {
 ImageOptions parse_image_args(const std::vector<std::string>& args) {
   ImageOptions o;
   DeconvolutionWords deconvolution;
-  bool size_given = false, scale_given = false;
+  bool size_given = false, scale_given = false, no_mf_weighting = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
     if (word.size() > 1 && word[0] == '-') {
@@ -169,6 +171,7 @@ ImageOptions parse_image_args(const std::vector<std::string>& args) {
       row->apply(o, values);
       size_given |= std::string(row->name) == "size";
       scale_given |= std::string(row->name) == "scale";
+      no_mf_weighting |= std::string(row->name) == "no-mf-weighting";
       i += arity;
     } else {
       o.ms.push_back(word);
@@ -180,6 +183,9 @@ ImageOptions parse_image_args(const std::vector<std::string>& args) {
   if (o.ms.empty()) throw InvalidSettings("no MeasurementSet given: gpuclean image [options] a.ms [b.ms ...]");
   o.deconvolution = finish_deconvolution(deconvolution, o.run.channels_out, size_given ? o.run.image.width : 0,
                                          size_given ? o.run.image.height : 0);
+  // WSClean 3.1 (main/commandline.cpp): mfWeighting = (joined channels && !-no-mf-weighting) ||
+  // -mf-weighting, whatever -niter is: the channels' weights are then one grid's.
+  if (o.deconvolution.settings.join_channels && !no_mf_weighting) o.run.mf_weighting = true;
   o.niter = static_cast<long long>(o.deconvolution.niter);
   if (!o.json.empty() && (o.niter == 0 || o.predict))
     throw InvalidSettings("-json writes the summary of a deconvolution run: give -niter > 0 (and no -predict)");

@@ -200,6 +200,18 @@ TEST(ImageArgs, NiterOnEveryDevice) {
   EXPECT_TRUE(app::parse_image_args({"-predict", "-niter", "100", "a.ms"}).predict);
 }
 
+TEST(ImageArgs, JoinChannelsImpliesMfWeightingAsWsclean31) {
+  // W31:main/commandline.cpp: mfWeighting = (joined && !-no-mf-weighting) || -mf-weighting, with
+  // or without -niter (measured: -join-channels -niter 0 gives -mf-weighting's WSCIMGWG and beam).
+  EXPECT_FALSE(parse({"-channels-out", "2"}).run.mf_weighting);
+  EXPECT_TRUE(parse({"-channels-out", "2", "-join-channels"}).run.mf_weighting);
+  EXPECT_TRUE(parse({"-channels-out", "2", "-join-channels", "-niter", "10"}).run.mf_weighting);
+  EXPECT_FALSE(parse({"-channels-out", "2", "-join-channels", "-no-mf-weighting"}).run.mf_weighting);
+  EXPECT_FALSE(parse({"-channels-out", "2", "-no-mf-weighting", "-join-channels"}).run.mf_weighting);
+  EXPECT_TRUE(parse({"-channels-out", "2", "-mf-weighting", "-no-mf-weighting"}).run.mf_weighting);
+  EXPECT_TRUE(parse({"-channels-out", "2", "-mf-weighting"}).run.mf_weighting);
+}
+
 TEST(ImageArgs, HelpListsEveryOption) {
   const std::string help = app::image_usage();
   for (const char* name :
