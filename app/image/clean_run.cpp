@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <utility>
 
+#include "app/image/clean_groups.hpp"
 #include "app/image/clean_summary.hpp"
 #include "app/image/image_outputs.hpp"
 #include "app/image/major_cycles.hpp"
@@ -63,13 +65,13 @@ std::vector<double> restored(const ImageOptions& o, const RestoringBeam& beam, c
       clean::restore_cpu(to_host(model, o.run.image), to_host(residual, o.run.image), beam.pixels, o.run.threads));
 }
 
-/// An output channel's plane of the JSON summary.
-ImagePlaneSummary plane_summary(std::size_t index, const imaging::ChannelImage& c, const CleanImages& images,
-                                const RestoringBeam& beam) {
+/// An output channel's plane of the JSON summary; `run`: its group's index.
+ImagePlaneSummary plane_summary(std::size_t index, std::size_t run, const imaging::ChannelImage& c,
+                                const CleanImages& images, const RestoringBeam& beam) {
   const std::vector<float> residual(images.residual.begin(), images.residual.end()),
       model(images.model.begin(), images.model.end()), image(images.image.begin(), images.image.end());
   ImagePlaneSummary p;
-  p.plane = {index,       0,        clean::rms(residual), clean::total_flux(model), clean::positive_peak(image),
+  p.plane = {index,       run,      clean::rms(residual), clean::total_flux(model), clean::positive_peak(image),
              beam.pixels, beam.sky, true};
   p.frequency_hz = (c.band_start_hz + c.band_end_hz) / 2;
   p.weight = c.imgwg;
@@ -80,71 +82,103 @@ ImagePlaneSummary plane_summary(std::size_t index, const imaging::ChannelImage& 
 
 void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& metadata,
                const std::vector<io::ms::MsSelection>& selections, const std::string& command_line) {
-  if (o.deconvolution.save_source_list)  // WSClean's refusals, before any read
-    check_source_list(o.deconvolution.settings, o.run.channels_out, o.selection.pol == io::ms::PolRequest::kI);
+  const bool joined = o.deconvolution.settings.join_channels;
+  if (o.deconvolution.save_source_list)  // WSClean's refusals, before any read (per group of channels)
+    check_source_list(o.deconvolution.settings, joined ? o.run.channels_out : 1,
+                      o.selection.pol == io::ms::PolRequest::kI);
   ImageCleanSeconds seconds;
   auto stage = std::chrono::steady_clock::now();
   imaging::ImageRunResult result;
   imaging::VisStore store = imaging::make_vis_store(selections, o.run, &result.channels);
-  VisStoreImager imager(store);
-  const std::vector<clean::HostImage> dirty = imager.dirty(), psfs = imager.psfs();
   seconds.first_inversion = seconds_since(stage);
 
+  // One session and one loop per group (WSClean 3.1: unjoined channels are cleaned one by one).
   const imaging::ImageGeometry& g = o.run.image;
-  clean::OuterLoopInput input;
-  input.width = g.width, input.height = g.height, input.channels = result.channels.size();
-  input.psfs = psfs;
-  for (const imaging::ChannelImage& c : result.channels) {
-    input.frequencies_hz.push_back((c.band_start_hz + c.band_end_hz) / 2);
-    input.weights.push_back(c.imgwg);
-  }
+  const std::size_t n = result.channels.size();
+  const std::vector<std::vector<std::size_t>> groups = clean_groups(n, joined);
+  std::optional<clean::HostImage> fits_mask;
   if (!o.deconvolution.fits_mask.empty()) {
     const io::FitsImage mask = io::read_fits_image(o.deconvolution.fits_mask);  // size checked by the parser
-    input.fits_mask.emplace(g.width, g.height);
-    for (std::size_t i = 0; i < input.fits_mask->pixels.size(); ++i)
-      input.fits_mask->pixels[i] = mask.pixels[i] != 0 ? 1.0f : 0.0f;
+    fits_mask.emplace(g.width, g.height);
+    for (std::size_t i = 0; i < fits_mask->pixels.size(); ++i) fits_mask->pixels[i] = mask.pixels[i] != 0 ? 1.0f : 0.0f;
   }
-  clean::CleanSettings settings = o.deconvolution.settings;  // settings.mgain stays 1: the round gain is -mgain
-  if (o.device == clean::Device::kCpu) settings.device = clean::Device::kCpu;
-  std::vector<const float*> first;
-  for (const clean::HostImage& d : dirty) first.push_back(d.pixels.data());
-  stage = std::chrono::steady_clock::now();
-  clean::OuterLoopSession session(settings, std::move(input), first);
-
-  const MajorCycleReport report = run_major_cycles(
-      imager, session, MajorCycleSettings{o.deconvolution.niter, o.deconvolution.mgain, o.deconvolution.nmiter},
-      [](const std::string& line) { std::printf("gpuclean image: %s\n", line.c_str()); });
-  std::printf("gpuclean image: %zu major cycle(s), %zu components, %zu prediction(s), stopped: %.*s\n",
-              report.cycles.size(), report.iterations, report.predictions,
-              static_cast<int>(to_string(report.stop).size()), to_string(report.stop).data());
-  seconds.loop = seconds_since(stage);
-
-  stage = std::chrono::steady_clock::now();
-  const std::vector<clean::HostImage> models = session.models(), residuals = session.residuals();
+  std::vector<clean::HostImage> dirty(n), psfs(n), models(n), residuals(n);
+  std::vector<ImageCleanRun> runs;
   CleanOutputs outputs;
-  outputs.major_iterations = report.cycles.size();  // WSCMAJOR: WSClean counts its rounds
-  outputs.minor_iterations = report.iterations;
   std::vector<CleanImages>& clean = outputs.images;
-  clean.resize(result.channels.size());
-  std::vector<ImagePlaneSummary> planes;
-  for (std::size_t c = 0; c < result.channels.size(); ++c) {
-    imaging::ChannelImage& ch = result.channels[c];
-    ch.dirty = to_double(dirty[c]);
-    ch.psf = to_double(psfs[c]);
-    clean[c].model = to_double(models[c]);
-    clean[c].residual = to_double(residuals[c]);
-    const RestoringBeam beam = restoring_beam(o, ch);
-    clean[c].image = restored(o, beam, clean[c].model, clean[c].residual);
-    planes.push_back(plane_summary(c, ch, clean[c], beam));
+  clean.resize(n);
+  for (const std::vector<std::size_t>& group : groups) {
+    const std::string who = groups.size() > 1 ? "channel " + std::to_string(group.front()) + ": " : "";
+    stage = std::chrono::steady_clock::now();
+    VisStoreImager imager(store, group);
+    const std::vector<clean::HostImage> group_dirty = imager.dirty(), group_psfs = imager.psfs();
+    seconds.first_inversion += seconds_since(stage);
+
+    clean::OuterLoopInput input;
+    input.width = g.width, input.height = g.height, input.channels = group.size();
+    input.psfs = group_psfs;
+    for (std::size_t c : group) {
+      const imaging::ChannelImage& ch = result.channels[c];
+      input.frequencies_hz.push_back((ch.band_start_hz + ch.band_end_hz) / 2);
+      input.weights.push_back(ch.imgwg);
+    }
+    input.fits_mask = fits_mask;
+    const double beam = group_beam_pixels(result.channels, group, g, o.run.weighting.gaussian_taper_fwhm_rad);
+    const clean::CleanSettings settings = group_settings(o, beam);
+    if (settings.multiscale.enabled || settings.local_rms.enabled)
+      std::printf("gpuclean image: %s%s in WSClean's theoretical beam of %.3f pixels\n", who.c_str(),
+                  settings.multiscale.enabled && settings.local_rms.enabled ? "scales and the local-RMS window"
+                  : settings.multiscale.enabled                             ? "scales"
+                                                                            : "the local-RMS window",
+                  beam);
+    std::vector<const float*> first;
+    for (const clean::HostImage& d : group_dirty) first.push_back(d.pixels.data());
+    stage = std::chrono::steady_clock::now();
+    clean::OuterLoopSession session(settings, std::move(input), first);
+    const MajorCycleSettings loop{o.deconvolution.niter, o.deconvolution.mgain, o.deconvolution.nmiter};
+    const auto progress = [&who](const std::string& line) {
+      std::printf("gpuclean image: %s%s\n", who.c_str(), line.c_str());
+    };
+    ImageCleanRun run{group, run_major_cycles(imager, session, loop, progress), session.result(), settings};
+    run.result.images = {};  // the components and the ledger are what is kept
+    const MajorCycleReport& report = run.report;
+    std::printf("gpuclean image: %s%zu major cycle(s), %zu components, %zu prediction(s), stopped: %.*s\n",
+                who.c_str(), report.cycles.size(), report.iterations, report.predictions,
+                static_cast<int>(to_string(report.stop).size()), to_string(report.stop).data());
+    seconds.loop += seconds_since(stage);
+    std::vector<clean::HostImage> group_models = session.models(), group_residuals = session.residuals();
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      const std::size_t c = group[k];
+      dirty[c] = group_dirty[k], psfs[c] = group_psfs[k];
+      models[c] = std::move(group_models[k]), residuals[c] = std::move(group_residuals[k]);
+      clean[c].major_iterations = report.cycles.size();  // WSCMAJOR: WSClean counts its rounds
+      clean[c].minor_iterations = report.iterations;
+    }
+    runs.push_back(std::move(run));
   }
-  if (result.channels.size() > 1) {
+
+  stage = std::chrono::steady_clock::now();
+  std::vector<ImagePlaneSummary> planes;
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    for (std::size_t c : runs[r].channels) {
+      imaging::ChannelImage& ch = result.channels[c];
+      ch.dirty = to_double(dirty[c]);
+      ch.psf = to_double(psfs[c]);
+      clean[c].model = to_double(models[c]);
+      clean[c].residual = to_double(residuals[c]);
+      const RestoringBeam beam = restoring_beam(o, ch);
+      clean[c].image = restored(o, beam, clean[c].model, clean[c].residual);
+      planes.push_back(plane_summary(c, r, ch, clean[c], beam));
+    }
+  if (n > 1) {
     // The MFS as image_run makes it (channel 0's counters, WSCIMGWG the sum); its residual and
     // model are the channels' weighted means and its image restores them with the MFS beam.
+    // WSClean 3.1 copies channel 0's header, so its WSCMAJOR/WSCMINOR are channel 0's.
     imaging::ChannelImage mfs = result.channels.front();
     std::vector<const std::vector<double>*> d, p, r, m;
     std::vector<double> weights;
     mfs.imgwg = 0;
-    for (std::size_t c = 0; c < result.channels.size(); ++c) {
+    for (std::size_t c = 0; c < n; ++c) {
       const imaging::ChannelImage& ch = result.channels[c];
       d.push_back(&ch.dirty), p.push_back(&ch.psf), r.push_back(&clean[c].residual), m.push_back(&clean[c].model);
       weights.push_back(ch.imgwg);
@@ -156,7 +190,8 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
     mfs.theoretic_beam_rad = result.channels.back().theoretic_beam_rad;
     mfs.dirty = imaging::mfs_mean(d, weights);
     mfs.psf = imaging::mfs_mean(p, weights);
-    CleanImages mc{imaging::mfs_mean(r, weights), imaging::mfs_mean(m, weights), {}};
+    CleanImages mc{imaging::mfs_mean(r, weights), imaging::mfs_mean(m, weights), {}, clean.front().major_iterations,
+                   clean.front().minor_iterations};
     mc.image = restored(o, restoring_beam(o, mfs), mc.model, mc.residual);
     clean.push_back(std::move(mc));
     result.mfs = std::move(mfs);
@@ -167,34 +202,39 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
   // summary's file are staged, then MODEL_DATA written (as WSClean 3.1: only when the loop
   // predicted, i.e. -mgain < 1, and not with -no-update-model-required), then the summary. A
   // failure before MODEL_DATA leaves no output and every MS as it was.
-  const bool model_data = report.predictions > 0 && o.deconvolution.update_model_required;
+  bool predicted_any = false;
+  for (const ImageCleanRun& run : runs) predicted_any |= run.report.predictions > 0;
+  const bool model_data = predicted_any && o.deconvolution.update_model_required;
   imaging::PredictRunResult predicted;
   nlohmann::json summary;
   stage = std::chrono::steady_clock::now();
   outputs.before_commit = [&](io::StagedOutputs& staged) {
     if (o.deconvolution.save_source_list) {
+      // WSClean 3.1 writes NAME-sources.txt after each group, each over the last: the last
+      // group's list is the one left.
+      const ImageCleanRun& last = runs.back();
       std::vector<SourceListChannel> channels;
-      for (std::size_t c = 0; c < result.channels.size(); ++c) {
+      for (std::size_t c : last.channels) {
         const imaging::ChannelImage& ch = result.channels[c];
         channels.push_back({&clean[c].model, (ch.band_start_hz + ch.band_end_hz) / 2, ch.imgwg});
       }
       const io::ms::MsSelection& sel = selections.front();
       const SourceListSky sky{g.width, g.height, g.scale, sel.ra_rad, sel.dec_rad};
-      const std::string text = wsclean_source_list(channels, sky, o.deconvolution.settings, &session.result());
+      const std::string text = wsclean_source_list(channels, sky, last.settings, &last.result);
       io::write_text_file(staged.stage(source_list_path(o)), text, true);
     }
     const std::string json_file = o.json.empty() || o.json == "-" ? std::string() : staged.stage(o.json);
     seconds.write = seconds_since(stage);
-    if (model_data) {
+    if (model_data) {  // every channel's final model, each into its own channels (as WSClean)
       const auto start = std::chrono::steady_clock::now();
       std::vector<std::vector<double>> channel_models;
-      for (std::size_t c = 0; c < result.channels.size(); ++c) channel_models.push_back(clean[c].model);
+      for (std::size_t c = 0; c < n; ++c) channel_models.push_back(clean[c].model);
       predicted = write_model_data(o, selections, channel_models);
       seconds.model_data = seconds_since(start);
     }
     if (o.json.empty()) return;
-    const ImageCleanRecord record{&o,     command_line,          &report,    &session.result(), planes,
-                                  image_output_paths(o), model_data, predicted.rows,    seconds};
+    const ImageCleanRecord record{&o, command_line, &runs, planes, image_output_paths(o), model_data, predicted.rows,
+                                  seconds};
     summary = image_summary_json(record);
     if (!json_file.empty()) io::write_text_file(json_file, summary.dump(2) + "\n", true);
   };

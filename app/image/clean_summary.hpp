@@ -1,9 +1,11 @@
 #pragma once
 // The JSON summary of `gpuclean image -niter N` (-json FILE), in the common schema
-// (docs/summary-json.md, front_end "image"): the envelope, the settings, one run (the
-// session's CLEAN) whose planes are the output channels, and the Cotton-Schwab loop's own
-// blocks: major_cycles (one entry per major cycle: components, peaks, threshold, σ, seconds of
-// deconvolution, prediction and re-imaging), totals, outputs, model_data and seconds.
+// (docs/summary-json.md, front_end "image"): the envelope, the settings, one run per group of
+// output channels cleaned together (one with -join-channels, else one per channel; each with its
+// own loop's counts in `loop`) whose planes are its output channels, and the Cotton-Schwab loop's
+// own blocks: major_cycles (one entry per major cycle of every run, its run named: components,
+// peaks, threshold, σ, seconds of deconvolution, prediction and re-imaging), totals (over the
+// runs), outputs, model_data and seconds.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -32,11 +34,18 @@ struct ImageCleanSeconds {
   double model_data = 0;       ///< MODEL_DATA predicted and written (0 when not)
 };
 
+/// One group of output channels cleaned together (clean_groups.hpp): its session and its loop.
+struct ImageCleanRun {
+  std::vector<std::size_t> channels;  ///< its output channels (planes), in order
+  MajorCycleReport report;
+  clean::CleanResult result;          ///< the session's run: components and ledger (no images)
+  clean::CleanSettings settings;      ///< the session's settings (its beam for scales and local RMS)
+};
+
 struct ImageCleanRecord {
   const ImageOptions* options = nullptr;
   std::string command_line;
-  const MajorCycleReport* report = nullptr;
-  const clean::CleanResult* result = nullptr;  ///< the session's run
+  const std::vector<ImageCleanRun>* runs = nullptr;  ///< in channel order
   std::vector<ImagePlaneSummary> planes;
   std::vector<std::string> outputs;  ///< every file written (the summary's own included)
   bool model_data = false;           ///< MODEL_DATA written

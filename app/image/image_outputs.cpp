@@ -78,7 +78,7 @@ double stokes_code(io::ms::PolRequest p) {
 
 /// The header of one output; `clean`: the deconvolution's counts go on it (residual, model, image).
 io::FitsHeader header(const ImageOptions& o, const imaging::ChannelImage& c, bool mfs, const ImageContext& ctx,
-                      const CleanOutputs* clean) {
+                      const CleanImages* clean) {
   const DeconvolutionOptions& d = o.deconvolution;
   io::FitsHeader h;
   const io::ms::MsSelection& sel = *ctx.selection;
@@ -148,7 +148,7 @@ void add_jobs(std::vector<FileJob>& jobs, io::StagedOutputs& staged, const Image
               const imaging::ChannelImage& c, int channel, const ImageContext& ctx, const CleanOutputs* outputs,
               const CleanImages* clean) {
   const io::FitsHeader h = header(o, c, channel < 0, ctx, nullptr);
-  const io::FitsHeader counted = outputs ? header(o, c, channel < 0, ctx, outputs) : h;
+  const io::FitsHeader counted = outputs && clean ? header(o, c, channel < 0, ctx, clean) : h;
   io::FitsHeader bare = counted;  // WSClean 3.1 writes the MFS image with a plain FITS writer
   for (const std::string& card : counted.cards())
     if (card.rfind("WSC", 0) == 0) bare.remove(card.substr(0, card.find_first_of(" =")));

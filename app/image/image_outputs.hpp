@@ -36,14 +36,15 @@ struct ImageContext {
 /// (Jy/pixel) and restored image (model ⊛ the fitted beam + residual).
 struct CleanImages {
   std::vector<double> residual, model, image;
+  /// WSCMAJOR (major iterations, as WSClean counts them: the rounds) and WSCMINOR (components)
+  /// of the group that cleaned the channel, on its residual, model and image. The MFS: channel
+  /// 0's, as WSClean 3.1 copies channel 0's header (its MFS image has no WSC* card at all).
+  std::size_t major_iterations = 0, minor_iterations = 0;
 };
 
 /// What -niter > 0 adds to the outputs.
 struct CleanOutputs {
   std::vector<CleanImages> images;  ///< one per output channel, then the MFS's
-  /// WSCMAJOR (major iterations, as WSClean counts them: the rounds) and WSCMINOR (components),
-  /// on the residual, model and image (WSClean 3.1's MFS image has no WSC* card at all).
-  std::size_t major_iterations = 0, minor_iterations = 0;
   /// Called once every FITS file is complete (staged) and before any is renamed into place: it
   /// stages the run's other files and writes MODEL_DATA; if it throws, nothing is committed.
   std::function<void(io::StagedOutputs&)> before_commit;

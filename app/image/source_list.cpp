@@ -100,11 +100,11 @@ std::string wsclean_dec_text(long double dec_rad) {
   return sign + sexagesimal(std::llround(degrees * 3600.0L * 1000.0L), '.', false);
 }
 
-void check_source_list(const clean::CleanSettings& settings, std::size_t channels_out, bool stokes_i) {
+void check_source_list(const clean::CleanSettings& settings, std::size_t channels, bool stokes_i) {
   if (!stokes_i) throw clean::InvalidSettings("-save-source-list works for Stokes I only (-pol i), as in WSClean 3.1");
-  if (channels_out > 1 && settings.spectral_fit().terms == 0)
+  if (channels > 1 && settings.spectral_fit().terms == 0)
     throw clean::InvalidSettings(
-        "-save-source-list with -channels-out > 1 needs a spectral fit: add -fit-spectral-pol or "
+        "-save-source-list with -channels-out > 1 -join-channels needs a spectral fit: add -fit-spectral-pol or "
         "-fit-spectral-log-pol (WSClean 3.1 refuses the list without one)");
 }
 

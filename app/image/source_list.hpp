@@ -7,7 +7,7 @@
 // One line per non-zero model pixel in raster order (y, then x), named s<scale>c<index>; I and
 // the spectral terms are floats and every number has 15 significant digits; RA hh:mm:ss.sss and
 // Dec dd.mm.ss.sss rounded to a millisecond / milliarcsecond with trailing zeros dropped. With
-// several output channels the pixel's spectrum over the channels' models is fitted as
+// several joined output channels the pixel's spectrum over the channels' models is fitted as
 // -fit-spectral-pol / -fit-spectral-log-pol asks (WSClean refuses the list without a fit).
 // Multiscale: one line per pixel and scale from the run's components, GAUSSIAN above scale 0.
 #include <string>
@@ -41,8 +41,9 @@ std::string wsclean_ra_text(long double ra_rad);
 std::string wsclean_dec_text(long double dec_rad);
 
 /// WSClean 3.1's refusals, checked before any work (clean::InvalidSettings, exit 2): Stokes I
-/// only, and several output channels only with a spectral fit.
-void check_source_list(const clean::CleanSettings& settings, std::size_t channels_out, bool stokes_i);
+/// only, and several channels cleaned together (`channels`: -channels-out when joined, else 1)
+/// only with a spectral fit.
+void check_source_list(const clean::CleanSettings& settings, std::size_t channels, bool stokes_i);
 
 /// The text of NAME-sources.txt. `components`: the run's components, used for multiscale only
 /// (null otherwise). Throws clean::InvalidSettings for several channels without a spectral fit.

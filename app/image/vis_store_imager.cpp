@@ -1,6 +1,7 @@
 #include "app/image/vis_store_imager.hpp"
 
 #include <string>
+#include <utility>
 
 #include "clean/errors.hpp"
 
@@ -13,11 +14,28 @@ clean::HostImage to_host(const std::vector<double>& pixels, const imaging::GridP
   return image;
 }
 
+std::vector<std::size_t> every_channel(const imaging::VisStore& store) {
+  std::vector<std::size_t> all(store.channels());
+  for (std::size_t c = 0; c < all.size(); ++c) all[c] = c;
+  return all;
+}
+
 }  // namespace
+
+VisStoreImager::VisStoreImager(imaging::VisStore& store) : store_(store), channels_(every_channel(store)) {}
+
+VisStoreImager::VisStoreImager(imaging::VisStore& store, std::vector<std::size_t> channels)
+    : store_(store), channels_(std::move(channels)) {
+  if (channels_.empty()) throw clean::InvalidInput("an imager of no output channel");
+  for (std::size_t c : channels_)
+    if (c >= store_.channels())
+      throw clean::InvalidInput("output channel " + std::to_string(c) + " of a store of " +
+                                std::to_string(store_.channels()));
+}
 
 void VisStoreImager::first_inversion() {
   if (inverted_) return;
-  for (std::size_t c = 0; c < store_.channels(); ++c) {
+  for (std::size_t c : channels_) {
     psfs_.push_back(to_host(store_.invert_psf(c), store_.plan(c)));  // first: its centre normalises
     dirty_.push_back(to_host(store_.invert_dirty(c), store_.plan(c)));
   }
@@ -35,19 +53,19 @@ std::vector<clean::HostImage> VisStoreImager::psfs() {
 }
 
 void VisStoreImager::predict(const std::vector<clean::HostImage>& models) {
-  if (models.size() != store_.channels())
-    throw clean::InvalidInput(std::to_string(models.size()) + " models for " + std::to_string(store_.channels()) +
+  if (models.size() != channels_.size())
+    throw clean::InvalidInput(std::to_string(models.size()) + " models for " + std::to_string(channels_.size()) +
                               " output channels");
-  for (std::size_t c = 0; c < models.size(); ++c) {
-    const std::vector<double> model(models[c].pixels.begin(), models[c].pixels.end());
-    store_.predict(c, model);  // checks the size
+  for (std::size_t k = 0; k < models.size(); ++k) {
+    const std::vector<double> model(models[k].pixels.begin(), models[k].pixels.end());
+    store_.predict(channels_[k], model);  // checks the size
   }
 }
 
 std::vector<clean::HostImage> VisStoreImager::invert_residual() {
   first_inversion();  // the residuals need the PSF centres
   std::vector<clean::HostImage> out;
-  for (std::size_t c = 0; c < store_.channels(); ++c) out.push_back(to_host(store_.invert_residual(c), store_.plan(c)));
+  for (std::size_t c : channels_) out.push_back(to_host(store_.invert_residual(c), store_.plan(c)));
   return out;
 }
 
