@@ -31,7 +31,7 @@ struct ImageCleanSeconds {
   double loop = 0;             ///< run_major_cycles
   double restore = 0;          ///< restored and MFS images
   double write = 0;            ///< FITS files and source list, staged
-  double model_data = 0;       ///< MODEL_DATA predicted and written (0 when not)
+  double model_data = 0;       ///< MODEL_DATA: waiting for its prediction (made while restoring) and writing it
 };
 
 /// One group of output channels cleaned together (clean_groups.hpp): its session and its loop.

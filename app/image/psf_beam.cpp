@@ -51,4 +51,10 @@ io::BeamKeywords fit_wsclean_beam(const std::vector<double>& psf, const imaging:
   return {b.bmaj_arcsec / 3600, b.bmin_arcsec / 3600, b.bpa_deg};
 }
 
+io::BeamKeywords channel_beam(const ImageOptions& o, const imaging::ChannelImage& c) {
+  if (const auto& given = o.deconvolution.settings.beam_shape)
+    return {given->bmaj_arcsec / 3600, given->bmin_arcsec / 3600, given->bpa_deg};
+  return fit_wsclean_beam(c.psf, o.run.image, initial_beam_estimate(c, o.run.image, o.run.weighting.gaussian_taper_fwhm_rad));
+}
+
 }  // namespace gpuclean::app

@@ -2,14 +2,6 @@
 // (the binary) against Debian's WSClean 3.1 with the same options (issue 36; the rules in
 // app/image/channel_averaging_imager.hpp).
 //
-// NOT IN CMAKE until run_clean drives ChannelAveragingImager (before that gpuclean ignores
-// -deconvolution-channels, and MgainOneResidualsAreTheGroupsResidual fails). To enable it, add
-// beside test_image_joined_vs_wsclean in tests/CMakeLists.txt (inside if(GPUCLEAN_HAVE_MS)):
-//   gpuclean_add_test(NAME test_image_deconvolution_channels_vs_wsclean
-//                     SOURCES app/test_image_deconvolution_channels_vs_wsclean.cpp
-//                     app/image_vs_wsclean_support.cpp LIBS gpuclean_image_app gpuclean_io)
-//   add_dependencies(test_image_deconvolution_channels_vs_wsclean gpuclean)
-//
 // Measured with WSClean 3.1 alone (2026-11-26, this MS at 256² × 4″): with -mgain 1 the residuals of
 // the channels of one deconvolution channel are identical (0000 = 0001, 0002 = 0003: the group's
 // averaged residual assigned to each, AssignAndStoreResidual), with -mgain 0.8 each channel has
