@@ -95,7 +95,7 @@ const std::vector<DeconvolutionHelp>& deconvolution_help() {
       {"fit-spectral-pol", 1, "N >= 1: fit joined components' spectra with N polynomial terms"},
       {"fit-spectral-log-pol", 1, "N >= 1: the same with a logarithmic polynomial"},
       {"deconvolution-channels", 1, "M: clean M channels averaged from -channels-out (needs a spectral fit if fewer)"},
-      {"squared-channel-joining", 0, "find joined peaks on the channels' sum of squares"},
+      {"squared-channel-joining", 0, "refused: gpuclean finds joined peaks on the channels' weighted mean only"},
       {"save-source-list", 0, "write NAME-sources.txt (multiscale scales then Gaussian, as WSClean)"},
       {"parallel-deconvolution", 1, "N: accepted; the GPU cleans the whole image at once"},
       {"beam-size", 1, "ANGLE: restoring beam FWHM (arcseconds unless a unit is given)"},
@@ -185,7 +185,9 @@ DeconvolutionOptions finish_deconvolution(const DeconvolutionWords& given, std::
       count(option, v[0], 1);  // 0 terms fits nothing: refused rather than silently unjoined
       wsclean.insert(wsclean.end(), {option, v[0]});
     } else if (name == "deconvolution-channels") out.deconvolution_channels = count(option, v[0], 1);
-    else if (name == "squared-channel-joining") out.squared_channel_joining = true;
+    else if (name == "squared-channel-joining")  // parsed for the help and the hook's table; not cleaned so
+      throw InvalidSettings(option + " is not supported by gpuclean image yet: joined peaks are found on the "
+                            "channels' weighted mean; leave it out");
     else if (name == "save-source-list") out.save_source_list = gaussian = true;
     else if (name == "no-update-model-required") out.update_model_required = false;
     else if (name == "update-model-required") out.update_model_required = true;
