@@ -15,78 +15,17 @@
 #include <vector>
 
 #include "io/fits_reader.hpp"
+#include "tests/app/image_vs_wsclean_support.hpp"
 #include "tests/io/ms_test_files.hpp"
 
 namespace gpuclean {
 namespace {
 
-using test::TempDir;
+using namespace test;  // TempDir, Source, truth, rms, total, pixel_of, around, Outputs
 
 const char* const kOptions =
     "-use-wgridder -no-small-inversion -niter 10000 -mgain 0.8 -auto-threshold 3 -weight briggs 0 -make-psf -j 2 "
     "-size 512 512 -scale 2asec";
-
-struct Source {
-  double l_arcsec, m_arcsec, flux_jy;  // flux: the mean over the MS's two channels
-};
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> v;
-  std::string cell;
-  for (std::stringstream s(line); std::getline(s, cell, ',');) v.push_back(cell);
-  return v;
-}
-
-/// The truth CSV's sources, S_ref · (f / f_ref)^α averaged over the two channel centres.
-std::vector<Source> truth(const std::string& csv, double f_low, double f_high) {
-  std::ifstream in(csv);
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> names = split(line);
-  const auto col = [&](const char* n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
-  std::vector<Source> out;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> v = split(line);
-    const auto at = [&](const char* n) { return std::stod(v.at(col(n))); };
-    const auto s = [&](double f) { return at("flux_jy") * std::pow(f / at("ref_freq_hz"), at("spectral_index")); };
-    out.push_back({at("l_arcsec"), at("m_arcsec"), (s(f_low) + s(f_high)) / 2});
-  }
-  return out;
-}
-
-double rms(const io::FitsImage& f) {
-  double s = 0;
-  for (float v : f.pixels) s += double{v} * v;
-  return std::sqrt(s / f.pixels.size());
-}
-
-double total(const io::FitsImage& f) {
-  double s = 0;
-  for (float v : f.pixels) s += v;
-  return s;
-}
-
-/// A source's position in pixels (0-based), from the header's reference pixel and increments.
-void pixel_of(const io::FitsImage& f, const Source& s, double* x, double* y) {
-  *x = *f.header.get_double("CRPIX1") - 1 + s.l_arcsec / (*f.header.get_double("CDELT1") * 3600);
-  *y = *f.header.get_double("CRPIX2") - 1 + s.m_arcsec / (*f.header.get_double("CDELT2") * 3600);
-}
-
-/// The sum (max = false) or the maximum (max = true) of the pixels within `radius` pixels of (x, y).
-double around(const io::FitsImage& f, double x, double y, double radius, bool max) {
-  double r = max ? -1e30 : 0;
-  for (std::size_t j = 0; j < f.height; ++j)
-    for (std::size_t i = 0; i < f.width; ++i)
-      if ((i - x) * (i - x) + (j - y) * (j - y) <= radius * radius) {
-        const double v = f.pixels[j * f.width + i];
-        r = max ? std::max(r, v) : r + v;
-      }
-  return r;
-}
-
-struct Outputs {
-  io::FitsImage residual, model, image;
-};
 
 struct Shared {
   TempDir dir;
