@@ -32,7 +32,7 @@ io::BeamKeywords fit_wsclean_beam(const std::vector<double>& psf, const imaging:
   if (preferred < image.width || preferred < image.height) {
     for (int iteration = 0; iteration < 5; ++iteration) {
       const std::size_t bw = std::min(preferred, image.width), bh = std::min(preferred, image.height);
-      g = clean::fit_psf_beam_wsclean_box(prepared, bw, bh);
+      g = clean::fit_psf_beam_wsclean_box(prepared, bw, bh, estimate);
       const double major = g.fwhm_major_pixels();
       const bool large_enough = (major * kBoxScale * 0.8 < static_cast<double>(bw) || bw >= image.width) &&
                                 (major * kBoxScale * 0.8 < static_cast<double>(bh) || bh >= image.height);
@@ -41,7 +41,7 @@ io::BeamKeywords fit_wsclean_beam(const std::vector<double>& psf, const imaging:
       estimate = std::max(major, estimate);
     }
   } else {
-    g = clean::fit_psf_beam_wsclean_box(prepared, image.width, image.height);
+    g = clean::fit_psf_beam_wsclean_box(prepared, image.width, image.height, estimate);
   }
   clean::PixelToSky t;
   const double delta_deg = image.scale * 180 / M_PI;
