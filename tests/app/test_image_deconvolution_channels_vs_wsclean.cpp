@@ -2,7 +2,8 @@
 // (the binary) against Debian's WSClean 3.1 with the same options (issue 36; the rules in
 // app/image/channel_averaging_imager.hpp).
 //
-// Measured with WSClean 3.1 alone (2026-11-26, this MS at 256² × 4″): with -mgain 1 the residuals of
+// Measured with WSClean 3.1 alone (2026-11-26, this MS at 256² × 4″; the tests run -mgain 0.8 at 512² × 2″
+// and -mgain 1 at 1024² × 4″, see SetUpTestSuite): with -mgain 1 the residuals of
 // the channels of one deconvolution channel are identical (0000 = 0001, 0002 = 0003: the group's
 // averaged residual assigned to each, AssignAndStoreResidual), with -mgain 0.8 each channel has
 // its own (re-imaged); every model pixel's four channel values lie on a line in frequency
@@ -32,7 +33,7 @@ using namespace test;
 
 const char* const kOptions =
     "-use-wgridder -no-small-inversion -niter 10000 -auto-threshold 3 -channels-out 4 -join-channels "
-    "-deconvolution-channels 2 -fit-spectral-pol 2 -weight briggs 0 -make-psf -j 2 -size 512 512 -scale 2asec";
+    "-deconvolution-channels 2 -fit-spectral-pol 2 -weight briggs 0 -make-psf -j 2";
 const char* const kImages[] = {"0000", "0001", "0002", "0003", "MFS"};
 constexpr std::size_t kChannels = 4;
 
@@ -41,11 +42,11 @@ struct BothRuns {
   std::vector<Outputs> ours, theirs;  // the four channels, then the MFS
 };
 
-std::unique_ptr<BothRuns> run_both_programs(const std::string& mgain) {
+std::unique_ptr<BothRuns> run_both_programs(const std::string& mgain, const std::string& size) {
   auto r = std::make_unique<BothRuns>();
   const std::string ms = simulate(r->dir, "a", "--sky points --antennas 32 --hours 1 --integration 300 "
                                                "--channels 8 --noise 0.01");
-  run_both(r->dir, std::string(kOptions) + " -mgain " + mgain, ms);
+  run_both(r->dir, std::string(kOptions) + " -mgain " + mgain + " " + size, ms);
   for (const char* name : kImages) {
     r->ours.push_back(read_outputs(r->dir.file(std::string("g-") + name)));
     r->theirs.push_back(read_outputs(r->dir.file(std::string("w-") + name)));
@@ -56,8 +57,13 @@ std::unique_ptr<BothRuns> run_both_programs(const std::string& mgain) {
 class ImageDeconvolutionChannelsVsWsclean : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    cycles_ = run_both_programs("0.8");
-    one_ = run_both_programs("1");
+    cycles_ = run_both_programs("0.8", "-size 512 512 -scale 2asec");
+    // -mgain 1 writes the deconvolver's image-plane residual. WSClean 3.1 subtracts the components
+    // by an FFT convolution padded only 1.1× (genericclean.cpp, SubMinorLoop::CorrectResidualDirty),
+    // so the PSF's sidelobes of sources far from the centre wrap around; gpuclean's convolution is
+    // linear. Measured on this MS at 256² × 4″: gpuclean's residual RMS 18–20 % below WSClean's with
+    // the same model (to 1e-5); at 1024² × 4″, where no sidelobe within the PSF wraps, 0.05 %.
+    one_ = run_both_programs("1", "-size 1024 1024 -scale 4asec");
   }
   static void TearDownTestSuite() { cycles_.reset(), one_.reset(); }
   void SetUp() override { ASSERT_TRUE(cycles_ && one_) << "the runs failed (see the first test)"; }
@@ -120,9 +126,8 @@ TEST_F(ImageDeconvolutionChannelsVsWsclean, ModelsAreTheFitAtEveryChannel) {
 }
 
 // As test_image_joined_vs_wsclean: per channel and MFS, the residual RMS and the model's flux within
-// 2 % of WSClean's; a figure outside is skipped with its value (an EXPECT once within).
+// 2 % of WSClean's.
 TEST_F(ImageDeconvolutionChannelsVsWsclean, ResidualRmsAndModelFluxWithin2PercentPerChannelAndMfs) {
-  std::ostringstream outside;
   for (const auto& [label, r] : {std::pair<const char*, const BothRuns*>{"-mgain 0.8", cycles_.get()},
                                  std::pair<const char*, const BothRuns*>{"-mgain 1", one_.get()}}) {
     for (std::size_t i = 0; i < r->ours.size(); ++i) {
@@ -133,17 +138,10 @@ TEST_F(ImageDeconvolutionChannelsVsWsclean, ResidualRmsAndModelFluxWithin2Percen
                   "%.4f Jy, WSClean %.4f Jy (%+.2f %%)\n",
                   label, kImages[i], 1e3 * rms_ours, 1e3 * rms_theirs, 100 * rms_rel, flux_ours, flux_theirs,
                   100 * flux_rel);
-      if (std::abs(rms_rel) > 0.02)
-        outside << label << " " << kImages[i] << " residual RMS " << 100 * rms_rel << " %; ";
-      else
-        EXPECT_NEAR(rms_ours, rms_theirs, 0.02 * rms_theirs) << label << " " << kImages[i];
-      if (std::abs(flux_rel) > 0.02)
-        outside << label << " " << kImages[i] << " model flux " << 100 * flux_rel << " %; ";
-      else
-        EXPECT_NEAR(flux_ours, flux_theirs, 0.02 * flux_theirs) << label << " " << kImages[i];
+      EXPECT_NEAR(rms_ours, rms_theirs, 0.02 * rms_theirs) << label << " " << kImages[i];
+      EXPECT_NEAR(flux_ours, flux_theirs, 0.02 * flux_theirs) << label << " " << kImages[i];
     }
   }
-  if (!outside.str().empty()) GTEST_SKIP() << "measured " << outside.str();
 }
 
 }  // namespace
