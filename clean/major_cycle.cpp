@@ -170,7 +170,8 @@ bool MajorCycleDriver::next(CleanResult& result) {
 
   t = Clock::now();
   cycle_scales_.emplace_back(result.stop.iterations, static_cast<std::uint32_t>(b));
-  const std::size_t made = steps_.minor_cycle(b, limit, settings_.niter - result.stop.iterations);
+  const std::size_t asked = settings_.niter - result.stop.iterations;
+  const std::size_t made = steps_.minor_cycle(b, limit, asked);
   result.stop.iterations += made;
   result.diagnostics.seconds.minor += since(t);
   if (made == 0) {  // the peak itself is at the limit: nothing more can be cleaned safely
@@ -178,8 +179,9 @@ bool MajorCycleDriver::next(CleanResult& result) {
     done_ = true;
     return false;
   }
+  // A pass cut by the budget or by the GPU engine's components per cycle is not complete either.
   pass_done_ = outer_ && !several_scales_ && selection.count > 0 && selection.count < settings_.select_k &&
-               limit == result.stop.threshold / scale.bias;
+               limit == result.stop.threshold / scale.bias && made < std::min(asked, steps_.cycle_capacity());
   t = Clock::now();
   steps_.subtract(b, made);
   result.diagnostics.seconds.convolve += since(t);
