@@ -167,7 +167,9 @@ TEST_P(OuterLoop, ARoundsBudgetMayExceedTheSessionsNiter) {
   gc::OuterLoopSession session(s, one_plane(cube, n), {cube.dirty[0].pixels.data()});
   const gc::OuterLoopRound r = session.clean(0.0, 1.0, 150, nullptr);
   EXPECT_GT(r.components, 20u);
-  if (GetParam() == gc::Device::kGpu) EXPECT_GT(r.major_cycles, 1u);
+  if (GetParam() == gc::Device::kGpu) {
+    EXPECT_GT(r.major_cycles, 1u);  // the engine holds s.niter components a cycle
+  }
   EXPECT_LE(r.components, 150u);
 }
 
