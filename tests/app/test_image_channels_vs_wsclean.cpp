@@ -31,6 +31,7 @@
 #include "io/fits_reader.hpp"
 #include "tests/imaging/predict_test_files.hpp"
 #include "tests/io/ms_test_files.hpp"
+#include "tests/support/wsclean_version.hpp"
 
 namespace gpuclean {
 namespace {
@@ -186,6 +187,7 @@ TEST_F(ImageChannels, UnjoinedChannelsEachRunTheirOwnLoopAsWsclean31) {
 }
 
 TEST_F(ImageChannels, UnjoinedMfsSourceListAndModelDataAsWsclean31) {
+  SKIP_UNLESS_WSCLEAN_31();
   // Every file has WSClean's set of WSC* cards; the MFS residual and model carry channel 0's counts.
   for (const char* tag : {"0000", "0001", "MFS"})
     for (const char* kind : {"dirty", "psf", "residual", "model", "image"}) {

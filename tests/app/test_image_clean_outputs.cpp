@@ -34,6 +34,7 @@
 #include "io/fits_reader.hpp"
 #include "tests/imaging/predict_test_files.hpp"
 #include "tests/io/ms_test_files.hpp"
+#include "tests/support/wsclean_version.hpp"
 
 namespace gpuclean {
 namespace {
@@ -134,6 +135,7 @@ void expect_cards_as_wsclean(const TempDir& dir, const std::string& options, std
 }
 
 TEST_F(ImageCleanOutputs, HeaderCardsAsWsclean31) {
+  SKIP_UNLESS_WSCLEAN_31();
   // One channel with -threshold, -gain, -no-negative; two joined channels with -auto-threshold
   // (WSCTHRES 0) and the MFS files.
   const std::string one = "-niter 200 -mgain 0.8 -threshold 5mJy -gain 0.2 -no-negative";
@@ -255,6 +257,7 @@ void expect_same_list(const std::string& ours, const std::string& theirs) {
 }
 
 TEST_F(ImageCleanOutputs, SourceListWriterGivesWsclean31sFileFromItsModels) {
+  SKIP_UNLESS_WSCLEAN_31();
   clean::CleanSettings one;
   const test::CommandResult w1 =
       wsclean("-niter 200 -mgain 0.8 -save-source-list -name " + dir_.file("w1"), copy("w1.ms"));
