@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/fits_reader.hpp"
+#include "io/fits_writer.hpp"
 #include "tests/io/ms_test_files.hpp"
 
 namespace gpuclean {
@@ -105,6 +106,36 @@ TEST(ImageCleanCli, GivenBeamRestoresAndIsWritten) {
   const double area = M_PI / (4 * std::log(2.0)) * 30 * 20 / (4 * 4);  // pixels
   ASSERT_GT(flux, 0.5);
   EXPECT_NEAR(restored / area, flux, 0.01 * flux);  // a little of the beam falls off the image's edge
+}
+
+// -fits-mask: components only where the mask is non-zero (as WSClean 3.1): a box around the
+// brightest pixel of the dirty image keeps every component inside it, and the others' residual.
+TEST(ImageCleanCli, FitsMaskKeepsComponentsInside) {
+  TempDir dir;
+  const std::string ms = make_ms(dir);
+  const std::string common = "image -j 2 -mgain 0.8 -threshold 5mJy -device cpu -size 256 256 -scale 4asec ";
+  test::CommandResult r = test::run_gpuclean(dir, common + "-niter 0 -name " + dir.file("d") + " " + ms);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const io::FitsImage dirty = io::read_fits_image(dir.file("d-dirty.fits"));
+  const std::size_t peak_at =
+      std::max_element(dirty.pixels.begin(), dirty.pixels.end()) - dirty.pixels.begin();
+  const long px = static_cast<long>(peak_at % 256), py = static_cast<long>(peak_at / 256);
+  std::vector<float> mask(256 * 256, 0.0f);
+  for (long y = py - 8; y <= py + 8; ++y)
+    for (long x = px - 8; x <= px + 8; ++x)
+      if (x >= 0 && y >= 0 && x < 256 && y < 256) mask[static_cast<std::size_t>(y * 256 + x)] = 1.0f;
+  io::write_fits_image(dir.file("mask.fits"), mask.data(), 256, 256, io::FitsHeader{}, {256, 256, 1, 1},
+                       io::WriteOptions{});
+  r = test::run_gpuclean(dir, common + "-niter 200 -fits-mask " + dir.file("mask.fits") + " -name " + dir.file("m") +
+                                  " " + ms);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const io::FitsImage model = io::read_fits_image(dir.file("m-model.fits"));
+  std::size_t inside = 0, outside = 0;
+  for (std::size_t i = 0; i < model.pixels.size(); ++i)
+    if (model.pixels[i] != 0) (mask[i] != 0 ? inside : outside) += 1;
+  std::printf("components' pixels: %zu inside the mask, %zu outside\n", inside, outside);
+  EXPECT_GT(inside, 0u);
+  EXPECT_EQ(outside, 0u);
 }
 
 }  // namespace
