@@ -138,23 +138,6 @@ PixelGaussian fit_psf_beam(const PreparedPsf& psf, BeamFit method) {
   return fit_samples(box_around_peak(psf, 5.0 * estimate.fwhm_major_pixels()));
 }
 
-PixelGaussian fit_psf_beam_wsclean_box(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height) {
-  const HostImage& im = psf.image;
-  std::vector<Sample> samples;
-  const auto bw = static_cast<std::ptrdiff_t>(box_width), bh = static_cast<std::ptrdiff_t>(box_height);
-  // The box's quadrant dx, dy ≥ 0 only: the pixels WSClean's model does not zero (see the header).
-  for (std::ptrdiff_t dy = 0; dy < bh - bh / 2; ++dy)
-    for (std::ptrdiff_t dx = 0; dx < bw - bw / 2; ++dx) {
-      const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(psf.peak_x) + dx;
-      const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(psf.peak_y) + dy;
-      if (x < 0 || y < 0 || x >= static_cast<std::ptrdiff_t>(im.width) || y >= static_cast<std::ptrdiff_t>(im.height))
-        continue;
-      samples.push_back({static_cast<double>(dx), static_cast<double>(dy),
-                         im.at(static_cast<std::size_t>(x), static_cast<std::size_t>(y))});
-    }
-  return fit_samples(samples);
-}
-
 namespace {
 
 PixelGaussian fit_samples(const std::vector<Sample>& s) {

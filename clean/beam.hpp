@@ -48,9 +48,11 @@ PixelGaussian fit_psf_beam(const PreparedPsf& psf, BeamFit method = BeamFit::kWs
 /// gaussianfitter.cc Fit2DGaussianCentredInBox): the same Gaussian (amplitude 1, centred), fitted
 /// by least squares to the box's quadrant dx, dy ≥ 0 only, because WSClean's model evaluates
 /// (xi − x_mid) in size_t, so every pixel left of or below the centre sees a model of 0 and adds
-/// a constant. (Its Jacobian also has the β term's sign flipped, so its result is not quite this
-/// minimum: imaging-plan.md §5 and WIP-issue-35.md give the measured difference.)
-PixelGaussian fit_psf_beam_wsclean_box(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height);
+/// a constant. As WSClean, parametrised by σx, σy, β and started from a circular beam of
+/// initial_fwhm_pixels: the quadrant alone also fits an ellipse infinitely long towards dx < 0 < dy,
+/// which a fit from elsewhere (a log-linear fit of the quadrant) runs into (BMAJ 10⁷ px).
+PixelGaussian fit_psf_beam_wsclean_box(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height,
+                                       double initial_fwhm_pixels);
 SkyBeam to_sky(const PixelGaussian& g, const PixelToSky& t);
 PixelGaussian from_sky(const SkyBeam& b, const PixelToSky& t);
 

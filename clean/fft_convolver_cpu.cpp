@@ -7,14 +7,14 @@
 
 #include <omp.h>
 
+#include "fftw/planner_mutex.hpp"
+
 namespace gpuclean::clean {
 namespace {
 
-// FFTW's planner is not thread-safe, and its thread support is initialised once per process.
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
+// FFTW's planner is not thread-safe (the program's one mutex: fftw/planner_mutex.hpp), and its
+// thread support is initialised once per process.
+std::mutex& planner_mutex() { return fftw_planner_mutex(); }
 
 void init_fftw_threads() {
   static std::once_flag once;

@@ -33,7 +33,15 @@ double MajorCycleDriver::threshold(double* sigma, std::optional<double> noise) {
   *sigma = 0.0;
   double t = std::max(settings_.threshold, floor_);
   if (settings_.auto_threshold > 0.0 || settings_.auto_mask > 0.0) {
-    *sigma = noise ? *noise : state_.robust_sigma();
+    if (noise) {
+      *sigma = *noise;
+    } else {
+      // An outer loop's round keeps the σ of the residual it started from, as WSClean 3.1 estimates
+      // it once per major iteration (deconvolution.cpp, Deconvolution::Perform: StdDevFromMAD of the
+      // integrated residual before the algorithm runs); a run on its own re-estimates it every cycle.
+      if (!outer_ || !round_sigma_) round_sigma_ = state_.robust_sigma();
+      *sigma = *round_sigma_;
+    }
     t = std::max(t, settings_.auto_threshold * *sigma);
   }
   return t;
@@ -101,7 +109,14 @@ bool MajorCycleDriver::next(CleanResult& result) {
       done_ = true;
       return false;
     }
-    if (was_weighing) final_threshold = threshold(&sigma, std::nullopt);
+    // A round that goes on (at its first cycle, or with -mgain 1, where WSClean's next major
+    // iteration gets the same residual) starts the masked phase as a major iteration: σ estimated
+    // afresh on the residual now, and a pass of its own.
+    if (outer_) {
+      round_sigma_.reset();
+      pass_done_ = false;
+    }
+    if (was_weighing || outer_) final_threshold = threshold(&sigma, std::nullopt);
     t = Clock::now();
     choice = steps_.choose();
     if (several_scales_) result.diagnostics.seconds.scales += since(t);
@@ -114,6 +129,25 @@ bool MajorCycleDriver::next(CleanResult& result) {
     in_force = std::max(in_force, (1.0 - round_gain_) * static_cast<double>(*round_key_));
   }
   round_floor_ruled_ = in_force > thresholds;
+  // An outer loop's round is one WSClean 3.1 major iteration, which cleans its residual in one
+  // pass (GenericClean::ExecuteMajorIteration: one SubMinorLoop::Run over the pixels above the
+  // round's threshold at its start): pixels outside that set that the pass raised above it are
+  // left to the next major iteration. So once a cycle of this round has cleaned its whole set to
+  // the round's threshold, the round ends here; a set cut by --select-k, or a limit raised above
+  // the threshold (gpuclean's own --mgain), takes more cycles as before. Multiscale and Högbom
+  // (no active set) keep cycling: WSClean's multiscale, too, takes several passes per iteration.
+  // A pass that cleaned to --auto-mask's level (not to the round's floor) ends the first phase, as
+  // WSClean's Deconvolution::Perform ends it when the pass stopped at its threshold.
+  if (pass_done_ && choice.scale >= 0 && choice.biased > in_force && result.stop.iterations < settings_.niter) {
+    if (phase_.first_phase() && !round_floor_ruled_) {
+      start_auto_mask(result);
+      auto_mask_started_ = round_floor_ruled_ = true;
+    }
+    gate_.stop(result, true, choice.biased, in_force, sigma, state_.model_flux(), last_candidates_,
+               StopReason::kThreshold);
+    done_ = true;
+    return false;
+  }
   // Several scales: the divergence rule watches the residual's own peak (stop_rules.hpp).
   std::optional<float> watched;
   if (several_scales_) watched = steps_.residual_peak();
@@ -136,7 +170,8 @@ bool MajorCycleDriver::next(CleanResult& result) {
 
   t = Clock::now();
   cycle_scales_.emplace_back(result.stop.iterations, static_cast<std::uint32_t>(b));
-  const std::size_t made = steps_.minor_cycle(b, limit, settings_.niter - result.stop.iterations);
+  const std::size_t asked = settings_.niter - result.stop.iterations;
+  const std::size_t made = steps_.minor_cycle(b, limit, asked);
   result.stop.iterations += made;
   result.diagnostics.seconds.minor += since(t);
   if (made == 0) {  // the peak itself is at the limit: nothing more can be cleaned safely
@@ -144,6 +179,9 @@ bool MajorCycleDriver::next(CleanResult& result) {
     done_ = true;
     return false;
   }
+  // A pass cut by the budget or by the GPU engine's components per cycle is not complete either.
+  pass_done_ = outer_ && !several_scales_ && selection.count > 0 && selection.count < settings_.select_k &&
+               limit == result.stop.threshold / scale.bias && made < std::min(asked, steps_.cycle_capacity());
   t = Clock::now();
   steps_.subtract(b, made);
   result.diagnostics.seconds.convolve += since(t);
@@ -154,6 +192,8 @@ void MajorCycleDriver::resume(double floor, double round_gain) {
   floor_ = floor;
   round_gain_ = round_gain;
   round_key_.reset();
+  round_sigma_.reset();
+  pass_done_ = false;
   round_floor_ruled_ = auto_mask_started_ = false;
   outer_ = true;
   done_ = false;

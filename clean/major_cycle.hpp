@@ -5,7 +5,8 @@
 //      remade once the residual's peak has fallen by kLocalRmsRemakeFactor since it was made (in an
 //      outer loop's round, only at the round's start);
 //   2. threshold = max(--threshold, --auto-threshold x sigma), sigma the robust noise of the
-//      residual or the map's lowest noise; --auto-mask's first phase holds against
+//      residual (in an outer loop's round, of the round's first residual, kept for the round) or
+//      the map's lowest noise; --auto-mask's first phase holds against
 //      max(threshold, --auto-mask x sigma) and, once that is reached, the mask is made from the
 //      components so far and the run goes on inside it (without the map's weights);
 //   3. the stopping rules (MajorCycleGate: threshold, niter, divergence);
@@ -46,7 +47,11 @@ class MajorCycleDriver {
 
   /// An outer loop's next round (WSClean's major cycle): the steps were given a residual made
   /// outside (MajorCycleSteps::set_residuals); next() goes on from it down to max(the threshold,
-  /// `floor`), with the divergence rule started afresh. The model, the components and the
+  /// `floor`), with the divergence rule started afresh and the robust noise estimated once, on
+  /// this residual (threshold()). With one scale and an active set, the round is one pass, as a
+  /// WSClean 3.1 major iteration: it ends after the cycle that cleaned its whole set (not cut by
+  /// --select-k) down to the round's threshold, even where that raised other pixels above it; a
+  /// pass that ends at --auto-mask's level rather than the round's floor ends the first phase. The model, the components and the
   /// --auto-mask phase stay. As in WSClean (radler.cc), which makes one RMS image per major
   /// cycle, a --local-rms map in use is made from the new residual and kept for the whole round.
   /// With `round_gain` < 1 the round also stops once the peak key fell to (1 - round_gain) x its
@@ -67,7 +72,8 @@ class MajorCycleDriver {
 
   /// The threshold in force now: max(--threshold, resume's floor, --auto-threshold x sigma); `sigma` receives
   /// `noise` when given (--local-rms: the lowest local noise), else the residual's robust noise
-  /// (0 when neither --auto-threshold nor --auto-mask needs it).
+  /// (0 when neither --auto-threshold nor --auto-mask needs it): the current residual's, or in an
+  /// outer loop's round the round's first residual's (WSClean 3.1's one estimate per major iteration).
   double threshold(double* sigma, std::optional<double> noise);
 
  private:
@@ -90,6 +96,8 @@ class MajorCycleDriver {
   double floor_ = 0.0;             // an outer loop's threshold (resume)
   double round_gain_ = 1.0;        // an outer loop's -mgain (resume)
   std::optional<float> round_key_; // the peak key at the round's first cycle
+  std::optional<double> round_sigma_;  // the residual's robust σ, once per outer-loop round (threshold)
+  bool pass_done_ = false;         // this round's Clark cycle cleaned its whole set to the round's threshold
   bool round_floor_ruled_ = false;
   bool outer_ = false;             // driven round by round (resume): the map is made per round
   bool auto_mask_started_ = false; // the round ended at --auto-mask's switch

@@ -14,6 +14,7 @@
 // while the state has weights.
 
 #include <cstddef>
+#include <limits>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -71,6 +72,9 @@ class MajorCycleSteps {
   /// appends the components (their fluxes in model units) to the state's list and returns how
   /// many (the driver counts them).
   virtual std::size_t minor_cycle(std::size_t scale, double limit, std::size_t budget) = 0;
+  /// The most components one minor cycle makes whatever its budget (the GPU engine's size);
+  /// a cycle that made this many may have stopped short of its limit.
+  virtual std::size_t cycle_capacity() const { return std::numeric_limits<std::size_t>::max(); }
   /// The last minor cycle's `made` components into the model and out of the residual. By
   /// default nothing: the minor cycle subtracted them.
   virtual void subtract(std::size_t scale, std::size_t made);

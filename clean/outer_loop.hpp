@@ -6,6 +6,11 @@
 // (the PSFs and their spectra, cuFFT plans, device buffers, the scale kernels, --auto-mask's phase
 // and mask) is made in the constructor and kept; a round moves only the residual.
 //
+// As a WSClean 3.1 major iteration: the robust noise for --auto-threshold/--auto-mask is estimated
+// once per round, on its residual (MajorCycleDriver::threshold), and without --multiscale Clark's
+// minor cycle subtracts the whole PSF (--beam-patch is raised to reach every PSF pixel from its
+// peak) in one pass per round (MajorCycleDriver::resume), as WSClean's sub-minor loop does.
+//
 // The planes arrive channel-major ([channel][polarization], WSClean's order). Several channels
 // are joined as --join-channels, several polarizations as --join-polarizations; a channel with
 // weight 0 or no finite pixel (flagged) is left out of the join, and its model stays empty.

@@ -7,13 +7,13 @@
 #include <mutex>
 #include <new>
 
+#include "fftw/planner_mutex.hpp"
+
 namespace gpuclean::data {
 namespace {
 
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
+// FFTW's planner is not thread-safe: the program's one planner mutex (fftw/planner_mutex.hpp).
+std::mutex& planner_mutex() { return fftw_planner_mutex(); }
 
 // Owns one real P x P buffer and its half-plane spectrum, with forward and inverse plans.
 class Fft2d {

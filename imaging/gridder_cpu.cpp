@@ -11,6 +11,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "fftw/planner_mutex.hpp"
+
 namespace gpuclean::imaging {
 namespace {
 
@@ -127,10 +129,8 @@ Screen screen(const GridPlan& plan) {
   return s;
 }
 
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
+// FFTW's planner is not thread-safe: the program's one planner mutex (fftw/planner_mutex.hpp).
+std::mutex& planner_mutex() { return fftw_planner_mutex(); }
 
 // One in-place nu × nv C2C plan ([v][u] row-major), executed on per-thread buffers with the
 // new-array interface. FFTW's planner is not thread-safe, so planning is serialised.

@@ -6,10 +6,12 @@
 #include <string>
 
 #include "clean/errors.hpp"
+#include "imaging/channel_samples.hpp"
 #include "imaging/gridder_cpu.hpp"
 #include "io/ms/ms_reader.hpp"
 #ifdef GPUCLEAN_HAVE_CUDA
 #include "imaging/gpu/gridder_gpu.hpp"
+#include "imaging/gpu/vis_store_gpu.hpp"
 #endif
 
 namespace gpuclean::imaging {
@@ -26,46 +28,49 @@ std::vector<std::pair<std::size_t, std::size_t>> output_channel_ranges(std::size
 
 namespace {
 
-/// The gridder's samples of channels [begin, end) of every chunk, in wavelengths, with cw =
-/// visibility weight × imaging weight as a float product (WSClean's float buffer).
-struct ChannelSamples {
-  std::vector<double> u, v, w;
-  std::vector<std::complex<float>> vis, one;
-  std::vector<float> cw;
-  double max_baseline = 0;  ///< |uvw| in λ, over samples inside the image's Nyquist box
-};
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
-ChannelSamples channel_samples(const std::vector<io::ms::VisChunk>& chunks, const WeightGrid& grid,
-                               const std::vector<double>& freq_hz, std::size_t begin, std::size_t end,
-                               const ImageGeometry& image, WeightCounters& counters) {
-  ChannelSamples s;
-  const double half_w = 0.5 * static_cast<double>(image.width), half_h = 0.5 * static_cast<double>(image.height);
-  for (const io::ms::VisChunk& chunk : chunks) {
-    const std::vector<float> iw = imaging_weights(grid, chunk, freq_hz, begin, end, counters);
-    const std::size_t nch = end - begin;
-    for (std::size_t r = 0; r < chunk.rows; ++r)
-      for (std::size_t ch = begin; ch < end; ++ch) {
-        const float cw = chunk.weight[r * chunk.channels + ch] * iw[r * nch + ch - begin];
-        if (cw == 0) continue;  // never gridded (WSClean skips them too)
-        const double lambda = wavelength_m(freq_hz[ch]);
-        s.u.push_back(chunk.u[r] / lambda);
-        s.v.push_back(chunk.v[r] / lambda);
-        s.w.push_back(chunk.w[r] / lambda);
-        s.vis.push_back(chunk.vis[r * chunk.channels + ch]);
-        s.cw.push_back(cw);
-        const double x = s.u.back() * image.scale * static_cast<double>(image.width);
-        const double y = s.v.back() * image.scale * static_cast<double>(image.height);
-        if (std::floor(x) > -half_w && std::ceil(x) < half_w && std::floor(y) > -half_h && std::ceil(y) < half_h)
-          s.max_baseline = std::max(s.max_baseline, std::sqrt(chunk.u[r] * chunk.u[r] + chunk.v[r] * chunk.v[r] +
-                                                              chunk.w[r] * chunk.w[r]) / lambda);
-      }
-  }
-  s.one.assign(s.cw.size(), {1.0f, 0.0f});
+/// One output channel's samples; fills `out`'s range, band, counters and theoretic beam.
+ChannelSamples describe_channel(const std::vector<io::ms::VisChunk>& chunks, const WeightGrid& grid,
+                                const std::vector<double>& freq_hz, const std::vector<double>& width_hz,
+                                std::pair<std::size_t, std::size_t> range, const ImageGeometry& image,
+                                ChannelImage& out) {
+  out.channel_begin = range.first, out.channel_end = range.second;
+  out.band_start_hz = freq_hz[range.first] - width_hz[range.first] / 2;
+  out.band_end_hz = freq_hz[range.second - 1] + width_hz[range.second - 1] / 2;
+  ChannelSamples s = channel_samples(chunks, grid, freq_hz, range.first, range.second, image, out.counters);
+  out.theoretic_beam_rad = s.max_baseline > 0 ? 1 / s.max_baseline : 0;
+  out.imgwg = out.counters.gridded_weights;
   return s;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+/// Every MS of the run read, and the weight grids made (one per output channel, or one with MF
+/// weighting).
+struct Weighted {
+  std::vector<io::ms::VisChunk> chunks;
+  WeightPlan plan;
+  std::vector<WeightGrid> grids;
+  const WeightGrid& grid(std::size_t j) const { return grids[plan.mf_weighting ? 0 : j]; }
+};
+
+Weighted read_and_weight(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings,
+                         ImageTimings& timings) {
+  Weighted r;
+  auto t0 = std::chrono::steady_clock::now();
+  for (const io::ms::MsSelection& sel : selections) r.chunks.push_back(io::ms::read_visibilities(sel));
+  timings.read_s = seconds_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  r.plan.padded_width = padded_size(settings.image.width, settings.padding);
+  r.plan.padded_height = padded_size(settings.image.height, settings.padding);
+  r.plan.scale_x = r.plan.scale_y = settings.image.scale;
+  r.plan.settings = settings.weighting;
+  r.plan.mf_weighting = settings.mf_weighting;
+  r.plan.output_channels = output_channel_ranges(selections.front().freq_hz.size(), settings.channels_out);
+  r.grids = make_weight_grids(r.plan, r.chunks, selections.front().freq_hz);
+  timings.weights_s = seconds_since(t0);
+  return r;
 }
 
 /// The dirty image and (with make_psf) the PSF of one output channel's samples, on the device
@@ -105,12 +110,7 @@ ChannelImage image_channel(const std::vector<io::ms::VisChunk>& chunks, const We
                            std::pair<std::size_t, std::size_t> range, const ImageRunSettings& settings,
                            ImageTimings& timings) {
   ChannelImage out;
-  out.channel_begin = range.first, out.channel_end = range.second;
-  out.band_start_hz = freq_hz[range.first] - width_hz[range.first] / 2;
-  out.band_end_hz = freq_hz[range.second - 1] + width_hz[range.second - 1] / 2;
-  const ChannelSamples s = channel_samples(chunks, grid, freq_hz, range.first, range.second, settings.image,
-                                            out.counters);
-  out.theoretic_beam_rad = s.max_baseline > 0 ? 1 / s.max_baseline : 0;
+  const ChannelSamples s = describe_channel(chunks, grid, freq_hz, width_hz, range, settings.image, out);
   if (s.cw.empty())
     throw clean::InvalidInput("output channel " + std::to_string(range.first) + "–" + std::to_string(range.second) +
                               ": no visibility inside the uv grid has a nonzero weight");
@@ -137,6 +137,34 @@ ChannelImage image_channel(const std::vector<io::ms::VisChunk>& chunks, const We
 
 }  // namespace
 
+VisStore make_vis_store(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings,
+                        std::vector<ChannelImage>* headers) {
+  ImageTimings timings;
+  const Weighted in = read_and_weight(selections, settings, timings);
+  VisStore store({settings.image, settings.epsilon, settings.threads});
+  if (settings.device == clean::Device::kGpu) {
+#ifdef GPUCLEAN_HAVE_CUDA
+    GpuGridderOptions options;
+    options.device = settings.gpu;
+    options.budget_bytes = settings.gpu_budget_bytes;
+    store.set_backend(make_gpu_vis_store_backend(options));
+#else
+    throw clean::InvalidSettings("this gpuclean was built without CUDA; image with -device cpu");
+#endif
+  }
+  for (std::size_t j = 0; j < in.plan.output_channels.size(); ++j) {
+    ChannelImage header;
+    ChannelSamples s = describe_channel(in.chunks, in.grid(j), selections.front().freq_hz,
+                                        selections.front().width_hz, in.plan.output_channels[j], settings.image,
+                                        header);
+    store.add_channel(std::move(s), header.counters.gridded_weights);  // Σcw, as image_channel
+    header.w_planes = store.plan(j).planes;
+    header.kernel_support = static_cast<std::size_t>(store.plan(j).kernel.support());
+    if (headers) headers->push_back(std::move(header));
+  }
+  return store;
+}
+
 std::vector<double> mfs_mean(const std::vector<const std::vector<double>*>& images, const std::vector<double>& weights) {
   const std::size_t n = images.front()->size();
   std::vector<double> sum(n, 0.0), weight(n, 0.0);
@@ -153,25 +181,10 @@ ImageRunResult image_run(const std::vector<io::ms::MsSelection>& selections, con
   const std::vector<double>& freq_hz = selections.front().freq_hz;
   const std::vector<double>& width_hz = selections.front().width_hz;
   ImageRunResult result;
-  auto t0 = std::chrono::steady_clock::now();
-  std::vector<io::ms::VisChunk> chunks;
-  for (const io::ms::MsSelection& sel : selections) chunks.push_back(io::ms::read_visibilities(sel));
-  result.timings.read_s = seconds_since(t0);
-  t0 = std::chrono::steady_clock::now();
-
-  WeightPlan wplan;
-  wplan.padded_width = padded_size(settings.image.width, settings.padding);
-  wplan.padded_height = padded_size(settings.image.height, settings.padding);
-  wplan.scale_x = wplan.scale_y = settings.image.scale;
-  wplan.settings = settings.weighting;
-  wplan.mf_weighting = settings.mf_weighting;
-  wplan.output_channels = output_channel_ranges(freq_hz.size(), settings.channels_out);
-  const std::vector<WeightGrid> grids = make_weight_grids(wplan, chunks, freq_hz);
-  result.timings.weights_s = seconds_since(t0);
-
-  for (std::size_t j = 0; j < wplan.output_channels.size(); ++j)
-    result.channels.push_back(image_channel(chunks, grids[settings.mf_weighting ? 0 : j], freq_hz, width_hz,
-                                            wplan.output_channels[j], settings, result.timings));
+  const Weighted in = read_and_weight(selections, settings, result.timings);
+  for (std::size_t j = 0; j < in.plan.output_channels.size(); ++j)
+    result.channels.push_back(image_channel(in.chunks, in.grid(j), freq_hz, width_hz, in.plan.output_channels[j],
+                                            settings, result.timings));
   if (result.channels.size() > 1) {
     // The MFS keeps channel 0's counters; its WSCIMGWG is the channels' sum (plan §5, measured).
     ChannelImage mfs = result.channels.front();

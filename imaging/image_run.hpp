@@ -9,6 +9,7 @@
 
 #include "clean/clean_settings.hpp"
 #include "imaging/grid_plan.hpp"
+#include "imaging/vis_store.hpp"
 #include "imaging/weighting.hpp"
 #include "io/ms/ms_selection.hpp"
 
@@ -75,6 +76,14 @@ std::vector<std::pair<std::size_t, std::size_t>> output_channel_ranges(std::size
 /// Reads every MS of `selections` (as select_visibilities made them; same channels), weights and
 /// images. Throws MsError for unreadable data or when nothing is weighted.
 ImageRunResult image_run(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings);
+
+/// The major cycles' VisStore of a run: read and weighted as image_run, each output channel's
+/// samples made once, with Σcw of its counters; on the GPU (settings.device kGpu) its samples stay
+/// prepared on the device when they fit (vis_store_gpu.hpp). `headers` (if given) gets each
+/// channel's ChannelImage without images (range, band, counters, WSCIMGWG, theoretic beam, plan).
+/// Throws as image_run, and clean::InvalidSettings for the GPU in a build without CUDA.
+VisStore make_vis_store(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings,
+                        std::vector<ChannelImage>* headers = nullptr);
 
 /// WSClean's MFS image: per pixel Σ_c WSCIMGWG_c·I_c / Σ_c WSCIMGWG_c over the channels whose pixel
 /// is finite, summed from the float values the channel files hold (W31:math/imageoperations.cpp

@@ -11,37 +11,28 @@
 #include "io/ms/ms_writer.hpp"
 
 namespace gpuclean::imaging {
-namespace {
-
-/// The selected rows of one MS: their numbers and u, v, w in metres; then the predictions.
-struct MsRows {
-  std::vector<std::uint64_t> row;
-  std::vector<double> u, v, w;
-  std::vector<std::complex<float>> model;  ///< [row][selected channel]
-};
-
-MsRows read_rows(const io::ms::MsSelection& sel) {
-  io::ms::MsReader reader(sel);
-  io::ms::VisChunk chunk;
-  MsRows r;
-  while (reader.next(chunk)) {
-    r.row.insert(r.row.end(), chunk.row.begin(), chunk.row.end());
-    r.u.insert(r.u.end(), chunk.u.begin(), chunk.u.end());
-    r.v.insert(r.v.end(), chunk.v.begin(), chunk.v.end());
-    r.w.insert(r.w.end(), chunk.w.begin(), chunk.w.end());
+std::vector<ModelRows> read_model_rows(const std::vector<io::ms::MsSelection>& selections) {
+  std::vector<ModelRows> sets;
+  for (const io::ms::MsSelection& sel : selections) {
+    io::ms::MsReader reader(sel);
+    io::ms::VisChunk chunk;
+    ModelRows& r = sets.emplace_back();
+    while (reader.next(chunk)) {
+      r.row.insert(r.row.end(), chunk.row.begin(), chunk.row.end());
+      r.u.insert(r.u.end(), chunk.u.begin(), chunk.u.end());
+      r.v.insert(r.v.end(), chunk.v.begin(), chunk.v.end());
+      r.w.insert(r.w.end(), chunk.w.begin(), chunk.w.end());
+    }
+    // Flagged rows are predicted as well, so only an empty selection is refused.
+    if (r.row.empty())
+      throw io::ms::MsError(io::ms::MsError::Kind::kEmpty, "'" + sel.path + "' has no rows in the selection");
+    r.model.assign(r.row.size() * (sel.channel_end - sel.channel_begin), {});
   }
-  // Flagged rows are predicted as well, so only an empty selection is refused.
-  if (r.row.empty()) throw io::ms::MsError(io::ms::MsError::Kind::kEmpty, "'" + sel.path + "' has no rows in the selection");
-  r.model.assign(r.row.size() * (sel.channel_end - sel.channel_begin), {});
-  return r;
+  return sets;
 }
 
-}  // namespace
-
-PredictRunResult predict_run(const std::vector<io::ms::MsSelection>& selections, const PredictRunSettings& settings,
-                             const ModelSource& models) {
-  std::vector<MsRows> sets;
-  for (const io::ms::MsSelection& sel : selections) sets.push_back(read_rows(sel));
+PredictRunResult predict_model_rows(std::vector<ModelRows>& sets, const std::vector<io::ms::MsSelection>& selections,
+                                    const PredictRunSettings& settings, const ModelSource& models) {
   const std::size_t nchan = selections.front().freq_hz.size();
   const ImageGeometry& image = settings.image;
 
@@ -75,11 +66,22 @@ PredictRunResult predict_run(const std::vector<io::ms::MsSelection>& selections,
         for (std::size_t ch = begin; ch < end; ++ch) sets[m].model[r * nchan + ch] = std::complex<float>(vis[k++]);
     result.channels.push_back({begin, end, w.size(), plan.planes, static_cast<std::size_t>(plan.kernel.support())});
   }
-  // Written only now: a failure above leaves every MS as it was.
+  return result;
+}
+
+void write_model_rows(const std::vector<ModelRows>& sets, const std::vector<io::ms::MsSelection>& selections,
+                      PredictRunResult& result) {
   for (std::size_t m = 0; m < sets.size(); ++m) {
     io::ms::ModelDataWriter(selections[m]).write(sets[m].row, sets[m].model);
     result.rows += sets[m].row.size();
   }
+}
+
+PredictRunResult predict_run(const std::vector<io::ms::MsSelection>& selections, const PredictRunSettings& settings,
+                             const ModelSource& models) {
+  std::vector<ModelRows> sets = read_model_rows(selections);
+  PredictRunResult result = predict_model_rows(sets, selections, settings, models);
+  write_model_rows(sets, selections, result);  // only now: a failure above leaves every MS as it was
   return result;
 }
 

@@ -9,6 +9,7 @@
 // before the first MS is written, so a failure leaves every MS as it was.
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <vector>
@@ -46,6 +47,23 @@ struct PredictRunResult {
   std::vector<PredictChannel> channels;
   std::size_t rows = 0;  ///< MS rows written, over every MS
 };
+
+/// The selected rows of one MS: their numbers and u, v, w in metres; then the predictions.
+struct ModelRows {
+  std::vector<std::uint64_t> row;
+  std::vector<double> u, v, w;
+  std::vector<std::complex<float>> model;  ///< [row][selected channel]
+};
+
+/// predict_run's three stages, for a caller that overlaps them with other work (the major
+/// cycles read the rows while they clean and write only when every other output is ready):
+/// reads every MS's selected rows (throws MsError for an empty selection); predicts each output
+/// channel from `models(j)` into `rows` (no MS is touched); writes MODEL_DATA of every MS.
+std::vector<ModelRows> read_model_rows(const std::vector<io::ms::MsSelection>& selections);
+PredictRunResult predict_model_rows(std::vector<ModelRows>& rows, const std::vector<io::ms::MsSelection>& selections,
+                                    const PredictRunSettings& settings, const ModelSource& models);
+void write_model_rows(const std::vector<ModelRows>& rows, const std::vector<io::ms::MsSelection>& selections,
+                      PredictRunResult& result);
 
 /// Reads the selected rows' u, v, w of every MS (`selections` as select_visibilities made them,
 /// same channels), predicts each output channel from `models(j)`, and writes MODEL_DATA of every

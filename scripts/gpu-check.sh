@@ -27,6 +27,7 @@ Usage: scripts/gpu-check.sh MODE (default: tests)
   minor-profile       ncu's warp-state samples per source line of the minor cycle's team kernels
   multi-gpu           several GPUs: test_cube_gpus, bench batch on 1, 2, 4, 8 GPUs, a cube on one GPU and on all
   wsclean-survey      WSClean's own deconvolution against the gpuclean hook with oxkat-like survey settings
+  imaging             gpuclean image's GPU tests with WSClean's pack (.devwsc: MSs, wsclean), memcheck of the VisStore
 EOF
 }
 mode=${1:-tests}
@@ -77,6 +78,20 @@ case "$mode" in
     status=$?
     cat "$out"/*.summary
     exit $((status != 0)) ;;
+  imaging)
+    # Needs scripts/wsclean-pack.sh's archive with WSC_PACK_BINARIES (gpuclean and the tests below), sourced:
+    # GPUCLEAN_BUILD=.devwsc/root (gpuclean and tests/ there); GPUCLEAN_PYTHON=$WSC_PYTHON makes the MSs.
+    status=0
+    for t in test_vis_store_gpu test_gridder_gpu test_vis_store_ms test_image_clean_gpu test_image_clean_cli \
+      $IMAGING_EXTRA_TESTS; do
+      [ -x "$bin/tests/$t" ] || { echo "== $t: missing"; status=1; continue; }
+      start=$(date +%s)
+      "$bin/tests/$t" --gtest_brief=1 >"$out/$t.log" 2>&1 || status=1
+      echo "== $t: $(( $(date +%s) - start )) s"
+      grep -E "PASSED|FAILED|SKIPPED|Failure|residual RMS|model flux|: psf|RMS" "$out/$t.log" | head -12
+    done
+    sanitized memcheck 300 test_vis_store_gpu 'VisStoreGpu.*' memcheck_vis_store
+    exit $status ;;
   minor)
     # MINOR_BIG=1 adds bench clean 16384^2; MINOR_TESTS=0, MINOR_SANITIZE=0, MINOR_BATCH=0, MINOR_CUBE=0 leave
     # those parts out.

@@ -6,6 +6,13 @@ visibilities per second, and the MFS dirty image's difference from WSClean's.
     scripts/imaging_bench.py --work /tmp/ib [--case A|B|C|all] [--threads 16] [--json out.json]
     scripts/imaging_bench.py --work /tmp/ib --case A --size 512 --hours 1 --integration 600 --antennas 16
     scripts/imaging_bench.py --work /tmp/ib --case all --dry-run
+    scripts/imaging_bench.py --clean --work /tmp/ib --case A|C|T [--device gpu] [--skip wsclean,hook]
+
+--clean (issue 36, scripts/imaging_clean_bench.py): gpuclean image, WSClean + gpuclean's hook and
+WSClean alone deconvolving the case's MS with the same options (multiscale, joined channels, a
+spectral fit, auto-threshold 3, auto-mask 5, -mgain 0.8): wall time, each major cycle's stages,
+MFS residual RMS, model flux and each truth source's recovered flux. Case T (512^2 x 2 channels)
+is a smoke run for a machine without a GPU. The rest of this text is about the imaging runs.
 
 Cases (docs/design/imaging-plan.md §7), all Briggs 0, `-niter 0 -make-psf -channels-out N`:
   A  2048^2 at 1.6", 4 channels over 1.36-1.44 GHz, 64 pads x 120 times (241 920 rows)
@@ -61,13 +68,17 @@ GPUCLEAN_PREDICT_OPTIONS = ["-predict"]
 
 # One sky for all cases: hundreds of components, a tenth of them Gaussians (data/msim/sky.py survey_sky).
 SKY_SIM = {"sky": "survey", "sources": 1007, "gaussians": 100, "noise": 0.01, "seed": 1}
+# fit: the -fit-spectral-pol terms of --clean (issue 36: 2 at 2048^2 x 4, 4 at 8192^2 x 8). T is a
+# smoke case for a machine without a GPU (not in "all"), with a sky of its own.
 CASES = {
     "A": dict(size=2048, scale=1.6, channels=4, freq=1.40e9, bandwidth=80e6, antennas=64, hours=4.0,
-              integration=120.0, radius=1500.0),
+              integration=120.0, radius=1500.0, fit=2),
     "B": dict(size=8192, scale=1.5, channels=8, freq=1.44e9, bandwidth=160e6, antennas=64, hours=8.0,
-              integration=960.0, radius=3600.0),
+              integration=960.0, radius=3600.0, fit=4),
     "C": dict(size=8192, scale=1.5, channels=8, freq=1.44e9, bandwidth=160e6, antennas=64, hours=8.0,
-              integration=28800 / 496, radius=3600.0),
+              integration=28800 / 496, radius=3600.0, fit=4),
+    "T": dict(size=512, scale=2.0, channels=2, freq=1.40e9, bandwidth=80e6, antennas=32, hours=2.0,
+              integration=300.0, radius=400.0, fit=2, sky=dict(sources=60, gaussians=6)),
 }
 RUNS = ("gpu", "wsc-wg-nosi", "wsc-wg", "gpu-cpu", "wsc-predict", "gpu-predict", "wsc-ws")
 REFERENCE = "wsc-wg-nosi"
@@ -125,9 +136,9 @@ def simulate_main(argv):
 
 # ---------------------------------------------------------------- small helpers
 
-def read_fits(path):
+def read_fits(path, header=False):
     """The primary array of a FITS file (BITPIX -32/-64/16/32, big-endian), squeezed: enough for
-    WSClean's and gpuclean's images without astropy."""
+    WSClean's and gpuclean's images without astropy. With header=True: (array, {key: text})."""
     import numpy as np
     with open(path, "rb") as f:
         cards, blocks = {}, 0
@@ -152,7 +163,8 @@ def read_fits(path):
         count = int(np.prod(shape))
         data = np.frombuffer(f.read(count * abs(bitpix) // 8), dtype=dtype, count=count).reshape(shape)
     scale, zero = float(cards.get("BSCALE", 1)), float(cards.get("BZERO", 0))
-    return (data.astype(np.float64) * scale + zero).squeeze()
+    image = (data.astype(np.float64) * scale + zero).squeeze()
+    return (image, cards) if header else image
 
 
 def fits_card(key, value, comment=""):
@@ -211,15 +223,16 @@ def device_text():
     return gpu, cpu, os.cpu_count(), len(os.sched_getaffinity(0))
 
 
-def run_timed(cmd, log, timeout, cwd):
+def run_timed(cmd, log, timeout, cwd, env=None, stamps=None):
     """Runs cmd (its own session) with its output on a pseudo-terminal, so that WSClean's lines come
     as it prints them (to a file it buffers them, and a stopped run would lose its last progress
     lines), each written to `log` with its time; stops it after `timeout` s. Returns (exit code, or
-    None if stopped; wall seconds; the output's text)."""
+    None if stopped; wall seconds; the output's text). `stamps`, a list, gets (seconds, line) each."""
     master, slave = pty.openpty()
     start = time.perf_counter()
     try:
-        proc = subprocess.Popen(cmd, stdout=slave, stderr=slave, cwd=cwd, close_fds=True, start_new_session=True)
+        proc = subprocess.Popen(cmd, stdout=slave, stderr=slave, cwd=cwd, env=env, close_fds=True,
+                                start_new_session=True)
     except OSError as e:
         os.close(master)
         os.close(slave)
@@ -253,9 +266,13 @@ def run_timed(cmd, log, timeout, cwd):
             for raw in done:
                 text = raw.decode(errors="replace").rstrip("\r")
                 lines.append(text)
+                if stamps is not None:
+                    stamps.append((now, text))
                 out.write(f"{now:10.3f} {text}\n")
         if pending:
             lines.append(pending.decode(errors="replace").rstrip("\r"))
+            if stamps is not None:
+                stamps.append((time.perf_counter() - start, lines[-1]))
             out.write(f"{time.perf_counter() - start:10.3f} {lines[-1]}\n")
         if stopped:
             out.write(f"{time.perf_counter() - start:10.3f} imaging_bench: stopped after {timeout:.0f} s\n")
@@ -268,10 +285,10 @@ def run_timed(cmd, log, timeout, cwd):
 
 def case_settings(name, args):
     c = dict(CASES[name])
-    for key in ("size", "scale", "channels", "antennas", "hours", "integration", "radius"):
+    for key in ("size", "scale", "channels", "antennas", "hours", "integration", "radius", "fit"):
         if getattr(args, key) is not None:
             c[key] = getattr(args, key)
-    sky_sim = dict(SKY_SIM)
+    sky_sim = dict(SKY_SIM, **c.pop("sky", {}))
     for key in ("sources", "gaussians"):
         if getattr(args, key) is not None:
             sky_sim[key] = getattr(args, key)
@@ -629,7 +646,8 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
     p.add_argument("--work", required=True, type=pathlib.Path, help="folder for the MSs (kept between runs) and images")
-    p.add_argument("--case", default="A", choices=("A", "B", "C", "all"), help="which case (A)")
+    p.add_argument("--case", default="A", choices=("A", "B", "C", "T", "all"),
+                   help="which case (A; all: A, B and C; T: 512^2 x 2 channels, a smoke run without a GPU)")
     p.add_argument("--runs", default=",".join(RUNS), help=f"comma-separated subset of {','.join(RUNS)} (all)")
     p.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)), help="-j of every run (usable cores)")
     p.add_argument("--sim-workers", type=int, default=len(os.sched_getaffinity(0)),
@@ -637,7 +655,8 @@ def parse_args(argv):
     p.add_argument("--timeout", type=float, default=400.0, help="seconds one run may take (400)")
     p.add_argument("--total-timeout", type=float, help="seconds for the whole script; runs that would pass it are "
                                                        "cut short or not run (none)")
-    p.add_argument("--gpu-repeats", type=int, default=2, help="runs of gpuclean's GPU path; the last is shown (2)")
+    p.add_argument("--gpu-repeats", type=int, help="runs of gpuclean's GPU path (--clean: of gpuclean image); the "
+                                                   "last is shown (2; --clean 1)")
     p.add_argument("--gpuclean", default=os.environ.get("GPUCLEAN_BINARY") or
                    str(SOURCE / os.environ.get("GPUCLEAN_BUILD", "build") / "gpuclean"),
                    help="gpuclean binary ($GPUCLEAN_BINARY, else $GPUCLEAN_BUILD/gpuclean, else build/gpuclean)")
@@ -648,6 +667,19 @@ def parse_args(argv):
                    help="keep every image (default: each run's MFS dirty image only; B and C write ~7 GB a run)")
     p.add_argument("--json", type=pathlib.Path, help="write every figure to this JSON file")
     p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    cl = p.add_argument_group("--clean: WSClean alone, WSClean + gpuclean's hook and gpuclean image, deconvolving "
+                              "(scripts/imaging_clean_bench.py)")
+    cl.add_argument("--clean", action="store_true", help="run the deconvolution benchmark instead of --runs")
+    cl.add_argument("--niter", type=int, default=1000000, help="-niter of all three runs (1000000: the thresholds stop)")
+    cl.add_argument("--nmiter", type=int, help="-nmiter of all three runs (WSClean's default: 20)")
+    cl.add_argument("--skip", default="", help="comma-separated runs left out: wsclean, hook, gpuclean")
+    cl.add_argument("--device", choices=("auto", "gpu", "cpu"), help="gpuclean image's -device (none given: its default)")
+    cl.add_argument("--hook-options", default="", help="GPUCLEAN_OPTIONS for the hook's run (none: it takes "
+                                                       "WSClean's options), e.g. '--device cpu'")
+    cl.add_argument("--gpuclean-options", default="", help="further options of gpuclean image's run only, e.g. "
+                                                           "'-mf-weighting' (none)")
+    cl.add_argument("--fit", type=int, help="-fit-spectral-pol terms (the case's: A and T 2, B and C 4)")
+    cl.add_argument("--show-sources", type=int, default=15, help="rows of the per-source table, brightest first (15)")
     small = p.add_argument_group("overrides of the case's settings (for a quick smoke run)")
     for key, kind in (("size", int), ("scale", float), ("channels", int), ("antennas", int), ("hours", float),
                       ("integration", float), ("radius", float), ("sources", int), ("gaussians", int)):
@@ -658,7 +690,14 @@ def parse_args(argv):
     if unknown:
         p.error(f"unknown runs {', '.join(unknown)}; choose from {', '.join(RUNS)}")
     args.cpu_options = args.cpu_options.split()
-    for key in ("threads", "sim_workers", "timeout", "gpu_repeats"):
+    args.gpu_repeats = args.gpu_repeats or (1 if args.clean else 2)
+    args.skip = [r.strip() for r in args.skip.split(",") if r.strip()]
+    if any(r not in ("wsclean", "hook", "gpuclean") for r in args.skip):
+        p.error("--skip takes wsclean, hook and gpuclean")
+    if (args.skip or args.device or args.hook_options or args.gpuclean_options or args.fit or args.nmiter) \
+            and not args.clean:
+        p.error("--skip, --device, --hook-options, --gpuclean-options, --fit and --nmiter belong to --clean")
+    for key in ("threads", "sim_workers", "timeout", "gpu_repeats", "niter"):
         if getattr(args, key) <= 0:
             p.error(f"--{key.replace('_', '-')} must be positive")
     return args
@@ -675,17 +714,23 @@ def main(argv=None):
     device = device_text()
     print(f"device: {device[0]}; CPU: {device[1]}, {device[2]} cores ({device[3]} usable); gpuclean {args.gpuclean}; "
           f"wsclean {args.wsclean}; python {sys.executable}", flush=True)
-    results = [run_case(name, args, began, device) for name in (("A", "B", "C") if args.case == "all" else (args.case,))]
+    names = ("A", "B", "C") if args.case == "all" else (args.case,)
+    if args.clean:
+        import imaging_clean_bench as clean  # beside this file
+        results = [clean.run_case(sys.modules[__name__], name, args, began) for name in names]
+    else:
+        results = [run_case(name, args, began, device) for name in names]
     if args.dry_run:
         return 0
-    print(report(results, args, device), flush=True)
+    print((clean.report(sys.modules[__name__], results, args, device) if args.clean else report(results, args, device)),
+          flush=True)
     if args.json:
         def plain(o):
             return o.tolist() if hasattr(o, "tolist") else str(o)
         args.json.write_text(json.dumps(dict(device=dict(gpu=device[0], cpu=device[1], cores=device[2],
                                                          usable=device[3]), threads=args.threads, results=results),
                                         indent=1, default=plain))
-    ok = all(r.get("code") == 0 for res in results for r in res["runs"].values()) and \
+    ok = all(r.get("code") == 0 or r.get("skipped") for res in results for r in res["runs"].values()) and \
         all(not res["notes"] for res in results)
     return 0 if ok else 1
 

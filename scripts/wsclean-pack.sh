@@ -2,6 +2,9 @@
 # Packs Debian's WSClean, the Python 3.11 it embeds (standard library, NumPy, python-casacore) and
 # gpuclean's Python package into .devwsc/wsclean.tar.xz, for the hook's benchmark on a GPU machine
 # that has none of them (scripts/wsclean_bench.py). Usage: scripts/wsclean-pack.sh [BUILD_DIR] (default build).
+# WSC_PACK_BINARIES="gpuclean tests/test_x ..." (paths under BUILD_DIR) adds those binaries too, with their
+# libraries, for the imaging runs against WSClean (they land in $WSC_ROOT and $WSC_ROOT/tests, the layout
+# scripts/gpu-check.sh imaging reads with GPUCLEAN_BUILD=.devwsc/root).
 # There: tar -xJf .devwsc/wsclean.tar.xz && source .devwsc/env.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +27,12 @@ cp -r "$build/python/gpuclean" "$root/py/lib/python3/dist-packages/"
 find "$root/py" -name __pycache__ -prune -exec rm -rf {} +
 cp -r /usr/share/casacore "$root/share/" 2>/dev/null || true
 mapfile -t modules < <(find "$root/py" -name '*.so')
-../shared/tools/bundle-libs "$root/lib" /usr/bin/wsclean /usr/bin/python3.11 "${modules[@]}"
+extra=()
+for b in ${WSC_PACK_BINARIES:-}; do
+  case $b in tests/*) mkdir -p "$root/tests"; cp "$build/$b" "$root/tests/" ;; *) cp "$build/$b" "$root/" ;; esac
+  extra+=("$build/$b")
+done
+../shared/tools/bundle-libs "$root/lib" /usr/bin/wsclean /usr/bin/python3.11 "${modules[@]}" "${extra[@]}"
 cat > .devwsc/env.sh <<'EOF'
 # Sourced from the repository root on the GPU machine after unpacking .devwsc/wsclean.tar.xz.
 export WSC_ROOT=$PWD/.devwsc/root
@@ -34,6 +42,6 @@ export PYTHONHOME=$WSC_ROOT/py PYTHONPATH=$WSC_ROOT/py/lib/python3/dist-packages
 # Debian's Python 3.11 runs the scripts too (the machine's own python3 is another version).
 export WSC_PYTHON=$WSC_ROOT/bin/python3.11
 EOF
-tar -cJf .devwsc/wsclean.tar.xz .devwsc/root .devwsc/env.sh
+XZ_OPT=${XZ_OPT:--9 -T2} tar -cJf .devwsc/wsclean.tar.xz .devwsc/root .devwsc/env.sh
 rm -rf "$root"  # only the archive travels (carry .devwsc)
 du -sh .devwsc/wsclean.tar.xz

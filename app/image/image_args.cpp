@@ -102,10 +102,10 @@ const std::vector<Row>& rows() {
          o.run.weighting.gaussian_taper_fwhm_rad = parse_wsclean_angle(v[0], "-taper-gaussian", AngleUnit::kArcseconds);
          if (o.run.weighting.gaussian_taper_fwhm_rad < 0) throw InvalidSettings("-taper-gaussian must not be negative");
        }},
-      {"mf-weighting", 0, "one weight grid over all output channels",
+      {"mf-weighting", 0, "one weight grid over all output channels (default with -join-channels)",
        [](ImageOptions& o, const Values&) { o.run.mf_weighting = true; }},
-      {"niter", 1, "0 only: deconvolution is not implemented yet (issue 36); ignored with -predict",
-       [](ImageOptions& o, const Values& v) { o.niter = integer("-niter", v[0], 0); }},
+      {"no-mf-weighting", 0, "undoes -join-channels' -mf-weighting (not a given -mf-weighting, as WSClean)",
+       [](ImageOptions&, const Values&) {}},  // read in parse_image_args
       {"predict", 0, "NAME-model.fits (NAME-000c-model.fits per output channel) -> MODEL_DATA, as wsclean -predict",
        [](ImageOptions& o, const Values&) { o.predict = true; }},
       {"make-psf", 0, "also image the PSF (NAME-psf.fits); normalises as WSClean does",
@@ -121,6 +121,8 @@ const std::vector<Row>& rows() {
          else if (v[0] == "cpu") o.device = clean::Device::kCpu;
          else throw InvalidSettings("-device '" + v[0] + "' is not one of auto, gpu, cpu");
        }},
+      {"json", 1, "FILE: the run's JSON summary (- for stdout; with -niter > 0)",
+       [](ImageOptions& o, const Values& v) { o.json = v[0]; }},
       {"help", 0, "this list", [](ImageOptions& o, const Values&) { o.help = true; }},
   };
   return table;
@@ -134,16 +136,33 @@ const Row* find_row(const std::string& word) {
   return nullptr;
 }
 
+const DeconvolutionHelp* find_deconvolution(const std::string& word) {
+  const std::string name = word.substr(word[1] == '-' ? 2 : 1);
+  for (const DeconvolutionHelp& d : deconvolution_help())
+    if (name == d.name) return &d;
+  return nullptr;
+}
+
 }  // namespace
 
 ImageOptions parse_image_args(const std::vector<std::string>& args) {
   ImageOptions o;
-  bool size_given = false, scale_given = false;
+  DeconvolutionWords deconvolution;
+  bool size_given = false, scale_given = false, no_mf_weighting = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
     if (word.size() > 1 && word[0] == '-') {
       const Row* row = find_row(word);
-      if (!row) throw InvalidSettings("unknown option " + word + " (gpuclean image -help lists them)");
+      if (!row) {
+        const DeconvolutionHelp* d = find_deconvolution(word);
+        if (!d) throw InvalidSettings("unknown option " + word + " (gpuclean image -help lists them)");
+        if (i + d->arity >= args.size())
+          throw InvalidSettings(word + " needs " + std::to_string(d->arity) + " value(s)");
+        deconvolution.words.push_back(std::string("-").append(d->name));  // one dash, as WSClean
+        for (std::size_t k = 1; k <= d->arity; ++k) deconvolution.words.push_back(args[i + k]);
+        i += d->arity;
+        continue;
+      }
       std::size_t arity = row->arity;
       if (std::string(row->name) == "weight" && i + 1 < args.size() && args[i + 1] == "briggs") arity = 2;
       if (i + arity >= args.size()) throw InvalidSettings(word + " needs " + std::to_string(arity) + " value(s)");
@@ -152,18 +171,27 @@ ImageOptions parse_image_args(const std::vector<std::string>& args) {
       row->apply(o, values);
       size_given |= std::string(row->name) == "size";
       scale_given |= std::string(row->name) == "scale";
+      no_mf_weighting |= std::string(row->name) == "no-mf-weighting";
       i += arity;
     } else {
       o.ms.push_back(word);
     }
   }
   if (o.help) return o;
-  // With -predict WSClean takes the size and scale from the model and ignores -niter.
-  if (o.niter != 0 && !o.predict)
-    throw InvalidSettings("-niter " + std::to_string(o.niter) + ": deconvolution is not supported yet; use -niter 0");
   if (!size_given && !o.predict) throw InvalidSettings("-size W H is required");
   if (!scale_given && !o.predict) throw InvalidSettings("-scale is required (e.g. -scale 4asec)");
   if (o.ms.empty()) throw InvalidSettings("no MeasurementSet given: gpuclean image [options] a.ms [b.ms ...]");
+  o.deconvolution = finish_deconvolution(deconvolution, o.run.channels_out, size_given ? o.run.image.width : 0,
+                                         size_given ? o.run.image.height : 0);
+  // WSClean 3.1 (main/commandline.cpp): mfWeighting = (joined channels && !-no-mf-weighting) ||
+  // -mf-weighting, whatever -niter is: the channels' weights are then one grid's.
+  if (o.deconvolution.settings.join_channels && !no_mf_weighting) o.run.mf_weighting = true;
+  o.niter = static_cast<long long>(o.deconvolution.niter);
+  if (!o.json.empty() && (o.niter == 0 || o.predict))
+    throw InvalidSettings("-json writes the summary of a deconvolution run: give -niter > 0 (and no -predict)");
+  if (o.deconvolution.save_source_list && o.niter == 0 && !o.predict)  // WSClean 3.1's refusal
+    throw InvalidSettings("-save-source-list needs -niter > 0: a source list cannot be saved without cleaning");
+  // With -predict WSClean takes the size and scale from the model and ignores -niter.
   return o;
 }
 
@@ -171,6 +199,8 @@ std::string image_usage() {
   std::ostringstream s;
   s << "usage: gpuclean image [options] a.ms [b.ms ...]\n  WSClean's option names (one dash or two):\n";
   for (const Row& r : rows()) s << "  -" << r.name << "  " << r.help << "\n";
+  s << "  Deconvolution (WSClean 3.1's defaults):\n";
+  for (const DeconvolutionHelp& d : deconvolution_help()) s << "  -" << d.name << "  " << d.help << "\n";
   return s.str();
 }
 

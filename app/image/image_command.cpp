@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/image/clean_run.hpp"
 #include "app/image/image_args.hpp"
 #include "app/image/image_outputs.hpp"
 #include "app/image/predict_command.hpp"
@@ -35,6 +36,13 @@ int run_image(const std::vector<std::string>& args, const std::string& command_l
   // Only now: a refused input prints nothing but its one line on stderr.
   if (!device_note.empty()) std::printf("gpuclean image: %s\n", device_note.c_str());
   std::printf("gpuclean image: memory: %s\n", memory.c_str());
+  if (o.niter > 0) {
+    run_clean(run, metadata, selections, command_line);
+    std::printf("cleaned %zu MS, %zux%zu, %zu output channel(s): %.2f s -> %s-*.fits\n", o.ms.size(),
+                run.run.image.width, run.run.image.height, run.run.channels_out,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), o.name.c_str());
+    return 0;
+  }
   const imaging::ImageRunResult result = imaging::image_run(selections, run.run);
   const auto written = std::chrono::steady_clock::now();
   write_image_outputs(run, result, ImageContext{&metadata.front(), &selections.front(), command_line});

@@ -8,6 +8,8 @@
 #include <thread>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
+#include <string>
 
 #include "app/version.hpp"
 #include "app/image/psf_beam.hpp"
@@ -31,6 +33,8 @@ std::string output_name(const ImageOptions& o, int channel, const std::string& k
 
 std::vector<std::string> kinds(const ImageOptions& o) {
   // With -niter 0 WSClean also writes -image.fits, equal to the dirty image (plan §5, measured).
+  // With -niter > 0 the PSF is always made (the loop needs it) and written.
+  if (o.niter > 0) return {"dirty", "residual", "model", "image", "psf"};
   std::vector<std::string> k = {"dirty", "image"};
   if (o.run.make_psf) k.push_back("psf");
   return k;
@@ -72,7 +76,10 @@ double stokes_code(io::ms::PolRequest p) {
   return 1;
 }
 
-io::FitsHeader header(const ImageOptions& o, const imaging::ChannelImage& c, bool mfs, const ImageContext& ctx) {
+/// The header of one output; `clean`: the deconvolution's counts go on it (residual, model, image).
+io::FitsHeader header(const ImageOptions& o, const imaging::ChannelImage& c, bool mfs, const ImageContext& ctx,
+                      const CleanImages* clean) {
+  const DeconvolutionOptions& d = o.deconvolution;
   io::FitsHeader h;
   const io::ms::MsSelection& sel = *ctx.selection;
   const double delta_deg = o.run.image.scale * kRadToDeg;
@@ -107,17 +114,19 @@ io::FitsHeader header(const ImageOptions& o, const imaging::ChannelImage& c, boo
   h.set_string("WSCWEIGH", weight_mode_text(o.run.weighting));
   h.set_double("WSCENVIS", c.counters.effective_visibilities());
   h.set_double("WSCFIELD", sel.field);
-  h.set_double("WSCGAIN", 0.1);
+  h.set_double("WSCGAIN", d.settings.gain);
   h.set_double("WSCGKRNL", static_cast<double>(c.kernel_support));  // our kernel support (WSClean: 7)
   h.set_double("WSCIMGWG", c.imgwg);
-  h.set_double("WSCMGAIN", 1);
-  h.set_double("WSCNEGCM", 1);
-  h.set_double("WSCNEGST", 0);
-  h.set_double("WSCNITER", 0);
+  if (clean) h.set_double("WSCMAJOR", static_cast<double>(clean->major_iterations));
+  h.set_double("WSCMGAIN", d.mgain);
+  if (clean) h.set_double("WSCMINOR", static_cast<double>(clean->minor_iterations));
+  h.set_double("WSCNEGCM", d.settings.allow_negative ? 1 : 0);
+  h.set_double("WSCNEGST", 0);  // -stop-negative is refused
+  h.set_double("WSCNITER", static_cast<double>(d.niter));
   h.set_double("WSCNORMF", c.counters.gridded_weights);  // the MFS: channel 0's (measured)
   h.set_double("WSCNVIS", static_cast<double>(c.counters.visibilities));
   h.set_double("WSCNWLAY", static_cast<double>(c.w_planes));  // our w-planes (WSClean's wgridder: 1)
-  h.set_double("WSCTHRES", 0);
+  h.set_double("WSCTHRES", d.settings.threshold);  // the -threshold given (measured: 0 with -auto-threshold)
   h.set_double("WSCVWSUM", c.counters.visibility_weights);
   if (o.selection.channel_begin && !mfs) {
     h.set_double("WSCCHANS", static_cast<double>(*o.selection.channel_begin));
@@ -136,17 +145,30 @@ struct FileJob {
 
 /// The files of one output channel (or the MFS, channel −1), staged in order.
 void add_jobs(std::vector<FileJob>& jobs, io::StagedOutputs& staged, const ImageOptions& o,
-              const imaging::ChannelImage& c, int channel, const ImageContext& ctx) {
-  io::FitsHeader h = header(o, c, channel < 0, ctx);
+              const imaging::ChannelImage& c, int channel, const ImageContext& ctx, const CleanOutputs* outputs,
+              const CleanImages* clean) {
+  const io::FitsHeader h = header(o, c, channel < 0, ctx, nullptr);
+  const io::FitsHeader counted = outputs && clean ? header(o, c, channel < 0, ctx, clean) : h;
+  io::FitsHeader bare = counted;  // WSClean 3.1 writes the MFS image with a plain FITS writer
+  for (const std::string& card : counted.cards())
+    if (card.rfind("WSC", 0) == 0) bare.remove(card.substr(0, card.find_first_of(" =")));
   io::WriteOptions w;
-  w.beam = fit_wsclean_beam(c.psf, o.run.image,
-                            initial_beam_estimate(c, o.run.image, o.run.weighting.gaussian_taper_fwhm_rad));
+  w.beam = channel_beam(o, c);
   w.keywords.push_back({"ORIGIN", std::string("gpuclean ") + kVersion, "gpuclean image"});
   w.history = {ctx.command_line};  // cfitsio continues it over as many HISTORY cards as it needs
   w.overwrite = true;
   w.inputs = o.ms;
-  for (const std::string& kind : kinds(o))
-    jobs.push_back({staged.stage(output_name(o, channel, kind)), kind == "psf" ? &c.psf : &c.dirty, h, w});
+  for (const std::string& kind : kinds(o)) {
+    const std::vector<double>* data = kind == "psf" ? &c.psf : &c.dirty;  // -niter 0: image = dirty
+    if (clean && kind == "residual") data = &clean->residual;
+    if (clean && kind == "model") data = &clean->model;
+    if (clean && kind == "image") data = &clean->image;
+    io::WriteOptions wk = w;
+    if (kind == "model") wk.bunit = "JY/PIXEL";
+    const bool result_kind = kind == "residual" || kind == "model" || kind == "image";
+    const io::FitsHeader& hk = !result_kind ? h : (kind == "image" && channel < 0 && outputs) ? bare : counted;
+    jobs.push_back({staged.stage(output_name(o, channel, kind)), data, hk, wk});
+  }
 }
 
 void write_job(const FileJob& job, const ImageOptions& o) {
@@ -157,6 +179,8 @@ void write_job(const FileJob& job, const ImageOptions& o) {
 
 }  // namespace
 
+std::string source_list_path(const ImageOptions& o) { return o.name + "-sources.txt"; }
+
 std::vector<std::string> image_output_paths(const ImageOptions& o) {
   std::vector<std::string> paths;
   const int n = static_cast<int>(o.run.channels_out);
@@ -164,6 +188,8 @@ std::vector<std::string> image_output_paths(const ImageOptions& o) {
     for (const std::string& k : kinds(o)) paths.push_back(output_name(o, n == 1 ? 0 : c, k));
   if (n > 1)
     for (const std::string& k : kinds(o)) paths.push_back(output_name(o, -1, k));
+  if (o.niter > 0 && o.deconvolution.save_source_list) paths.push_back(source_list_path(o));
+  if (!o.json.empty() && o.json != "-") paths.push_back(o.json);
   return paths;
 }
 
@@ -182,12 +208,19 @@ void check_image_outputs(const ImageOptions& o) {
   }
 }
 
-void write_image_outputs(const ImageOptions& o, const imaging::ImageRunResult& result, const ImageContext& ctx) {
+void write_image_outputs(const ImageOptions& o, const imaging::ImageRunResult& result, const ImageContext& ctx,
+                         const CleanOutputs* clean) {
+  const std::size_t expected = result.channels.size() + (result.mfs ? 1 : 0);
+  if (clean && clean->images.size() != expected)
+    throw std::logic_error("write_image_outputs: " + std::to_string(clean->images.size()) + " clean images for " +
+                           std::to_string(expected) + " outputs");
+  const auto clean_of = [&](std::size_t i) { return clean ? &clean->images[i] : nullptr; };
   io::StagedOutputs staged(true);
   std::vector<FileJob> jobs;
   for (std::size_t c = 0; c < result.channels.size(); ++c)
-    add_jobs(jobs, staged, o, result.channels[c], result.channels.size() == 1 ? 0 : static_cast<int>(c), ctx);
-  if (result.mfs) add_jobs(jobs, staged, o, *result.mfs, -1, ctx);
+    add_jobs(jobs, staged, o, result.channels[c], result.channels.size() == 1 ? 0 : static_cast<int>(c), ctx, clean,
+             clean_of(c));
+  if (result.mfs) add_jobs(jobs, staged, o, *result.mfs, -1, ctx, clean, clean_of(result.channels.size()));
   // An 8192² run of 8 channels writes 27 files of 256 MiB; one writer thread managed about
   // 0.3 GB/s on the H100 host, so the files are written by several threads (cfitsio is built
   // reentrant; batch mode writes the same way). The first failure is rethrown after all stop,
@@ -211,6 +244,7 @@ void write_image_outputs(const ImageOptions& o, const imaging::ImageRunResult& r
       });
   }
   if (failure) std::rethrow_exception(failure);
+  if (clean && clean->before_commit) clean->before_commit(staged);
   staged.commit();
 }
 

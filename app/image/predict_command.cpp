@@ -3,15 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <span>
 
+#include "app/image/model_data.hpp"
 #include "app/image/predict_models.hpp"
 #include "imaging/image_run.hpp"
 #include "imaging/predict_run.hpp"
 #include "io/ms/ms_metadata.hpp"
-#ifdef GPUCLEAN_HAVE_CUDA
-#include "imaging/gpu/gridder_gpu.hpp"
-#endif
 
 namespace gpuclean::app {
 
@@ -29,17 +26,7 @@ int run_predict(const ImageOptions& o) {
   settings.channels_out = o.run.channels_out;
   settings.epsilon = o.run.epsilon;
   settings.threads = o.run.threads;
-  if (o.run.device == clean::Device::kGpu) {
-#ifdef GPUCLEAN_HAVE_CUDA
-    imaging::GpuGridderOptions gpu;
-    gpu.device = o.run.gpu;
-    gpu.budget_bytes = o.run.gpu_budget_bytes;
-    settings.backend = [gpu](const imaging::GridPlan& plan, std::span<const double> model,
-                             const imaging::Samples& samples, int) {
-      return imaging::predict_gpu(plan, model, samples, gpu);
-    };
-#endif
-  }
+  settings.backend = predict_backend(o.run);
   const auto predict_start = std::chrono::steady_clock::now();
   const imaging::PredictRunResult result = imaging::predict_run(selections, settings, [&](std::size_t channel) {
     return read_model(o.name, channel, o.run.channels_out, settings.image, selections.front());

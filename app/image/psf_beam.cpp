@@ -32,7 +32,7 @@ io::BeamKeywords fit_wsclean_beam(const std::vector<double>& psf, const imaging:
   if (preferred < image.width || preferred < image.height) {
     for (int iteration = 0; iteration < 5; ++iteration) {
       const std::size_t bw = std::min(preferred, image.width), bh = std::min(preferred, image.height);
-      g = clean::fit_psf_beam_wsclean_box(prepared, bw, bh);
+      g = clean::fit_psf_beam_wsclean_box(prepared, bw, bh, estimate);
       const double major = g.fwhm_major_pixels();
       const bool large_enough = (major * kBoxScale * 0.8 < static_cast<double>(bw) || bw >= image.width) &&
                                 (major * kBoxScale * 0.8 < static_cast<double>(bh) || bh >= image.height);
@@ -41,7 +41,7 @@ io::BeamKeywords fit_wsclean_beam(const std::vector<double>& psf, const imaging:
       estimate = std::max(major, estimate);
     }
   } else {
-    g = clean::fit_psf_beam_wsclean_box(prepared, image.width, image.height);
+    g = clean::fit_psf_beam_wsclean_box(prepared, image.width, image.height, estimate);
   }
   clean::PixelToSky t;
   const double delta_deg = image.scale * 180 / M_PI;
@@ -49,6 +49,12 @@ io::BeamKeywords fit_wsclean_beam(const std::vector<double>& psf, const imaging:
   t.m[0][1] = t.m[1][0] = 0;
   const clean::SkyBeam b = clean::to_sky(g, t);
   return {b.bmaj_arcsec / 3600, b.bmin_arcsec / 3600, b.bpa_deg};
+}
+
+io::BeamKeywords channel_beam(const ImageOptions& o, const imaging::ChannelImage& c) {
+  if (const auto& given = o.deconvolution.settings.beam_shape)
+    return {given->bmaj_arcsec / 3600, given->bmin_arcsec / 3600, given->bpa_deg};
+  return fit_wsclean_beam(c.psf, o.run.image, initial_beam_estimate(c, o.run.image, o.run.weighting.gaussian_taper_fwhm_rad));
 }
 
 }  // namespace gpuclean::app

@@ -4,6 +4,7 @@
 // 10 × the initial estimate, the box grown (up to 5 times) while the fitted beam does not fit it.
 #include <vector>
 
+#include "app/image/image_args.hpp"
 #include "imaging/image_run.hpp"
 #include "io/fits_writer.hpp"
 
@@ -17,5 +18,10 @@ io::BeamKeywords fit_wsclean_beam(const std::vector<double>& psf, const imaging:
 /// The estimate for one channel (or the MFS) as WSClean forms it.
 double initial_beam_estimate(const imaging::ChannelImage& c, const imaging::ImageGeometry& image,
                              double taper_fwhm_rad);
+
+/// The beam a channel's (or the MFS's) files carry and its image is restored with: -beam-size or
+/// -beam-shape when given (WSClean 3.1 DetermineBeamSize: the given beam wins over the fit, on
+/// every file), else the fit to its PSF.
+io::BeamKeywords channel_beam(const ImageOptions& options, const imaging::ChannelImage& c);
 
 }  // namespace gpuclean::app

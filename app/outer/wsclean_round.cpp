@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "app/outer/major_cycle_rule.hpp"
+
 namespace gpuclean::app {
 namespace {
 
@@ -15,9 +17,7 @@ WscleanRound round_to(clean::OuterLoopSession& session, double floor, double mga
   out.budget = budget;
   out.round = session.clean(floor, mgain, budget, on_cycle);
   const clean::OuterLoopRound& r = out.round;
-  // Another major cycle is due when the round stopped at its own mgain floor, with components
-  // made and budget left; not when it stopped at a threshold, the budget or anything else.
-  out.more = r.reason == clean::StopReason::kThreshold && r.round_floor && r.components > 0 && r.components < budget;
+  out.more = round_wants_more(r, budget);
   // gpuclean's mask takes over: WSClean's own -auto-mask changes phase (and its threshold) when
   // told that this major cycle is its last of the first phase.
   if (r.auto_mask_started && rules.wsclean_auto_mask) out.more = false;

@@ -104,6 +104,10 @@ std::vector<std::string> summary_schema_problems(const nlohmann::json& j) {
     if ((front_end == "clean") != (j.value("input", "") == "image"))
       c.problems.push_back("input: " + j.value("input", std::string("?")) + " is not a " + front_end + " input");
     c.run_summary(j, "", front_end == "cube");
+  } else if (front_end == "image") {  // gpuclean image -niter N: a run per group of output channels, its planes
+    c.keys(j, "", {"ms", "device", "major_cycles", "totals", "outputs", "model_data", "seconds"});
+    if (j.value("input", "") != "ms") c.problems.push_back("input: not ms");
+    c.run_summary(j, "", false);
   } else if (front_end == "batch") {
     c.keys(j, "", kBatch);
     if (j.contains("shard")) c.keys(j["shard"], "shard", kShard);

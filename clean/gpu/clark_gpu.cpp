@@ -132,6 +132,7 @@ class ClarkStepsGpu final : public MajorCycleSteps {
   }
 
   // Every independent cluster of the active set on its own SM or warp.
+  std::size_t cycle_capacity() const override { return cycle_cap_; }
   std::size_t minor_cycle(std::size_t b, double limit, std::size_t budget_left) override {
     const CleanScale& scale = scales_[b];
     // An outer loop (WSClean's) may raise niter past the engine's size: the rest takes more cycles.

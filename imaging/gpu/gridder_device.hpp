@@ -145,6 +145,13 @@ void model_to_grid(cudaStream_t stream, const DeviceGeometry& g, int plane, cons
 void apply_correction(cudaStream_t stream, const DeviceGeometry& g, const double* cu, const double* cv,
                       double* images, int count);
 
+/// A resident channel's residual values: out[j] = data[j] − |psf[j]|·model[j] in sorted order,
+/// where data = cw·V·e^{2πi|w|nshift} and psf = cw·e^{2πi|w|nshift} are the records' values and
+/// model the degridder's sums (V_model·e^{2πi|w|nshift}, flipped as V): cw·(V − V_model) gridded.
+/// Needs cw > 0, as every stored sample has. Double inside, float out.
+void residual_values(cudaStream_t stream, std::size_t n, const float2* data, const float2* psf, const double2* model,
+                     float2* out);
+
 /// Scratch CUB needs for the sort, scan and selection of `capacity` samples (no device work).
 std::size_t prep_temp_bytes(std::size_t capacity);
 

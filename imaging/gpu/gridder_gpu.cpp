@@ -13,6 +13,7 @@
 
 #include "imaging/gpu/fft_plan_pool.hpp"
 #include "imaging/gpu/gridder_device.hpp"
+#include "imaging/gpu/gridder_host.hpp"
 #include "imaging/gpu/phase_timer.hpp"
 #include "imaging/gpu/sample_order.hpp"
 #include "select/cuda/device_buffer.hpp"
@@ -26,73 +27,12 @@ namespace {
 using gpu::Chunk;
 using gpu::ChunkIndex;
 using gpu::Phase;
+using gpu::StagingLease;
+using gpu::axis_correction;
+using gpu::groups_of;
+using gpu::HostChunk;
+using gpu::gather;
 using Clock = std::chrono::steady_clock;
-
-// Pinned staging kept across calls: cudaMallocHost and cudaFreeHost of its two 8 MiB chunks cost
-// several milliseconds per call (most of predict's "upload" at 2048²). One lease per call, so two
-// threads never share a staging; its events belong to the device it was made on.
-class StagingLease {
- public:
-  explicit StagingLease(int device) : device_(device) {
-    {
-      std::lock_guard lock(pool().mutex);
-      auto& idle = pool().idle;
-      for (auto it = idle.begin(); it != idle.end(); ++it)
-        if (it->first == device) {
-          staging_ = std::move(it->second);
-          idle.erase(it);
-          return;
-        }
-    }
-    staging_ = std::make_unique<cuda::PinnedStaging>();
-  }
-  ~StagingLease() {
-    std::lock_guard lock(pool().mutex);
-    auto& idle = pool().idle;
-    if (idle.size() < kIdle) idle.emplace_back(device_, std::move(staging_));
-  }
-  StagingLease(const StagingLease&) = delete;
-  StagingLease& operator=(const StagingLease&) = delete;
-  cuda::PinnedStaging& get() { return *staging_; }
-
- private:
-  static constexpr std::size_t kIdle = 4;
-  struct Pool {
-    std::mutex mutex;
-    std::vector<std::pair<int, std::unique_ptr<cuda::PinnedStaging>>> idle;
-  };
-  // Never destroyed: freeing pinned memory from static destructors may outlive the runtime.
-  static Pool& pool() {
-    static Pool* p = new Pool;
-    return *p;
-  }
-  int device_;
-  std::unique_ptr<cuda::PinnedStaging> staging_;
-};
-
-// A chunk's samples gathered on the host in the device's order.
-struct HostChunk {
-  std::vector<double> u, v, w;
-  std::vector<std::complex<float>> vis;
-  std::vector<float> weight;
-};
-
-void gather(const Samples& s, const gpu::SampleOrder& order, const Chunk& c, bool vis, bool weight, HostChunk& h) {
-  const std::size_t n = c.size();
-  h.u.resize(n), h.v.resize(n), h.w.resize(n);
-  if (vis) h.vis.resize(n);
-  if (weight) h.weight.resize(n);
-  const auto count = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static) if (n > 65536)
-  for (std::ptrdiff_t i = 0; i < count; ++i) {
-    const std::size_t k = order.index[c.begin + static_cast<std::size_t>(i)];
-    h.u[static_cast<std::size_t>(i)] = s.u[k];
-    h.v[static_cast<std::size_t>(i)] = s.v[k];
-    h.w[static_cast<std::size_t>(i)] = s.w[k];
-    if (vis) h.vis[static_cast<std::size_t>(i)] = s.vis[k];
-    if (weight) h.weight[static_cast<std::size_t>(i)] = s.weight[k];
-  }
-}
 
 void upload(cuda::PinnedStaging& staging, cudaStream_t stream, gpu::ChunkWork& work, const HostChunk& h, bool vis,
             bool weight) {
@@ -102,22 +42,6 @@ void upload(cuda::PinnedStaging& staging, cudaStream_t stream, gpu::ChunkWork& w
   cuda::upload(staging, stream, work.w.data(), h.w.data(), n);
   if (vis) cuda::upload(staging, stream, work.vis.data(), reinterpret_cast<const float2*>(h.vis.data()), n);
   if (weight) cuda::upload(staging, stream, work.weight.data(), h.weight.data(), n);
-}
-
-// c(i/n) along one axis for pixels 0 ..< size (invert_cpu's cu, cv), uploaded.
-cuda::DeviceBuffer<double> axis_correction(cuda::PinnedStaging& staging, cudaStream_t stream, const GridPlan& plan,
-                                           std::size_t size, std::size_t cells) {
-  std::vector<double> c(size);
-  for (std::size_t x = 0; x < size; ++x)
-    c[x] = plan.kernel.correction((static_cast<double>(x) - static_cast<double>(size / 2)) / static_cast<double>(cells));
-  cuda::DeviceBuffer<double> d(size, stream);
-  cuda::upload(staging, stream, d.data(), c.data(), size);
-  return d;
-}
-
-// First-plane groups of a prepared chunk whose samples touch `plane`: p0 ∈ [plane − W + 1, plane].
-std::pair<int, int> groups_of(const gpu::KeyLayout& k, int plane, int support) {
-  return {std::max(0, plane - support + 1 - k.p0_base), std::min(k.groups - 1, plane - k.p0_base)};
 }
 
 void check_lengths(const Samples& s, bool vis, bool weight) {

@@ -1,7 +1,6 @@
 // The GPU gridder's memory plan (imaging-plan.md §4.6), checked before any work.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -9,6 +8,7 @@
 #include "imaging/gpu/fft_plan_pool.hpp"
 #include "imaging/gpu/gridder_device.hpp"
 #include "imaging/gpu/gridder_gpu.hpp"
+#include "imaging/gpu/gridder_host.hpp"
 #include "select/cuda/device_info.hpp"
 
 namespace gpuclean::imaging {
@@ -27,24 +27,6 @@ std::string size_text(std::size_t bytes) {
   else
     std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1ull << 30));
   return buf;
-}
-
-// The options' budget, else GPUCLEAN_TEST_IMAGING_BUDGET, else the free memory less a margin for
-// other users of the device; never more than is free.
-std::size_t budget(const GpuGridderOptions& options) {
-  const cuda::MemoryInfo mem = cuda::device_memory();
-  const std::size_t margin = (std::size_t{256} << 20) + mem.total_bytes / 50;
-  const std::size_t available = mem.free_bytes > margin ? mem.free_bytes - margin : 0;
-  std::size_t wanted = options.budget_bytes;
-  if (wanted == 0)
-    if (const char* env = std::getenv("GPUCLEAN_TEST_IMAGING_BUDGET"); env && *env) {
-      char* end = nullptr;
-      wanted = std::strtoull(env, &end, 10);
-      if (*end != '\0' || wanted == 0)
-        throw std::invalid_argument("GPUCLEAN_TEST_IMAGING_BUDGET must be a positive number of bytes, not '" +
-                                    std::string(env) + "'");
-    }
-  return wanted ? std::min(wanted, available) : available;
 }
 
 }  // namespace
@@ -70,7 +52,7 @@ GpuGridderMemory plan_gpu_gridder_memory(const GridPlan& plan, std::size_t sampl
   const std::size_t groups = plan.wstacking ? plan.planes : 1;
 
   GpuGridderMemory m;
-  m.budget_bytes = budget(options);
+  m.budget_bytes = gpu::imaging_budget(options);
   m.per_sample_bytes = gpu::ChunkWork::bytes_per_sample(invert, static_cast<int>(images));
   const std::size_t least = std::min(samples, kMinChunk);
   const std::size_t least_fixed = base + gpu::ChunkWork::bytes_besides(least, groups);

@@ -156,6 +156,8 @@ TEST_P(OuterLoop, ARoundStopsAtItsFloor) {
 
 // WSClean's -niter sets a round's budget, which may pass the niter the session was made with (its
 // GPU minor-cycle engine is sized for that): the round then takes more minor cycles, not an error.
+// The CPU's minor cycle has no such cap: there one cycle may do (an outer loop's Clark subtracts
+// the whole PSF, so no sidelobe limit splits the round either).
 TEST_P(OuterLoop, ARoundsBudgetMayExceedTheSessionsNiter) {
   const std::size_t n = 96;
   gt::SyntheticCube cube;
@@ -165,7 +167,9 @@ TEST_P(OuterLoop, ARoundsBudgetMayExceedTheSessionsNiter) {
   gc::OuterLoopSession session(s, one_plane(cube, n), {cube.dirty[0].pixels.data()});
   const gc::OuterLoopRound r = session.clean(0.0, 1.0, 150, nullptr);
   EXPECT_GT(r.components, 20u);
-  EXPECT_GT(r.major_cycles, 1u);
+  if (GetParam() == gc::Device::kGpu) {
+    EXPECT_GT(r.major_cycles, 1u);  // the engine holds s.niter components a cycle
+  }
   EXPECT_LE(r.components, 150u);
 }
 

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <vector>
 
+#include "clean/image_stats.hpp"
 #include "clean/local_rms.hpp"
 #include "clean/outer_loop.hpp"
 #include "tests/support/gpu_test.hpp"
@@ -133,6 +134,47 @@ TEST_P(OuterLoopRounds, AutoMaskSwitchEndsTheRound) {
   EXPECT_GT(rounds, switched_at) << "the masked phase runs in rounds of its own";
   EXPECT_EQ(session.result().diagnostics.local_rms.dropped_at_cycle, session.result().diagnostics.auto_mask_cycle);
   EXPECT_LT(rounds, 20u);
+}
+
+// A Clark round is one WSClean 3.1 major iteration: one pass over the pixels above the round's
+// threshold at its start (SubMinorLoop::Run), whatever that pass raised elsewhere left to the next
+// round; so every round takes one cycle when --select-k does not cut its set.
+TEST_P(OuterLoopRounds, AClarkRoundIsOnePass) {
+  gc::CleanSettings s = settings();
+  s.local_rms.enabled = false;
+  gc::HostImage current = cube_.dirty[0];
+  gc::OuterLoopSession session(s, input(), {current.pixels.data()});
+  std::size_t rounds = 0, components = 0;
+  for (bool more = true; more && rounds < 20; ++rounds) {
+    if (rounds > 0) session.set_residuals({current.pixels.data()});
+    const gc::OuterLoopRound r = session.clean(0.0, kRoundGain, 100000, nullptr);
+    EXPECT_EQ(r.major_cycles, r.components > 0 ? 1u : 0u) << "round " << rounds + 1;
+    components += r.components;
+    more = r.round_floor && r.components > 0;
+    current = reimage(session.models()[0]);
+  }
+  EXPECT_GE(rounds, 3u);
+  EXPECT_LT(rounds, 20u);
+  EXPECT_GT(components, 100u);
+}
+
+// --auto-threshold's σ is the robust noise of the round's first residual, kept for the whole round
+// however many of its own cycles it takes (WSClean 3.1 estimates it once per major iteration,
+// Deconvolution::Perform); --select-k 4 and a round gain of 0.99 make each round take several cycles.
+TEST_P(OuterLoopRounds, AutoThresholdSigmaIsTheRoundsFirstResiduals) {
+  gc::CleanSettings s = settings();
+  s.local_rms.enabled = false;
+  s.select_k = 4;
+  gc::HostImage current = cube_.dirty[0];
+  gc::OuterLoopSession session(s, input(), {current.pixels.data()});
+  for (int round = 0; round < 2; ++round) {
+    if (round > 0) session.set_residuals({current.pixels.data()});
+    const gc::OuterLoopRound r = session.clean(0.0, 0.99, 100000, nullptr);
+    EXPECT_GT(r.major_cycles, 1u) << "round " << round + 1;
+    const double first = gc::robust_sigma(current.pixels);
+    EXPECT_NEAR(r.noise_sigma, first, 1e-6 * first) << "round " << round + 1;
+    current = reimage(session.models()[0]);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, OuterLoopRounds, ::testing::Values(gc::Device::kCpu, gc::Device::kGpu),

@@ -1,0 +1,212 @@
+#include "app/image/clean_run.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "app/image/channel_averaging_imager.hpp"
+#include "app/image/clean_groups.hpp"
+#include "app/image/clean_restore.hpp"
+#include "app/image/clean_summary.hpp"
+#include "app/image/image_outputs.hpp"
+#include "app/image/major_cycles.hpp"
+#include "app/image/model_data.hpp"
+#include "app/image/source_list.hpp"
+#include "app/image/vis_store_imager.hpp"
+#include "clean/outer_loop.hpp"
+#include "imaging/image_run.hpp"
+#include "io/fits_reader.hpp"
+#include "io/text_writer.hpp"
+
+namespace gpuclean::app {
+namespace {
+
+std::vector<double> to_double(const clean::HostImage& image) {
+  return std::vector<double>(image.pixels.begin(), image.pixels.end());
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::optional<clean::HostImage> read_fits_mask(const ImageOptions& o) {
+  if (o.deconvolution.fits_mask.empty()) return std::nullopt;
+  const io::FitsImage mask = io::read_fits_image(o.deconvolution.fits_mask);  // size checked by the parser
+  clean::HostImage m(o.run.image.width, o.run.image.height);
+  for (std::size_t i = 0; i < m.pixels.size(); ++i) m.pixels[i] = mask.pixels[i] != 0 ? 1.0f : 0.0f;
+  return m;
+}
+
+/// One group's images at the end: per output channel of the group, in its order.
+struct GroupImages {
+  std::vector<clean::HostImage> dirty, psfs, models, residuals;
+};
+
+/// Cleans one group of output channels: its session over its channels, or over M averaged planes
+/// with -deconvolution-channels M (ChannelAveragingImager), and WSClean's major cycles.
+GroupImages clean_group(const ImageOptions& o, imaging::VisStore& store, const imaging::ImageRunResult& result,
+                        const std::vector<std::size_t>& group, const std::optional<clean::HostImage>& fits_mask,
+                        bool several_groups, ImageCleanRun& run, ImageCleanSeconds& seconds) {
+  const imaging::ImageGeometry& g = o.run.image;
+  const std::string who = several_groups ? "channel " + std::to_string(group.front()) + ": " : "";
+  auto stage = std::chrono::steady_clock::now();
+  VisStoreImager channels(store, group);
+  GroupImages out{channels.dirty(), channels.psfs(), {}, {}};
+  std::vector<double> frequencies, weights;
+  for (std::size_t c : group) {
+    const imaging::ChannelImage& ch = result.channels[c];
+    frequencies.push_back((ch.band_start_hz + ch.band_end_hz) / 2);
+    weights.push_back(ch.imgwg);
+  }
+  const double beam = group_beam_pixels(result.channels, group, g, o.run.weighting.gaussian_taper_fwhm_rad);
+  const clean::CleanSettings settings = group_settings(o, beam);
+  std::optional<ChannelAveragingImager> averaged;
+  const std::size_t m = o.deconvolution.deconvolution_channels;
+  if (m > 0 && m < group.size())
+    averaged.emplace(channels, frequencies, weights, m, o.deconvolution.settings.spectral_fit());
+  MajorCycleImager& imager = averaged ? static_cast<MajorCycleImager&>(*averaged) : channels;
+  const std::vector<clean::HostImage> first = averaged ? averaged->dirty() : out.dirty;
+  seconds.first_inversion += seconds_since(stage);
+
+  clean::OuterLoopInput input;
+  input.width = g.width, input.height = g.height;
+  input.psfs = averaged ? averaged->psfs() : out.psfs;
+  input.channels = input.psfs.size();
+  input.frequencies_hz = averaged ? averaged->frequencies_hz() : frequencies;
+  input.weights = averaged ? averaged->weights() : weights;
+  input.fits_mask = fits_mask;
+  if (settings.multiscale.enabled || settings.local_rms.enabled)
+    std::printf("gpuclean image: %s%s in WSClean's theoretical beam of %.3f pixels\n", who.c_str(),
+                settings.multiscale.enabled && settings.local_rms.enabled ? "scales and the local-RMS window"
+                : settings.multiscale.enabled                             ? "scales"
+                                                                          : "the local-RMS window",
+                beam);
+  if (averaged)
+    std::printf("gpuclean image: %sdeconvolving %zu channels averaged from %zu\n", who.c_str(), averaged->planes(),
+                group.size());
+  std::vector<const float*> first_pixels;
+  for (const clean::HostImage& d : first) first_pixels.push_back(d.pixels.data());
+
+  stage = std::chrono::steady_clock::now();
+  clean::OuterLoopSession session(settings, std::move(input), first_pixels);
+  const MajorCycleSettings loop{o.deconvolution.niter, o.deconvolution.mgain, o.deconvolution.nmiter};
+  const auto progress = [&who](const std::string& line) { std::printf("gpuclean image: %s%s\n", who.c_str(), line.c_str()); };
+  run = ImageCleanRun{group, run_major_cycles(imager, session, loop, progress), session.result(), settings};
+  run.result.images = {};  // the components and the ledger are what is kept
+  const MajorCycleReport& report = run.report;
+  std::printf("gpuclean image: %s%zu major cycle(s), %zu components, %zu prediction(s), stopped: %.*s\n", who.c_str(),
+              report.cycles.size(), report.iterations, report.predictions,
+              static_cast<int>(to_string(report.stop).size()), to_string(report.stop).data());
+  seconds.loop += seconds_since(stage);
+  out.models = session.models(), out.residuals = session.residuals();
+  if (averaged) {  // the N imaging channels' models and residuals, as WSClean writes them
+    ChannelAveragingImager::ChannelImages per_channel = averaged->channel_outputs(out.models, out.residuals);
+    out.models = std::move(per_channel.models), out.residuals = std::move(per_channel.residuals);
+  }
+  return out;
+}
+
+}  // namespace
+
+void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& metadata,
+               const std::vector<io::ms::MsSelection>& selections, const std::string& command_line) {
+  const bool joined = o.deconvolution.settings.join_channels;
+  if (o.deconvolution.save_source_list)  // WSClean's refusals, before any read (per group of channels)
+    check_source_list(o.deconvolution.settings, joined ? o.run.channels_out : 1,
+                      o.selection.pol == io::ms::PolRequest::kI);
+  ImageCleanSeconds seconds;
+  auto stage = std::chrono::steady_clock::now();
+  imaging::ImageRunResult result;
+  auto store = std::make_unique<imaging::VisStore>(imaging::make_vis_store(selections, o.run, &result.channels));
+  seconds.first_inversion = seconds_since(stage);
+  std::printf("gpuclean image: visibilities %s\n", store->describe().c_str());
+  // MODEL_DATA (WSClean 3.1: only when the loop predicts, -mgain < 1, and not with
+  // -no-update-model-required): its rows are read while the major cycles run.
+  std::optional<ModelDataUpdate> model_data;
+  if (o.deconvolution.mgain < 1 && o.deconvolution.update_model_required) model_data.emplace(o, selections);
+
+  // One session and one loop per group (WSClean 3.1: unjoined channels are cleaned one by one).
+  const std::size_t n = result.channels.size();
+  const std::vector<std::vector<std::size_t>> groups = clean_groups(n, joined);
+  const std::optional<clean::HostImage> fits_mask = read_fits_mask(o);
+  std::vector<ImageCleanRun> runs(groups.size());
+  std::vector<std::size_t> run_of_channel(n);
+  CleanOutputs outputs;
+  std::vector<CleanImages>& clean = outputs.images;
+  clean.resize(n);
+  for (std::size_t r = 0; r < groups.size(); ++r) {
+    GroupImages images = clean_group(o, *store, result, groups[r], fits_mask, groups.size() > 1, runs[r], seconds);
+    for (std::size_t k = 0; k < groups[r].size(); ++k) {
+      const std::size_t c = groups[r][k];
+      run_of_channel[c] = r;
+      result.channels[c].dirty = to_double(images.dirty[k]);
+      result.channels[c].psf = to_double(images.psfs[k]);
+      clean[c].model = to_double(images.models[k]);
+      clean[c].residual = to_double(images.residuals[k]);
+      clean[c].major_iterations = runs[r].report.cycles.size();  // WSCMAJOR: WSClean counts its rounds
+      clean[c].minor_iterations = runs[r].report.iterations;
+    }
+  }
+  store.reset();  // the device's samples are not needed any more
+  bool predicted_any = false;
+  for (const ImageCleanRun& run : runs) predicted_any |= run.report.predictions > 0;
+  if (model_data && predicted_any) {  // every channel's final model, each into its own channels
+    std::vector<std::vector<double>> channel_models;
+    for (std::size_t c = 0; c < n; ++c) channel_models.push_back(clean[c].model);
+    model_data->predict(std::move(channel_models));  // in the background, while restoring
+  }
+
+  stage = std::chrono::steady_clock::now();
+  const std::vector<ImagePlaneSummary> planes =
+      restore_clean_images(o, result, outputs, run_of_channel, selections.front().freq_hz.size());
+  seconds.restore = seconds_since(stage);
+
+  // After every FITS file is staged, before any is renamed into place: the source list and the
+  // summary's file are staged, then MODEL_DATA written, then the summary. A failure before
+  // MODEL_DATA leaves no output and every MS as it was.
+  const bool write_model_data = model_data && predicted_any;
+  imaging::PredictRunResult predicted;
+  nlohmann::json summary;
+  stage = std::chrono::steady_clock::now();
+  outputs.before_commit = [&](io::StagedOutputs& staged) {
+    if (o.deconvolution.save_source_list) {
+      // WSClean 3.1 writes NAME-sources.txt after each group, each over the last: the last
+      // group's list is the one left.
+      const ImageCleanRun& last = runs.back();
+      std::vector<SourceListChannel> channels;
+      for (std::size_t c : last.channels) {
+        const imaging::ChannelImage& ch = result.channels[c];
+        channels.push_back({&clean[c].model, (ch.band_start_hz + ch.band_end_hz) / 2, ch.imgwg});
+      }
+      const io::ms::MsSelection& sel = selections.front();
+      const SourceListSky sky{o.run.image.width, o.run.image.height, o.run.image.scale, sel.ra_rad, sel.dec_rad};
+      const std::string text = wsclean_source_list(channels, sky, last.settings, &last.result);
+      io::write_text_file(staged.stage(source_list_path(o)), text, true);
+    }
+    const std::string json_file = o.json.empty() || o.json == "-" ? std::string() : staged.stage(o.json);
+    seconds.write = seconds_since(stage);
+    if (write_model_data) {
+      const auto start = std::chrono::steady_clock::now();
+      predicted = model_data->write();
+      seconds.model_data = seconds_since(start);
+    }
+    if (o.json.empty()) return;
+    const ImageCleanRecord record{&o,     command_line,          &runs, planes, image_output_paths(o),
+                                  write_model_data, predicted.rows, seconds};
+    summary = image_summary_json(record);
+    if (!json_file.empty()) io::write_text_file(json_file, summary.dump(2) + "\n", true);
+  };
+  write_image_outputs(o, result, ImageContext{&metadata.front(), &selections.front(), command_line}, &outputs);
+  if (write_model_data)
+    std::printf("gpuclean image: MODEL_DATA: the final model predicted into %zu rows of %zu MS (%.3f s after the images)\n",
+                predicted.rows, o.ms.size(), seconds.model_data);
+  else
+    std::printf("gpuclean image: MODEL_DATA left as it was (%s)\n",
+                o.deconvolution.update_model_required ? "-mgain 1: nothing was predicted, as in WSClean 3.1"
+                                                      : "-no-update-model-required");
+  if (o.json == "-") std::printf("%s\n", summary.dump(2).c_str());
+}
+
+}  // namespace gpuclean::app
