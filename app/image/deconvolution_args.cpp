@@ -9,6 +9,7 @@
 #include "app/outer/wsclean_options.hpp"
 #include "clean/errors.hpp"
 #include "io/fits_reader.hpp"
+#include "app/image/option_number.hpp"
 
 namespace gpuclean::app {
 namespace {
@@ -18,13 +19,7 @@ using clean::InvalidSettings;
 constexpr double kRadToArcsec = 180.0 / M_PI * 3600.0;
 constexpr double kRadToDeg = 180.0 / M_PI;
 
-double number(const std::string& option, const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(v))
-    throw InvalidSettings(option + " '" + text + "' is not a number");
-  return v;
-}
+double number(const std::string& option, const std::string& text) { return option_number(option, text); }
 
 std::size_t count(const std::string& option, const std::string& text, std::size_t min) {
   char* end = nullptr;

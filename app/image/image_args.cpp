@@ -8,6 +8,7 @@
 #include "app/image/wsclean_angle.hpp"
 #include "clean/errors.hpp"
 #include "io/ms/stokes.hpp"
+#include "app/image/option_number.hpp"
 
 namespace gpuclean::app {
 namespace {
@@ -15,13 +16,7 @@ namespace {
 using clean::InvalidSettings;
 using Values = std::vector<std::string>;
 
-double number(const std::string& option, const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(v))
-    throw InvalidSettings(option + " '" + text + "' is not a number");
-  return v;
-}
+double number(const std::string& option, const std::string& text) { return option_number(option, text); }
 
 long long integer(const std::string& option, const std::string& text, long long min) {
   char* end = nullptr;

@@ -19,6 +19,7 @@
 #include "clean/errors.hpp"
 #include "clean/scale_set.hpp"
 #include "tests/imaging/direct_ft.hpp"
+#include "tests/imaging/vis_store_samples.hpp"
 
 namespace gpuclean {
 namespace {
@@ -77,20 +78,8 @@ TEST(CleanGroups, SessionScalesAndLocalRmsAreInTheGroupBeam) {
   for (std::size_t i = 0; i < scales.size(); ++i) EXPECT_NEAR(scales[i].size, wsclean[i], 0.5) << i;
 }
 
-/// Random samples of nonzero weight, as channel_samples keeps them.
 imaging::ChannelSamples random_samples(const imaging::ImageGeometry& g, std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const imaging::direct_ft::Data d = imaging::direct_ft::random_uvw(n, g.scale, 200, rng);
-  imaging::ChannelSamples s;
-  std::normal_distribution<float> value(0.0f, 1.0f);
-  for (std::size_t k = 0; k < n; ++k) {
-    if (d.weight[k] == 0) continue;
-    s.u.push_back(d.u[k]), s.v.push_back(d.v[k]), s.w.push_back(d.w[k]);
-    s.cw.push_back(d.weight[k]);
-    s.vis.emplace_back(value(rng), value(rng));
-  }
-  s.one.assign(s.cw.size(), {1.0f, 0.0f});
-  return s;
+  return imaging::test_samples::random_channel_samples(n, g.scale, 200, seed);
 }
 
 TEST(CleanGroups, AnImagerOfOneChannelImagesItAsTheWholeStore) {

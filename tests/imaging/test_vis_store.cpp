@@ -13,13 +13,19 @@
 #include "clean/errors.hpp"
 #include "imaging/vis_store.hpp"
 #include "tests/imaging/direct_ft.hpp"
+#include "tests/imaging/vis_store_samples.hpp"
 
 namespace gpuclean::imaging {
 namespace {
 
-using namespace direct_ft;  // Data, random_uvw, direct_predict, kArcsec, kThreads
+using namespace direct_ft;
+using test_samples::random_channel_samples;  // Data, random_uvw, direct_predict, kArcsec, kThreads
 
 const ImageGeometry kImage{64, 64, 30 * kArcsec};
+
+ChannelSamples random_samples(std::size_t n, std::uint64_t seed) {
+  return random_channel_samples(n, kImage.scale, 200, seed);
+}
 
 double peak(const std::vector<double>& image) {
   double p = 0;
@@ -31,22 +37,6 @@ double max_difference(const std::vector<double>& a, const std::vector<double>& b
   double d = 0;
   for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
   return d;
-}
-
-/// Random samples of nonzero weight (as channel_samples keeps them), w of both signs.
-ChannelSamples random_samples(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  Data d = random_uvw(n, kImage.scale, 200, rng);
-  ChannelSamples s;
-  std::normal_distribution<float> value(0.0f, 1.0f);
-  for (std::size_t k = 0; k < n; ++k) {
-    if (d.weight[k] == 0) continue;
-    s.u.push_back(d.u[k]), s.v.push_back(d.v[k]), s.w.push_back(d.w[k]);
-    s.cw.push_back(d.weight[k]);
-    s.vis.emplace_back(value(rng), value(rng));
-  }
-  s.one.assign(s.cw.size(), {1.0f, 0.0f});
-  return s;
 }
 
 double sum(const std::vector<float>& cw) {

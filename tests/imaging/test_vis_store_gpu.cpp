@@ -16,37 +16,19 @@
 #include "imaging/vis_store.hpp"
 #include "select/cuda/device_info.hpp"
 #include "tests/imaging/direct_ft.hpp"
+#include "tests/imaging/vis_store_samples.hpp"
 
 namespace gpuclean::imaging {
 namespace {
 
-using namespace direct_ft;  // random_uvw, kArcsec, kThreads
+using namespace direct_ft;  // kArcsec, kThreads
+using test_samples::max_relative_difference;
 
 constexpr double kVsCpu = 1e-5;  // of the CPU image's peak
 const ImageGeometry kImage{256, 256, 10 * kArcsec};
 
-double max_rel(const std::vector<double>& ours, const std::vector<double>& ref) {
-  double peak = 0, err = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    peak = std::max(peak, std::abs(ref[i]));
-    err = std::max(err, std::abs(ours[i] - ref[i]));
-  }
-  return err / peak;
-}
-
 ChannelSamples random_samples(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  Data d = random_uvw(n, kImage.scale, 300, rng);
-  ChannelSamples s;
-  std::normal_distribution<float> value(0.0f, 1.0f);
-  for (std::size_t k = 0; k < n; ++k) {
-    if (d.weight[k] == 0) continue;
-    s.u.push_back(d.u[k]), s.v.push_back(d.v[k]), s.w.push_back(d.w[k]);
-    s.cw.push_back(d.weight[k]);
-    s.vis.emplace_back(value(rng), value(rng));
-  }
-  s.one.assign(s.cw.size(), {1.0f, 0.0f});
-  return s;
+  return test_samples::random_channel_samples(n, kImage.scale, 300, seed);
 }
 
 std::vector<double> model(std::size_t seed) {
@@ -91,9 +73,9 @@ void expect_like_cpu(std::size_t budget_bytes, const std::string& where) {
   const char* what[] = {"psf", "dirty", "residual without a model", "residual", "residual of the second model"};
   ASSERT_EQ(ours.size(), ref.size());
   for (std::size_t i = 0; i < ref.size(); ++i)
-    EXPECT_LE(max_rel(ours[i], ref[i]), kVsCpu) << "channel " << i / 5 << ", " << what[i % 5];
+    EXPECT_LE(max_relative_difference(ours[i], ref[i]), kVsCpu) << "channel " << i / 5 << ", " << what[i % 5];
   // The residual differs from the dirty image (a model was subtracted on the device).
-  EXPECT_GT(max_rel(ours[3], ours[1]), 1e-2);
+  EXPECT_GT(max_relative_difference(ours[3], ours[1]), 1e-2);
 }
 
 TEST(VisStoreGpu, ResidentEqualsCpu) { expect_like_cpu(0, "resident on GPU"); }

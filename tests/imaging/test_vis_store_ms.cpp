@@ -15,20 +15,12 @@
 #include "select/cuda/device_info.hpp"
 #endif
 #include "tests/io/ms_test_files.hpp"
+#include "tests/imaging/vis_store_samples.hpp"
 
 namespace gpuclean::imaging {
 namespace {
 
 constexpr double kAsec = M_PI / 180 / 3600;
-
-double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double peak = 0, diff = 0;
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    peak = std::max(peak, std::abs(b[i]));
-    diff = std::max(diff, std::abs(a[i] - b[i]));
-  }
-  return diff / peak;
-}
 
 std::vector<io::ms::MsSelection> simulated(const test::TempDir& dir) {
   const std::string ms = dir.file("a.ms");
@@ -58,17 +50,17 @@ TEST(VisStoreMs, FirstInversionIsImageRuns) {
   ASSERT_EQ(headers.size(), 2u);
   for (std::size_t c = 0; c < 2; ++c) {
     const std::vector<double> psf = store.invert_psf(c), dirty = store.invert_dirty(c);
-    EXPECT_LE(relative_difference(psf, run.channels[c].psf), 1e-12);
-    EXPECT_LE(relative_difference(dirty, run.channels[c].dirty), 1e-12);
-    std::printf("channel %zu: psf %.2e, dirty %.2e of the peak\n", c, relative_difference(psf, run.channels[c].psf),
-                relative_difference(dirty, run.channels[c].dirty));
+    EXPECT_LE(test_samples::max_relative_difference(psf, run.channels[c].psf), 1e-12);
+    EXPECT_LE(test_samples::max_relative_difference(dirty, run.channels[c].dirty), 1e-12);
+    std::printf("channel %zu: psf %.2e, dirty %.2e of the peak\n", c, test_samples::max_relative_difference(psf, run.channels[c].psf),
+                test_samples::max_relative_difference(dirty, run.channels[c].dirty));
     EXPECT_NEAR(store.psf_centre(c), run.channels[c].psf_centre, 1e-12);
     EXPECT_EQ(store.sum_cw(c), run.channels[c].imgwg);
     EXPECT_EQ(headers[c].imgwg, run.channels[c].imgwg);
     EXPECT_EQ(headers[c].w_planes, run.channels[c].w_planes);
     EXPECT_EQ(headers[c].theoretic_beam_rad, run.channels[c].theoretic_beam_rad);
     EXPECT_EQ(headers[c].counters.visibilities, run.channels[c].counters.visibilities);
-    EXPECT_LE(relative_difference(store.invert_residual(c), dirty), 1e-12);  // nothing predicted yet
+    EXPECT_LE(test_samples::max_relative_difference(store.invert_residual(c), dirty), 1e-12);  // nothing predicted yet
   }
 }
 
@@ -83,8 +75,8 @@ TEST(VisStoreMs, GpuFirstInversionIsImageRuns) {
   VisStore gpu = make_vis_store(sel, s);
   EXPECT_NE(gpu.describe().find("resident on GPU"), std::string::npos) << gpu.describe();
   for (std::size_t c = 0; c < 2; ++c) {
-    EXPECT_LE(relative_difference(gpu.invert_psf(c), run.channels[c].psf), 1e-5) << c;
-    EXPECT_LE(relative_difference(gpu.invert_dirty(c), run.channels[c].dirty), 1e-5) << c;
+    EXPECT_LE(test_samples::max_relative_difference(gpu.invert_psf(c), run.channels[c].psf), 1e-5) << c;
+    EXPECT_LE(test_samples::max_relative_difference(gpu.invert_dirty(c), run.channels[c].dirty), 1e-5) << c;
     EXPECT_NEAR(gpu.psf_centre(c), run.channels[c].psf_centre, 1e-6) << c;
   }
 }
