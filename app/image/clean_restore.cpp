@@ -21,6 +21,7 @@ clean::HostImage to_host(const std::vector<double>& pixels, const imaging::Image
 }
 
 struct RestoringBeam {
+  io::BeamKeywords keywords;
   clean::PixelGaussian pixels;
   clean::SkyBeam sky;
 };
@@ -32,7 +33,7 @@ RestoringBeam restoring_beam(const ImageOptions& o, const imaging::ChannelImage&
   t.m[0][0] = -delta_deg, t.m[1][1] = delta_deg;  // as psf_beam.cpp: CDELT1 = −δ
   t.m[0][1] = t.m[1][0] = 0;
   const clean::SkyBeam sky{b.bmaj_deg * 3600, b.bmin_deg * 3600, b.bpa_deg};
-  return {clean::from_sky(sky, t), sky};
+  return {b, clean::from_sky(sky, t), sky};
 }
 
 /// Restores `images` (its model and residual given) with `c`'s beam; returns its summary plane.
@@ -43,6 +44,7 @@ ImagePlaneSummary restore_one(const ImageOptions& o, const imaging::ChannelImage
   const clean::HostImage residual = to_host(images.residual, o.run.image);
   const clean::HostImage image = clean::restore_cpu(model, residual, beam.pixels, threads);
   images.image.assign(image.pixels.begin(), image.pixels.end());
+  images.beam = beam.keywords;
   ImagePlaneSummary p;
   p.plane = {index,       run,      clean::rms(residual.pixels), clean::total_flux(model.pixels),
              clean::positive_peak(image.pixels), beam.pixels, beam.sky, true};

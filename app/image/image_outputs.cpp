@@ -153,7 +153,7 @@ void add_jobs(std::vector<FileJob>& jobs, io::StagedOutputs& staged, const Image
   for (const std::string& card : counted.cards())
     if (card.rfind("WSC", 0) == 0) bare.remove(card.substr(0, card.find_first_of(" =")));
   io::WriteOptions w;
-  w.beam = channel_beam(o, c);
+  w.beam = clean && clean->beam ? *clean->beam : channel_beam(o, c);
   w.keywords.push_back({"ORIGIN", std::string("gpuclean ") + kVersion, "gpuclean image"});
   w.history = {ctx.command_line};  // cfitsio continues it over as many HISTORY cards as it needs
   w.overwrite = true;

@@ -4,11 +4,13 @@
 // SIN projection on the phase centre, the band's FREQ axis, the fitted PSF's beam, WSC* keywords.
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/image/image_args.hpp"
 #include "imaging/image_run.hpp"
+#include "io/fits_writer.hpp"
 #include "io/ms/ms_metadata.hpp"
 #include "io/staged_outputs.hpp"
 
@@ -40,6 +42,9 @@ struct CleanImages {
   /// of the group that cleaned the channel, on its residual, model and image. The MFS: channel
   /// 0's, as WSClean 3.1 copies channel 0's header (its MFS image has no WSC* card at all).
   std::size_t major_iterations = 0, minor_iterations = 0;
+  /// The beam the image was restored with (channel_beam), written on the channel's files as it
+  /// is, not fitted a second time.
+  std::optional<io::BeamKeywords> beam;
 };
 
 /// What -niter > 0 adds to the outputs.
