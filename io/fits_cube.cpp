@@ -183,8 +183,15 @@ FitsCube read_cube(const std::string& path, const CubeParts& parts) {
   cube.header = read_header(file.get(), path);
   if (!parts.one_plane) describe_axes(cube, path);
   if (parts.pixels) {
-    cube.pixels.resize(cube.width * cube.height * cube.planes());
-    cube.nan_count = read_pixels(file.get(), path, cube.axes.size(), cube.pixels.data(), cube.pixels.size());
+    const std::size_t n = cube.width * cube.height * cube.planes();
+    float* out = nullptr;
+    if (parts.into) {
+      out = (*parts.into)(n);
+    } else {
+      cube.pixels.resize(n);
+      out = cube.pixels.data();
+    }
+    cube.nan_count = read_pixels(file.get(), path, cube.axes.size(), out, n);
   }
   if (cube.planes() > 1) read_beams(file.get(), cube, path);
   return cube;

@@ -7,6 +7,7 @@
 #include "io/fits_cube.hpp"
 #include "io/fits_file.hpp"
 #include "io/fits_image.hpp"
+#include "io/fits_raw.hpp"
 
 namespace gpuclean::io::detail {
 
@@ -17,6 +18,8 @@ struct CubeParts {
   /// Refuse more than one plane (the one-image readers). One plane needs no description of its
   /// axes, so they are kept as stored, whatever their types.
   bool one_plane = false;
+  /// With pixels: where they go (read_fits_image_into) instead of the cube's vector.
+  const PixelBuffer* into = nullptr;
 };
 
 /// The one reader of FITS images: a 2-D image (or one with degenerate axes) is a one-plane cube.

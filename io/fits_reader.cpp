@@ -8,6 +8,7 @@
 
 #include "io/fits_file.hpp"
 #include "io/fits_open.hpp"
+#include "io/fits_raw_detail.hpp"
 
 namespace gpuclean::io {
 namespace detail {
@@ -135,6 +136,7 @@ FitsFilePtr open_image(const std::string& path, FitsImage& image) {
 }
 
 std::size_t read_pixels(fitsfile* f, const std::string& path, std::size_t naxis, float* out, std::size_t n) {
+  if (const auto nulls = read_raw_pixels(f, path, out, n)) return *nulls;
   int status = 0;
   std::vector<char> null_flags(n, 0);
   int any_null = 0;

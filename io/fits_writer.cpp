@@ -12,6 +12,8 @@
 
 #include "io/fits_cube.hpp"
 #include "io/fits_file.hpp"
+#include "io/fits_raw.hpp"
+#include "io/fits_raw_detail.hpp"
 #include "io/fits_write_file.hpp"
 #include "io/publish.hpp"
 
@@ -20,6 +22,8 @@ namespace fs = std::filesystem;
 namespace {
 
 using detail::check_fits;
+using detail::CardWriter;
+using detail::ExtensionWriter;
 constexpr auto kOutput = FitsError::Kind::kOutput;
 
 // Removes the temporary file unless the write completed and it was renamed.
@@ -68,8 +72,61 @@ void write_keyword(fitsfile* f, const Keyword& kw, int* status) {
   }
 }
 
-void sync_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
+// The header cards after fits_create_img: the input's, then those this writer owns.
+void write_cards(fitsfile* f, const FitsHeader& header, const WriteOptions& options, int* status) {
+  for (const auto& card : header.cards()) {
+    const std::string kw = FitsHeader::keyword_of(card);
+    if (kw == "BUNIT" || kw == "BMAJ" || kw == "BMIN" || kw == "BPA" || kw == "CASAMBM" || kw == "ORIGIN" ||
+        kw == "DATE" || kw.rfind("GC", 0) == 0) {
+      continue;
+    }
+    // CFITSIO writes its own copy of the standard's reference comment.
+    if (kw == "COMMENT" && (card.find("FITS (Flexible Image Transport System)") != std::string::npos ||
+                            card.find("and Astrophysics', volume 376") != std::string::npos)) {
+      continue;
+    }
+    fits_write_record(f, card.c_str(), status);
+  }
+  fits_update_key_str(f, const_cast<char*>("BUNIT"), options.bunit.c_str(), const_cast<char*>("Units of flux"), status);
+  if (options.beam) {
+    fits_update_key_dbl(f, const_cast<char*>("BMAJ"), options.beam->bmaj_deg, -12,
+                        const_cast<char*>("[deg] restoring beam major axis (FWHM)"), status);
+    fits_update_key_dbl(f, const_cast<char*>("BMIN"), options.beam->bmin_deg, -12,
+                        const_cast<char*>("[deg] restoring beam minor axis (FWHM)"), status);
+    fits_update_key_dbl(f, const_cast<char*>("BPA"), options.beam->bpa_deg, -12,
+                        const_cast<char*>("[deg] restoring beam position angle"), status);
+  }
+  for (const auto& kw : options.keywords) write_keyword(f, kw, status);
+  for (const auto& line : options.history) fits_write_history(f, line.c_str(), status);
+  fits_write_date(f, status);
+}
+
+// The path before issue 37 (set_fits_raw_io(false)): CFITSIO writes the pixels and reads them
+// back for the checksum, and every file is fsynced on its own.
+void write_cfitsio(const std::string& tmp, const std::string& path, const float* pixels, const std::vector<long>& shape,
+                   const CardWriter& cards, const ExtensionWriter& extensions) {
+  {
+    fitsfile* raw = nullptr;
+    int status = 0;
+    fits_create_diskfile(&raw, tmp.c_str(), &status);
+    check_fits(status, kOutput, "cannot create", tmp);
+    detail::FitsFilePtr file(raw);
+    fits_create_img(file.get(), FLOAT_IMG, static_cast<int>(shape.size()), const_cast<long*>(shape.data()), &status);
+    check_fits(status, kOutput, "cannot create the image in", tmp);
+    cards(file.get(), &status);
+    check_fits(status, kOutput, "cannot write the header of", tmp);
+    LONGLONG n = 1;
+    for (long a : shape) n *= a;
+    fits_write_img(file.get(), TFLOAT, 1, n, const_cast<float*>(pixels), &status);
+    check_fits(status, kOutput, "cannot write the pixels of", path);
+    fits_write_chksum(file.get(), &status);
+    check_fits(status, kOutput, "cannot write the checksum of", path);
+    if (extensions) extensions(file.get(), path);
+    raw = file.release();
+    fits_close_file(raw, &status);
+    check_fits(status, kOutput, "cannot finish writing", path);
+  }
+  const int fd = ::open(tmp.c_str(), O_RDONLY);
   if (fd >= 0) {
     ::fsync(fd);
     ::close(fd);
@@ -127,56 +184,13 @@ void write_fits_file(const std::string& path, const float* pixels, const std::ve
   check_output_path(path, options);
   const std::string tmp = reserve_temp_name(fs::path(path));
   TempFileGuard guard(tmp);
-  {
-    fitsfile* raw = nullptr;
-    int status = 0;
-    fits_create_diskfile(&raw, tmp.c_str(), &status);
-    check_fits(status, kOutput, "cannot create", tmp);
-    detail::FitsFilePtr file(raw);
-    fits_create_img(file.get(), FLOAT_IMG, static_cast<int>(shape.size()), const_cast<long*>(shape.data()), &status);
-    check_fits(status, kOutput, "cannot create the image in", tmp);
-
-    // The input's cards first, except those this writer owns.
-    for (const auto& card : header.cards()) {
-      const std::string kw = FitsHeader::keyword_of(card);
-      if (kw == "BUNIT" || kw == "BMAJ" || kw == "BMIN" || kw == "BPA" || kw == "CASAMBM" || kw == "ORIGIN" ||
-          kw == "DATE" || kw.rfind("GC", 0) == 0) {
-        continue;
-      }
-      // CFITSIO writes its own copy of the standard's reference comment.
-      if (kw == "COMMENT" && (card.find("FITS (Flexible Image Transport System)") != std::string::npos ||
-                              card.find("and Astrophysics', volume 376") != std::string::npos)) {
-        continue;
-      }
-      fits_write_record(file.get(), card.c_str(), &status);
-    }
-    fits_update_key_str(file.get(), const_cast<char*>("BUNIT"), options.bunit.c_str(),
-                        const_cast<char*>("Units of flux"), &status);
-    if (options.beam) {
-      fits_update_key_dbl(file.get(), const_cast<char*>("BMAJ"), options.beam->bmaj_deg, -12,
-                          const_cast<char*>("[deg] restoring beam major axis (FWHM)"), &status);
-      fits_update_key_dbl(file.get(), const_cast<char*>("BMIN"), options.beam->bmin_deg, -12,
-                          const_cast<char*>("[deg] restoring beam minor axis (FWHM)"), &status);
-      fits_update_key_dbl(file.get(), const_cast<char*>("BPA"), options.beam->bpa_deg, -12,
-                          const_cast<char*>("[deg] restoring beam position angle"), &status);
-    }
-    for (const auto& kw : options.keywords) write_keyword(file.get(), kw, &status);
-    for (const auto& line : options.history) fits_write_history(file.get(), line.c_str(), &status);
-    fits_write_date(file.get(), &status);
-    check_fits(status, kOutput, "cannot write the header of", tmp);
-
-    LONGLONG n = 1;
-    for (long a : shape) n *= a;
-    fits_write_img(file.get(), TFLOAT, 1, n, const_cast<float*>(pixels), &status);
-    check_fits(status, kOutput, "cannot write the pixels of", path);
-    fits_write_chksum(file.get(), &status);
-    check_fits(status, kOutput, "cannot write the checksum of", path);
-    if (extensions) extensions(file.get(), path);
-    raw = file.release();
-    fits_close_file(raw, &status);
-    check_fits(status, kOutput, "cannot finish writing", path);
+  const CardWriter cards = [&](fitsfile* f, int* status) { write_cards(f, header, options, status); };
+  if (fits_raw_io()) {
+    // A staged output is made durable by StagedOutputs::commit, all at once, before any rename.
+    write_raw_fits(tmp, path, pixels, shape, cards, extensions, !durable_at_commit(path));
+  } else {
+    write_cfitsio(tmp, path, pixels, shape, cards, extensions);
   }
-  sync_file(tmp);
   publish_file(tmp, path, options.overwrite);
   guard.release();
 }

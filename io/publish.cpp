@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -35,6 +36,16 @@ void publish_file(const std::string& tmp, const std::string& target, bool overwr
   if (::rename(tmp.c_str(), target.c_str()) != 0) {
     throw FitsError(kOutput, "cannot move the finished file to '" + target + "': " + std::strerror(errno));
   }
+}
+
+void sync_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fdatasync(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw FitsError(kOutput, "cannot make '" + path + "' durable: " + why + ". Check the disk.");
+  }
+  ::close(fd);
 }
 
 }  // namespace gpuclean::io

@@ -6,15 +6,37 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <unordered_set>
 
 #include "io/fits_error.hpp"
 #include "io/publish.hpp"
 
 namespace gpuclean::io {
 namespace fs = std::filesystem;
+namespace {
+
+// The files of every live StagedOutputs (any thread): their writers skip the per-file sync.
+std::mutex g_mutex;
+std::unordered_set<std::string> g_staged;
+
+void forget(const std::string& tmp) {
+  const std::lock_guard lock(g_mutex);
+  g_staged.erase(tmp);
+}
+
+}  // namespace
+
+bool durable_at_commit(const std::string& path) {
+  const std::lock_guard lock(g_mutex);
+  return g_staged.count(path) > 0;
+}
 
 StagedOutputs::~StagedOutputs() {
-  for (const auto& s : staged_) ::unlink(s.first.c_str());
+  for (const auto& s : staged_) {
+    ::unlink(s.first.c_str());
+    forget(s.first);
+  }
 }
 
 std::string StagedOutputs::stage(const std::string& target) {
@@ -33,19 +55,34 @@ std::string StagedOutputs::stage(const std::string& target) {
                                                   std::strerror(errno) + ". Check that the folder exists and is writable.");
   }
   ::close(fd);
+  {
+    const std::lock_guard lock(g_mutex);
+    g_staged.insert(tmp);
+  }
   staged_.emplace_back(tmp, target);
   return tmp;
 }
 
+// Durability: one fdatasync per staged file here, before the first rename, instead of an fsync
+// inside each writer. The writers have already started each file's writeback (sync_file_range),
+// so these mostly wait for writes in flight, and the commit is the one place a run waits for the
+// disk. syncfs would be one call, but it also waits for every other process's dirty data on the
+// filesystem. On the 2-core dev machine (ext4 on virtio) a 32 × 4 MiB set cost about the same
+// either way, as did an fsync per file: there the page cache's own rate bounds the writes.
 void StagedOutputs::commit() {
+  for (const auto& s : staged_) sync_file(s.first);  // on failure the destructor removes them all
   std::size_t done = 0;
   try {
     for (; done < staged_.size(); ++done) publish_file(staged_[done].first, staged_[done].second, overwrite_);
   } catch (...) {
-    for (std::size_t i = 0; i < done; ++i) ::unlink(staged_[i].second.c_str());
+    for (std::size_t i = 0; i < done; ++i) {
+      ::unlink(staged_[i].second.c_str());
+      forget(staged_[i].first);
+    }
     staged_.erase(staged_.begin(), staged_.begin() + static_cast<std::ptrdiff_t>(done));
     throw;  // the destructor removes the rest
   }
+  for (const auto& s : staged_) forget(s.first);
   staged_.clear();
 }
 
