@@ -53,6 +53,7 @@ std::vector<CleanResult> Deconvolution::run(const CycleCallback& on_cycle, const
   for_each_worker(groups, plan_.workers, settings_.algorithm, plan_.device, [&](std::size_t g, Deconvolver& d) {
     GroupProblem gp(table_, g, settings_, extras_);
     gp.set_device_planes(plan_.device_planes);
+    gp.set_split_gpus(plan_.split_gpus);
     results[g] = d.run(gp.problem(), settings_, on_cycle);
     if (plan_.device == Device::kGpu) group_gpus_[g] = cuda::current_gpu();
     if (on_group) on_group(g, results[g]);

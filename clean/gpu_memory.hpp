@@ -21,6 +21,7 @@ struct RunShape {
   std::size_t psf_width = 0, psf_height = 0;  ///< the PSF as given
   std::size_t planes = 1;                     ///< planes cleaned together (joined channels or polarizations)
   std::size_t device_planes = 0;              ///< joined: planes on the device at once (0: all of them)
+  std::size_t split = 1;                      ///< joined: GPUs the planes are split over (the leader's need)
   /// The restoring beam. Without it, the restoration is assumed no larger than the major cycles'
   /// convolution (true unless the beam is wider than about half the image).
   std::optional<PixelGaussian> beam = std::nullopt;
@@ -42,6 +43,10 @@ std::size_t gpu_bytes_per_worker(const RunShape& shape, const CleanSettings& set
 /// nothing; wait_for_gpu_warm_up() joins it. Nothing in a CPU-only build or without a device.
 void start_gpu_warm_up();
 void wait_for_gpu_warm_up();
+/// The same readying on each of `gpus` at once, returning when all are done (a run over several
+/// GPUs calls it before its clock starts, not in its first plane's time). Failures are left to
+/// the run to report.
+void warm_up_gpus(const std::vector<int>& gpus);
 
 /// A dirty image in device memory, as the host needs to know it before a run: its NaN pixels.
 /// Only a count and, when there are NaNs, a byte per pixel come back.

@@ -49,6 +49,9 @@ struct JoinedPlanes {
   /// the device block by block each major cycle, for sets larger than its memory; the result is
   /// the same.
   std::size_t device_planes = 0;
+  /// GPU: the GPUs the planes are split over, in contiguous blocks in plane order, the run on
+  /// the first (joined_split_gpu.hpp); the same GPU may come twice. Fewer than two: no split.
+  std::vector<int> split_gpus;
 };
 
 /// WSClean 3.1's normalisation of joined polarizations: 1/2 for two or four correlations (XX,YY;

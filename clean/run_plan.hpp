@@ -2,12 +2,13 @@
 // How a run uses the machine, decided once for every front end: the device (--device auto picks a
 // usable GPU), whether a group fits in the GPU's free memory (else the CPU for --device auto, a
 // refusal for --device gpu), how many groups are cleaned at once and on which GPUs, and how many
-// of a joined group's planes stay on the device (fewer stream through it each major cycle).
+// of a joined group's planes stay on the device (fewer stream through it each major cycle), or
+// whether they are split over the GPUs.
 //
 // The rule: one worker may use all of a GPU's free memory; more workers are added while each
 // still has a tenth of the free memory to spare (their transient allocations overlap). A joined
-// group that does not fit whole streams its planes through the device in the largest block that
-// fits, one group at a time.
+// group that does not fit whole is split over the GPUs when there are several and it fits so,
+// else streams its planes through the device in the largest block that fits, one group at a time.
 
 #include <cstddef>
 #include <string>
@@ -31,6 +32,9 @@ struct PlanRequest {
   std::size_t parallel = 1;
   /// The GPUs the groups spread over (empty: the calling thread's current device).
   std::vector<int> gpus;
+  /// Split a joined group over `gpus` even when it fits one (tests, benchmarks); the environment
+  /// variable GPUCLEAN_SPLIT_JOINED=1 asks the same of every front end.
+  bool split_joined = false;
 };
 
 struct RunPlan {
@@ -38,7 +42,10 @@ struct RunPlan {
   std::size_t workers = 1;        ///< groups cleaned at once
   std::size_t device_planes = 0;  ///< joined groups on the GPU: planes on the device at once (0: all)
   std::vector<int> gpus;          ///< GPU workers: worker w runs on gpus[w % size] (empty: current device)
-  std::size_t gpu_bytes = 0;      ///< GPU: the estimate of one group's device memory
+  std::size_t gpu_bytes = 0;      ///< GPU: the estimate of one group's device memory (split: on each GPU, at most)
+  /// A joined group's planes split over these GPUs, one group at a time (JoinedPlanes::split_gpus;
+  /// empty: no split).
+  std::vector<int> split_gpus;
   /// --device auto could not fit the run on the GPU, which goes to the CPU: the warning to give.
   std::string fallback;
 };

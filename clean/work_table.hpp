@@ -101,6 +101,8 @@ class GroupProblem {
   const std::vector<std::size_t>& planes() const { return planes_; }
   /// GPU: a joined group's planes held on the device at once (0: all).
   void set_device_planes(std::size_t n) { joined_.device_planes = n; }
+  /// GPU: a joined group's planes split over these GPUs (JoinedPlanes::split_gpus).
+  void set_split_gpus(const std::vector<int>& gpus) { joined_.split_gpus = gpus; }
 
  private:
   std::vector<std::size_t> planes_;

@@ -4,6 +4,7 @@
 
 #include "clean/gpu/clean_kernels.hpp"
 #include "clean/gpu/joined_planes_gpu.hpp"
+#include "clean/gpu/joined_split_gpu.hpp"
 #include "clean/gpu/minor_engine.hpp"
 
 namespace gpuclean::clean::gpu {
@@ -18,8 +19,10 @@ std::size_t clark_gpu_bytes(const RunShape& shape, const CleanSettings& settings
   if (shape.planes > 1) {
     std::vector<std::size_t> patches;
     for (const CleanScale& sc : scales) patches.push_back(sc.patch);
-    bytes += JoinedPlanesGpu::bytes_needed(shape.planes, shape.device_planes, w, h, shape.psf_width,
-                                           shape.psf_height, patches, k, settings.niter);
+    bytes += shape.split > 1 ? JoinedSplitGpu::bytes_needed(shape.planes, shape.split, w, h, shape.psf_width,
+                                                            shape.psf_height, patches, k, settings.niter)
+                             : JoinedPlanesGpu::bytes_needed(shape.planes, shape.device_planes, w, h, shape.psf_width,
+                                                             shape.psf_height, patches, k, settings.niter);
   }
   return bytes;
 }

@@ -20,10 +20,10 @@
 #include "clean/gpu/fft_convolver_gpu.hpp"
 #include "clean/gpu/gpu_image_state.hpp"
 #include "clean/gpu/gpu_resources.hpp"
+#include "clean/gpu/joined_common_gpu.hpp"
 #include "clean/gpu/minor_engine.hpp"
 #include "clean/gpu/scale_images_gpu.hpp"
 #include "clean/scale_set.hpp"
-#include "clean/spectral_fit.hpp"
 #include "select/cuda/device_buffer.hpp"
 
 namespace gpuclean::clean::gpu {
@@ -38,15 +38,15 @@ class JoinedPlanesGpu {
   /// Planes on the device at once (all of them unless streamed).
   std::size_t block() const { return block_; }
   /// Clark's limit for scale `scale`: the largest exterior sidelobe of its minor PSF over the planes.
-  float sidelobe(std::size_t scale) const { return sidelobes_[scale]; }
+  float sidelobe(std::size_t scale) const { return inputs_->sidelobe(scale); }
 
   /// Room for `more` components after the `used` ones (kept).
-  void reserve_components(std::size_t used, std::size_t more);
+  void reserve_components(std::size_t used, std::size_t more) { inputs_->reserve_components(used, more); }
   /// The active set's (`count` pixels, device) values in every plane's image of `scale` (its
   /// residual (x) the scale's kernel, the residual itself for a delta scale).
   void gather(std::size_t scale, ScaleImagesGpu& scale_images, const std::uint32_t* pixels, std::uint32_t count);
   /// The minor cycle's request for `scale`, whose first component is `first`, over the last gather.
-  JoinedMinorRequest request(std::size_t scale, std::size_t first);
+  JoinedMinorRequest request(std::size_t scale, std::size_t first) { return inputs_->request(scale, first); }
   /// The cycle's components (from `first`, as `engine` made them) of `scale`: each plane's spread
   /// by the scale's kernel into its model and through its own PSF out of its residual; the
   /// integrated residual and its masked copy (GpuImageState's) remade.
@@ -89,15 +89,11 @@ class JoinedPlanesGpu {
   cudaStream_t s_;
   const JoinedPlanes& planes_;
   std::size_t width_, height_, n_, block_;
-  std::optional<SpectralFit> fit_;
-  std::vector<float> sidelobes_;
-  cuda::DeviceBuffer<float> residuals_, models_, deltas_, iweights_, projection_, comp_fluxes_, member_values_;
-  cuda::DeviceBuffer<double> log_x_, log_w_;        // --fit-spectral-log-pol's inputs
-  std::vector<cuda::DeviceBuffer<float>> patches_;  // per scale: offset-major, the planes' values together
-  std::size_t comp_capacity_ = 0;
+  cuda::DeviceBuffer<float> residuals_, models_, deltas_;
+  cuda::DeviceBuffer<float> d_psf_;                       // a PSF: made spectra of (streamed: each major cycle)
+  std::optional<JoinedMinorInputs> inputs_;
   std::vector<std::shared_ptr<const Spectrum>> spectra_;  // resident: every plane's PSF spectrum
   std::unique_ptr<FftConvolverGpu> conv_;                 // shared by the planes
-  cuda::DeviceBuffer<float> d_psf_;                       // streamed: the PSF whose spectrum is made
   std::vector<HostImage> host_residuals_, host_models_;   // streamed: the planes between blocks
 };
 

@@ -84,6 +84,15 @@ class MinorCycleEngine {
   /// its order) at each pixel p it touched, in component order; model[p] += that (model may be
   /// null). `delta` must be zero elsewhere.
   void sum_last_cycle(const float* comp_fluxes, float* delta, float* model) const;
+  /// What sum_last_cycle() reads of the last cycle (device, `made` each, valid until the next
+  /// run): a joined run split over GPUs copies them to each GPU, whose sum_per_pixel()
+  /// (cluster_kernels.hpp) then sums its planes' fluxes as sum_last_cycle() would.
+  struct LastCycle {
+    const std::uint32_t* pixel_sorted = nullptr;
+    const std::uint32_t* rank_sorted = nullptr;
+    std::uint32_t made = 0;
+  };
+  LastCycle last_cycle() const { return {px_sorted_.data(), rank_sorted_.data(), last_made_}; }
 
   const MinorCycleStats& stats() const { return stats_; }
 

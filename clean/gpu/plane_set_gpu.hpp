@@ -7,10 +7,12 @@
 //     through the PSF's spectrum (GpuImageState's) from the state's residual;
 //   joined (JoinedPlanesGpu): the members' values in every plane are gathered, the minor cycle
 //     works on them, each plane subtracts through its own PSF and the state's residual is the
-//     integrated image remade from the planes.
+//     integrated image remade from the planes; split over several GPUs (JoinedSplitGpu) when
+//     JoinedPlanes::split_gpus names two or more.
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #include "clean/gpu/fft_convolver_gpu.hpp"
 #include "clean/gpu/gpu_image_state.hpp"
 #include "clean/gpu/joined_planes_gpu.hpp"
+#include "clean/gpu/joined_split_gpu.hpp"
 #include "clean/gpu/minor_engine.hpp"
 #include "clean/gpu/scale_images_gpu.hpp"
 #include "clean/scale_set.hpp"
@@ -54,7 +57,14 @@ class PlaneSetGpu {
  private:
   GpuImageState& st_;
   const CleanProblem& problem_;
+  /// The joined planes' f(planes), one GPU's or split (one of the two is set).
+  template <class F>
+  decltype(auto) joined(F&& f) {
+    return split_ ? f(*split_) : f(*joined_);
+  }
+
   std::optional<JoinedPlanesGpu> joined_;
+  std::unique_ptr<JoinedSplitGpu> split_;
   std::optional<FftConvolverGpu> conv_;  // one plane
 };
 

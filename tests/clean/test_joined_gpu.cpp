@@ -12,31 +12,18 @@
 #include "clean/deconvolver.hpp"
 #include "clean/image_stats.hpp"
 #include "tests/support/gpu_test.hpp"
+#include "tests/support/joined_sky.hpp"
 #include "tests/support/synthetic_cube.hpp"
 
 namespace gc = gpuclean::clean;
+using gpuclean::test::random_sky;
 using gpuclean::test::SpectralSource;
 using gpuclean::test::SyntheticCube;
 
 namespace {
 
-std::vector<SpectralSource> random_sky(std::size_t n, std::size_t count, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::size_t> pos(12, n - 13);
-  std::uniform_real_distribution<double> flux(0.05, 1.0), alpha(-1.2, 0.6);
-  std::vector<SpectralSource> out;
-  for (std::size_t i = 0; i < count; ++i) out.push_back({pos(rng), pos(rng), flux(rng), alpha(rng)});
-  return out;
-}
-
-gc::CleanResult run_on(const gc::JoinedPlanes& planes, gc::CleanSettings s, gc::Device device) {
-  const gc::JoinedProblemImages img = gc::joined_problem_images(planes);
-  const auto mask = gc::make_clean_mask(img.dirty, nullptr, 0.0);
-  const gc::PixelGaussian beam = gc::fit_psf_beam(img.psf);
-  gc::CleanProblem problem{img.dirty, img.psf, mask, &beam};
-  problem.joined = &planes;
-  s.device = device;
-  return gc::make_deconvolver(gc::Algorithm::kClark, device)->run(problem, s, {});
+gc::CleanResult run_on(const gc::JoinedPlanes& planes, const gc::CleanSettings& s, gc::Device device) {
+  return gpuclean::test::run_joined(planes, s, device);
 }
 
 // `gpu_out` (when given) receives the GPU run.
