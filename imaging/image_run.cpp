@@ -3,15 +3,19 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <string>
+#include <thread>
 
 #include "clean/errors.hpp"
+#include "imaging/channel_owners.hpp"
 #include "imaging/channel_samples.hpp"
 #include "imaging/gridder_cpu.hpp"
 #include "io/ms/ms_reader.hpp"
 #ifdef GPUCLEAN_HAVE_CUDA
 #include "imaging/gpu/gridder_gpu.hpp"
 #include "imaging/gpu/vis_store_gpu.hpp"
+#include "imaging/gpu/vis_store_multi.hpp"
 #endif
 
 namespace gpuclean::imaging {
@@ -142,21 +146,32 @@ VisStore make_vis_store(const std::vector<io::ms::MsSelection>& selections, cons
   ImageTimings timings;
   const Weighted in = read_and_weight(selections, settings, timings);
   VisStore store({settings.image, settings.epsilon, settings.threads});
+  // Every channel's samples first: their counts place the channels on the GPUs.
+  std::vector<ChannelImage> channel_headers(in.plan.output_channels.size());
+  std::vector<ChannelSamples> samples;
+  std::vector<std::size_t> counts;
+  for (std::size_t j = 0; j < in.plan.output_channels.size(); ++j) {
+    samples.push_back(describe_channel(in.chunks, in.grid(j), selections.front().freq_hz, selections.front().width_hz,
+                                       in.plan.output_channels[j], settings.image, channel_headers[j]));
+    counts.push_back(samples.back().cw.size());
+  }
   if (settings.device == clean::Device::kGpu) {
 #ifdef GPUCLEAN_HAVE_CUDA
     GpuGridderOptions options;
     options.device = settings.gpu;
     options.budget_bytes = settings.gpu_budget_bytes;
-    store.set_backend(make_gpu_vis_store_backend(options));
+    if (settings.gpus.size() > 1)
+      store.set_backend(make_multi_gpu_vis_store_backend(options, settings.gpus,
+                                                         channel_owners(counts, settings.gpus.size())));
+    else
+      store.set_backend(make_gpu_vis_store_backend(options));
 #else
     throw clean::InvalidSettings("this gpuclean was built without CUDA; image with -device cpu");
 #endif
   }
   for (std::size_t j = 0; j < in.plan.output_channels.size(); ++j) {
-    ChannelImage header;
-    ChannelSamples s = describe_channel(in.chunks, in.grid(j), selections.front().freq_hz,
-                                        selections.front().width_hz, in.plan.output_channels[j], settings.image,
-                                        header);
+    ChannelImage header = std::move(channel_headers[j]);
+    ChannelSamples s = std::move(samples[j]);
     store.add_channel(std::move(s), header.counters.gridded_weights);  // Σcw, as image_channel
     header.w_planes = store.plan(j).planes;
     header.kernel_support = static_cast<std::size_t>(store.plan(j).kernel.support());
@@ -182,9 +197,41 @@ ImageRunResult image_run(const std::vector<io::ms::MsSelection>& selections, con
   const std::vector<double>& width_hz = selections.front().width_hz;
   ImageRunResult result;
   const Weighted in = read_and_weight(selections, settings, result.timings);
-  for (std::size_t j = 0; j < in.plan.output_channels.size(); ++j)
-    result.channels.push_back(image_channel(in.chunks, in.grid(j), freq_hz, width_hz, in.plan.output_channels[j],
-                                            settings, result.timings));
+  const std::size_t n = in.plan.output_channels.size();
+  result.channels.resize(n);
+  const auto one = [&](std::size_t j, const ImageRunSettings& s, ImageTimings& t) {
+    result.channels[j] = image_channel(in.chunks, in.grid(j), freq_hz, width_hz, in.plan.output_channels[j], s, t);
+  };
+  if (settings.device != clean::Device::kGpu || settings.gpus.size() < 2 || n < 2) {
+    for (std::size_t j = 0; j < n; ++j) one(j, settings, result.timings);
+  } else {
+    // One thread per GPU over a contiguous block of channels (by count: a channel's samples are
+    // made inside its inversion); invert_s is then the wall time, the kernel seconds are summed.
+    const std::vector<std::size_t> owners = channel_owners(std::vector<std::size_t>(n, 1), settings.gpus.size());
+    std::vector<ImageTimings> lane(settings.gpus.size());
+    std::vector<std::exception_ptr> errors(lane.size());
+    std::vector<std::thread> threads;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t l = 0; l < lane.size(); ++l)
+      threads.emplace_back([&, l] {
+        try {
+          ImageRunSettings s = settings;
+          s.gpu = settings.gpus[l];
+          for (std::size_t j = 0; j < n; ++j)
+            if (owners[j] == l) one(j, s, lane[l]);
+        } catch (...) {
+          errors[l] = std::current_exception();
+        }
+      });
+    for (std::thread& t : threads) t.join();
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
+    ImageTimings& t = result.timings;
+    t.invert_s += seconds_since(t0);
+    for (const ImageTimings& l : lane)
+      t.inversions += l.inversions, t.samples += l.samples, t.grid_kernel_s += l.grid_kernel_s,
+          t.gpu_chunks += l.gpu_chunks;
+  }
   if (result.channels.size() > 1) {
     // The MFS keeps channel 0's counters; its WSCIMGWG is the channels' sum (plan §5, measured).
     ChannelImage mfs = result.channels.front();

@@ -28,6 +28,9 @@ struct ImageRunSettings {
   /// gridder is the GPU's reference; both give the same images to float summation order.
   clean::Device device = clean::Device::kCpu;
   int gpu = 0;                  ///< CUDA device index for kGpu
+  /// kGpu over several GPUs (-max-gpus): the VisStore's channels spread over these (a device may
+  /// repeat: two lanes on it); empty or one: `gpu` alone.
+  std::vector<int> gpus;
   std::size_t gpu_budget_bytes = 0;  ///< GPU gridder budget; 0: free memory less a margin
 };
 

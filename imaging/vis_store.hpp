@@ -41,6 +41,12 @@ class VisStoreBackend {
                        std::span<const double> model, std::vector<std::complex<float>>& host_model) = 0;
   /// One line: where the samples are kept (e.g. "resident on GPU 0: 1.2 GiB").
   virtual std::string describe() const = 0;
+  /// Lanes that work at once (one per GPU, vis_store_multi.hpp): calls for channels of different
+  /// lanes may come from different threads at the same time, one caller per lane. 1: one caller.
+  virtual std::size_t lanes() const { return 1; }
+  virtual std::size_t lane_of(std::size_t /*c*/) const { return 0; }
+  /// The CUDA device of a lane; −1 when none.
+  virtual int lane_gpu(std::size_t /*lane*/) const { return -1; }
 };
 
 class VisStore {
@@ -50,6 +56,11 @@ class VisStore {
   void set_backend(std::unique_ptr<VisStoreBackend> backend) { backend_ = std::move(backend); }
   /// The backend's line, or "CPU".
   std::string describe() const { return backend_ ? backend_->describe() : "CPU"; }
+  /// The backend's lanes (VisStoreBackend::lanes): channels of different lanes may be inverted
+  /// and predicted from different threads at once; the CPU's is one lane.
+  std::size_t lanes() const { return backend_ ? backend_->lanes() : 1; }
+  std::size_t lane_of(std::size_t c) const { return backend_ ? backend_->lane_of(c) : 0; }
+  int lane_gpu(std::size_t lane) const { return backend_ ? backend_->lane_gpu(lane) : -1; }
 
   /// Adds the next output channel: its samples (every cw ≠ 0, as channel_samples makes them) and
   /// Σcw, the first normalisation (WSCIMGWG). The grid plan is chosen over the samples with unit

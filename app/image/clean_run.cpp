@@ -1,9 +1,13 @@
 #include "app/image/clean_run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
+#include <map>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "app/image/channel_averaging_imager.hpp"
@@ -19,6 +23,7 @@
 #include "imaging/image_run.hpp"
 #include "io/fits_reader.hpp"
 #include "io/text_writer.hpp"
+#include "select/cuda/device_info.hpp"
 
 namespace gpuclean::app {
 namespace {
@@ -108,6 +113,49 @@ GroupImages clean_group(const ImageOptions& o, imaging::VisStore& store, const i
   return out;
 }
 
+/// Cleans every group (clean_group): in order on this thread when the store has one lane; else
+/// one thread per lane (GPU), each cleaning the groups whose first channel it holds, in order,
+/// with its session on that GPU. The stages' seconds are then the slowest lane's.
+std::vector<GroupImages> clean_groups_on_lanes(const ImageOptions& o, imaging::VisStore& store,
+                                               const imaging::ImageRunResult& result,
+                                               const std::vector<std::vector<std::size_t>>& groups,
+                                               const std::optional<clean::HostImage>& fits_mask,
+                                               std::vector<ImageCleanRun>& runs, ImageCleanSeconds& seconds) {
+  std::vector<GroupImages> images(groups.size());
+  std::map<std::size_t, std::vector<std::size_t>> by_lane;
+  if (store.lanes() > 1)
+    for (std::size_t r = 0; r < groups.size(); ++r) by_lane[store.lane_of(groups[r].front())].push_back(r);
+  if (by_lane.size() <= 1) {
+    for (std::size_t r = 0; r < groups.size(); ++r)
+      images[r] = clean_group(o, store, result, groups[r], fits_mask, groups.size() > 1, runs[r], seconds);
+    return images;
+  }
+  std::vector<ImageCleanSeconds> lane_seconds(by_lane.size());
+  std::vector<std::exception_ptr> errors(by_lane.size());
+  std::vector<std::thread> threads;
+  std::size_t t = 0;
+  for (const auto& [lane, rs] : by_lane) {
+    threads.emplace_back([&, lane = lane, &rs = rs, t] {
+      try {
+        cuda::set_device(store.lane_gpu(lane));  // the group's session runs on its channels' GPU
+        for (std::size_t r : rs)
+          images[r] = clean_group(o, store, result, groups[r], fits_mask, true, runs[r], lane_seconds[t]);
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    });
+    ++t;
+  }
+  for (std::thread& th : threads) th.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  double first = 0, loop = 0;
+  for (const ImageCleanSeconds& s : lane_seconds)
+    first = std::max(first, s.first_inversion), loop = std::max(loop, s.loop);
+  seconds.first_inversion += first, seconds.loop += loop;
+  return images;
+}
+
 }  // namespace
 
 void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& metadata,
@@ -136,8 +184,9 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
   CleanOutputs outputs;
   std::vector<CleanImages>& clean = outputs.images;
   clean.resize(n);
+  std::vector<GroupImages> group_images = clean_groups_on_lanes(o, *store, result, groups, fits_mask, runs, seconds);
   for (std::size_t r = 0; r < groups.size(); ++r) {
-    GroupImages images = clean_group(o, *store, result, groups[r], fits_mask, groups.size() > 1, runs[r], seconds);
+    const GroupImages& images = group_images[r];
     for (std::size_t k = 0; k < groups[r].size(); ++k) {
       const std::size_t c = groups[r][k];
       run_of_channel[c] = r;

@@ -11,6 +11,7 @@ nlohmann::json image_summary_json(const ImageCleanRecord& r) {
   j["ms"] = o.ms;
   j["name"] = o.name;
   j["device"] = o.run.device == clean::Device::kGpu ? "gpu" : "cpu";
+  if (o.run.device == clean::Device::kGpu) j["gpus"] = o.run.gpus;  // -max-gpus: the GPUs used
   // The loop's settings: -niter over all major cycles and -mgain per round (the session's own
   // mgain stays 1), and -nmiter.
   clean::CleanSettings settings = o.deconvolution.settings;

@@ -116,6 +116,8 @@ const std::vector<Row>& rows() {
          else if (v[0] == "cpu") o.device = clean::Device::kCpu;
          else throw InvalidSettings("-device '" + v[0] + "' is not one of auto, gpu, cpu");
        }},
+      {"max-gpus", 1, "N: spread the output channels over at most N of the visible GPUs (gpuclean's own; default 0: all)",
+       [](ImageOptions& o, const Values& v) { o.max_gpus = static_cast<std::size_t>(integer("-max-gpus", v[0], 0)); }},
       {"json", 1, "FILE: the run's JSON summary (- for stdout; with -niter > 0)",
        [](ImageOptions& o, const Values& v) { o.json = v[0]; }},
       {"help", 0, "this list", [](ImageOptions& o, const Values&) { o.help = true; }},

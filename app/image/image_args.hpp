@@ -27,6 +27,9 @@ struct ImageOptions {
   DeconvolutionOptions deconvolution;
   /// -device (gpuclean's own): where to grid; resolved by clean::resolve_device into run.device.
   clean::Device device = clean::Device::kAuto;
+  /// -max-gpus N (gpuclean's own): grid and clean on at most N of the visible GPUs (0: all); the
+  /// output channels spread over them (image_gpus.hpp).
+  std::size_t max_gpus = 0;
   /// -json FILE (- for stdout): the run's JSON summary (docs/summary-json.md); -niter > 0 only.
   std::string json;
 };

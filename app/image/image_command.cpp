@@ -2,16 +2,19 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "app/image/clean_run.hpp"
 #include "app/image/image_args.hpp"
+#include "app/image/image_gpus.hpp"
 #include "app/image/image_outputs.hpp"
 #include "app/image/predict_command.hpp"
 #include "clean/run_plan.hpp"
 #include "imaging/image_run.hpp"
 #include "io/ms/ms_metadata.hpp"
 #include "io/ms/ms_selection.hpp"
+#include "select/cuda/device_info.hpp"
 
 namespace gpuclean::app {
 
@@ -24,6 +27,11 @@ int run_image(const std::vector<std::string>& args, const std::string& command_l
   std::string device_note;
   ImageOptions run = o;
   run.run.device = clean::resolve_device(o.device, &device_note);  // -device gpu without one: exit 4
+  if (run.run.device == clean::Device::kGpu) {  // a bad GPUCLEAN_TEST_IMAGE_GPUS: exit 2, before any work
+    const char* test_gpus = std::getenv("GPUCLEAN_TEST_IMAGE_GPUS");
+    run.run.gpus = image_gpus(o.max_gpus, cuda::device_count(), test_gpus ? test_gpus : "");
+    if (!run.run.gpus.empty()) run.run.gpu = run.run.gpus.front();
+  }
   if (o.predict) return run_predict(run);  // writes MODEL_DATA, no image
   check_image_outputs(run);
   const auto start = std::chrono::steady_clock::now();
@@ -54,10 +62,11 @@ int run_image(const std::vector<std::string>& args, const std::string& command_l
   const double grid_s = t.grid_kernel_s > 0 ? t.grid_kernel_s : t.invert_s;
   std::printf(
                "gpuclean image: timings read=%.3f weights=%.3f invert=%.3f predict=0 write=%.3f inversions=%zu "
-               "samples=%zu gridding_vis_per_s=%.4g device=%s\n",
+               "samples=%zu gridding_vis_per_s=%.4g device=%s gpus=%s\n",
                t.read_s, t.weights_s, t.invert_s, std::chrono::duration<double>(end - written).count(), t.inversions,
                t.samples, grid_s > 0 ? static_cast<double>(t.samples) / grid_s : 0.0,
-               run.run.device == clean::Device::kGpu ? "gpu" : "cpu");
+               run.run.device == clean::Device::kGpu ? "gpu" : "cpu",
+               run.run.device == clean::Device::kGpu ? gpu_list_text(run.run.gpus).c_str() : "none");
   const imaging::ChannelImage& shown = result.mfs ? *result.mfs : result.channels.front();
   std::printf("imaged %zu MS, %zux%zu, %zu output channel(s): %zu visibilities gridded (channel 0), %zu w-planes, "
               "%.2f s -> %s-*.fits\n",

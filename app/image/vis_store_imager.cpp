@@ -1,6 +1,10 @@
 #include "app/image/vis_store_imager.hpp"
 
+#include <exception>
+#include <functional>
+#include <map>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "clean/errors.hpp"
@@ -12,6 +16,36 @@ clean::HostImage to_host(const std::vector<double>& pixels, const imaging::GridP
   clean::HostImage image(plan.image.width, plan.image.height);
   for (std::size_t i = 0; i < pixels.size(); ++i) image.pixels[i] = static_cast<float>(pixels[i]);
   return image;
+}
+
+// Runs f(k) for each k of `channels`: in order on this thread when the store has one lane, else one
+// thread per lane, each over its own channels in order (a lane takes one caller at a time), so
+// the GPUs grid at once. The first exception is rethrown after every thread ended.
+void for_each_channel(const imaging::VisStore& store, const std::vector<std::size_t>& channels,
+                      const std::function<void(std::size_t)>& f) {
+  std::map<std::size_t, std::vector<std::size_t>> by_lane;
+  if (store.lanes() > 1)
+    for (std::size_t k = 0; k < channels.size(); ++k) by_lane[store.lane_of(channels[k])].push_back(k);
+  if (by_lane.size() <= 1) {
+    for (std::size_t k = 0; k < channels.size(); ++k) f(k);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(by_lane.size());
+  std::vector<std::thread> threads;
+  std::size_t t = 0;
+  for (const auto& [lane, ks] : by_lane) {
+    threads.emplace_back([&f, &ks, &error = errors[t]] {
+      try {
+        for (std::size_t k : ks) f(k);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    });
+    ++t;
+  }
+  for (std::thread& th : threads) th.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 std::vector<std::size_t> every_channel(const imaging::VisStore& store) {
@@ -35,10 +69,12 @@ VisStoreImager::VisStoreImager(imaging::VisStore& store, std::vector<std::size_t
 
 void VisStoreImager::first_inversion() {
   if (inverted_) return;
-  for (std::size_t c : channels_) {
-    psfs_.push_back(to_host(store_.invert_psf(c), store_.plan(c)));  // first: its centre normalises
-    dirty_.push_back(to_host(store_.invert_dirty(c), store_.plan(c)));
-  }
+  psfs_.assign(channels_.size(), {}), dirty_.assign(channels_.size(), {});
+  for_each_channel(store_, channels_, [&](std::size_t k) {
+    const std::size_t c = channels_[k];
+    psfs_[k] = to_host(store_.invert_psf(c), store_.plan(c));  // first: its centre normalises
+    dirty_[k] = to_host(store_.invert_dirty(c), store_.plan(c));
+  });
   inverted_ = true;
 }
 
@@ -56,16 +92,18 @@ void VisStoreImager::predict(const std::vector<clean::HostImage>& models) {
   if (models.size() != channels_.size())
     throw clean::InvalidInput(std::to_string(models.size()) + " models for " + std::to_string(channels_.size()) +
                               " output channels");
-  for (std::size_t k = 0; k < models.size(); ++k) {
+  for_each_channel(store_, channels_, [&](std::size_t k) {
     const std::vector<double> model(models[k].pixels.begin(), models[k].pixels.end());
     store_.predict(channels_[k], model);  // checks the size
-  }
+  });
 }
 
 std::vector<clean::HostImage> VisStoreImager::invert_residual() {
   first_inversion();  // the residuals need the PSF centres
-  std::vector<clean::HostImage> out;
-  for (std::size_t c : channels_) out.push_back(to_host(store_.invert_residual(c), store_.plan(c)));
+  std::vector<clean::HostImage> out(channels_.size());
+  for_each_channel(store_, channels_, [&](std::size_t k) {
+    out[k] = to_host(store_.invert_residual(channels_[k]), store_.plan(channels_[k]));
+  });
   return out;
 }
 

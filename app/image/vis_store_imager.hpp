@@ -2,7 +2,8 @@
 // The MajorCycleImager of `gpuclean image` on the host's VisStore (major-cycle-plan.md §1 steps
 // 4–5): one plane per output channel (Stokes I), images as float for the session. It may work on
 // some of the store's channels only: WSClean 3.1 cleans unjoined output channels one by one, each
-// with its own major cycles (clean_groups.hpp).
+// with its own major cycles (clean_groups.hpp). Over several GPUs (the store's lanes) the
+// channels of different GPUs are inverted and predicted at once, one thread per lane.
 #include <cstddef>
 #include <vector>
 

@@ -1,0 +1,165 @@
+// The VisStore over several GPUs (vis_store_multi.hpp): a worker thread per lane forwards the
+// calls to that lane's GPU backend; the caller waits for its own call only.
+#include "imaging/gpu/vis_store_multi.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "imaging/gpu/gridder_host.hpp"
+#include "imaging/gpu/vis_store_gpu.hpp"
+#include "select/cuda/device_info.hpp"
+
+namespace gpuclean::imaging {
+namespace {
+
+/// One thread running posted tasks in order (a backend's CUDA state stays with one thread).
+class Worker {
+ public:
+  Worker() : thread_([this] { loop(); }) {}
+  ~Worker() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+  }
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  /// Runs `f` on the worker and waits for it; its exception is rethrown here.
+  template <class F>
+  auto call(F&& f) -> decltype(f()) {
+    std::packaged_task<decltype(f())()> task(std::forward<F>(f));
+    auto done = task.get_future();
+    {
+      std::lock_guard lock(mutex_);
+      tasks_.emplace_back([&task] { task(); });
+    }
+    ready_.notify_one();
+    return done.get();
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
+        if (tasks_.empty()) return;  // stop_ and nothing left
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> tasks_;
+  bool stop_ = false;
+  std::thread thread_;  // last: starts after the members it uses exist
+};
+
+class MultiGpuVisStoreBackend final : public VisStoreBackend {
+ public:
+  MultiGpuVisStoreBackend(const GpuGridderOptions& options, const std::vector<int>& gpus,
+                          std::vector<std::size_t> owners)
+      : gpus_(gpus), owners_(std::move(owners)), lanes_(gpus.size()) {
+    if (gpus_.empty()) throw std::invalid_argument("GPU VisStore: no GPU");
+    first_.assign(gpus_.size(), owners_.size());
+    for (std::size_t c = 0; c < owners_.size(); ++c) {
+      if (owners_[c] >= gpus_.size() || (c > 0 && owners_[c] < owners_[c - 1]))
+        throw std::invalid_argument("GPU VisStore: channel owners must be contiguous blocks of the lanes");
+      first_[owners_[c]] = std::min(first_[owners_[c]], c);
+    }
+    for (std::size_t l = 0; l < gpus_.size(); ++l) {
+      lanes_[l].worker = std::make_unique<Worker>();
+      GpuGridderOptions o = options;
+      o.device = gpus_[l];
+      const auto sharing = static_cast<std::size_t>(std::count(gpus_.begin(), gpus_.end(), gpus_[l]));
+      lanes_[l].backend = lanes_[l].worker->call([o, sharing]() mutable {
+        cuda::set_device(o.device);  // the worker's device for good: its stream, plans, staging
+        if (sharing > 1) o.budget_bytes = gpu::imaging_budget(o) / sharing;
+        return make_gpu_vis_store_backend(o);
+      });
+    }
+  }
+  ~MultiGpuVisStoreBackend() override {
+    for (Lane& lane : lanes_)
+      if (lane.worker) lane.worker->call([&lane] { lane.backend.reset(); });  // freed on its own thread
+  }
+
+  void add_channel(std::size_t c, const GridPlan& plan, const ChannelSamples& s) override {
+    Lane& lane = lanes_.at(owner(c));
+    const std::size_t local = c - first_[owner(c)];
+    lane.worker->call([&] { lane.backend->add_channel(local, plan, s); });
+  }
+
+  std::vector<double> invert(std::size_t c, const GridPlan& plan, const ChannelSamples& s,
+                             std::span<const std::complex<float>> host_model, VisValues values) override {
+    Lane& lane = lanes_.at(owner(c));
+    const std::size_t local = c - first_[owner(c)];
+    return lane.worker->call([&] { return lane.backend->invert(local, plan, s, host_model, values); });
+  }
+
+  void predict(std::size_t c, const GridPlan& plan, const ChannelSamples& s, std::span<const double> model,
+               std::vector<std::complex<float>>& host_model) override {
+    Lane& lane = lanes_.at(owner(c));
+    const std::size_t local = c - first_[owner(c)];
+    lane.worker->call([&] { lane.backend->predict(local, plan, s, model, host_model); });
+  }
+
+  std::string describe() const override {
+    std::ostringstream gpus, each;
+    for (std::size_t l = 0; l < lanes_.size(); ++l) {
+      gpus << (l ? "," : "") << gpus_[l];
+      const auto n = static_cast<std::size_t>(std::count(owners_.begin(), owners_.end(), l));
+      if (n == 0) continue;
+      const Lane& lane = lanes_[l];
+      each << (each.tellp() > 0 ? "; " : "") << (n > 1 ? "channels " : "channel ") << first_[l];
+      if (n > 1) each << "-" << first_[l] + n - 1;
+      each << " " << lane.worker->call([&lane] { return lane.backend->describe(); });
+    }
+    std::ostringstream line;
+    line << "on " << lanes_.size() << " GPUs (" << gpus.str() << "): " << each.str();
+    return line.str();
+  }
+
+  std::size_t lanes() const override { return lanes_.size(); }
+  std::size_t lane_of(std::size_t c) const override { return owner(c); }
+  int lane_gpu(std::size_t lane) const override { return gpus_.at(lane); }
+
+ private:
+  struct Lane {
+    std::unique_ptr<Worker> worker;
+    std::unique_ptr<VisStoreBackend> backend;
+  };
+  std::size_t owner(std::size_t c) const {
+    if (c >= owners_.size()) throw std::logic_error("GPU VisStore: channel " + std::to_string(c) + " has no owner");
+    return owners_[c];
+  }
+
+  std::vector<int> gpus_;
+  std::vector<std::size_t> owners_, first_;  // first_[l]: lane l's first channel (its local 0)
+  std::vector<Lane> lanes_;
+};
+
+}  // namespace
+
+std::unique_ptr<VisStoreBackend> make_multi_gpu_vis_store_backend(const GpuGridderOptions& options,
+                                                                  const std::vector<int>& gpus,
+                                                                  std::vector<std::size_t> owners) {
+  return std::make_unique<MultiGpuVisStoreBackend>(options, gpus, std::move(owners));
+}
+
+}  // namespace gpuclean::imaging
