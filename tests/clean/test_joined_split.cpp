@@ -7,10 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "clean/deconvolution.hpp"
 #include "clean/deconvolver.hpp"
+#include "clean/run_plan.hpp"
+#include "clean/work_table.hpp"
 #include "select/cuda/device_info.hpp"
 #include "tests/support/gpu_test.hpp"
 #include "tests/support/joined_sky.hpp"
@@ -25,6 +29,15 @@ namespace {
 
 gc::CleanResult run_on_gpu(const gc::JoinedPlanes& planes, const gc::CleanSettings& s) {
   return gpuclean::test::run_joined(planes, s, gc::Device::kGpu);
+}
+
+// The same floats to the bit (+0 and -0 apart, NaN equal to itself).
+::testing::AssertionResult same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return ::testing::AssertionFailure() << a.size() << " vs " << b.size() << " values";
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0)
+      return ::testing::AssertionFailure() << "value " << i << ": " << a[i] << " vs " << b[i];
+  return ::testing::AssertionSuccess();
 }
 
 // The cube cleaned on one GPU and split over `gpus`: the same floats everywhere.
@@ -44,20 +57,20 @@ void expect_split_is_one_gpu(gc::JoinedPlanes& planes, const gc::CleanSettings& 
     ASSERT_EQ(split.components.list[k].x, one.components.list[k].x) << k;
     ASSERT_EQ(split.components.list[k].y, one.components.list[k].y) << k;
     ASSERT_EQ(split.components.list[k].scale, one.components.list[k].scale) << k;
-    ASSERT_EQ(split.components.list[k].flux, one.components.list[k].flux) << k;
+    ASSERT_EQ(std::memcmp(&split.components.list[k].flux, &one.components.list[k].flux, sizeof(float)), 0) << k;
   }
   ASSERT_EQ(split.components.plane_fluxes.size(), one.components.list.size() * np);
-  EXPECT_EQ(split.components.plane_fluxes, one.components.plane_fluxes);
+  EXPECT_TRUE(same_bits(split.components.plane_fluxes, one.components.plane_fluxes));
   EXPECT_EQ(split.components.spectral_terms, one.components.spectral_terms);
   ASSERT_EQ(split.images.planes.size(), np);
   for (std::size_t p = 0; p < np; ++p) {
-    EXPECT_EQ(split.images.planes[p].residual.pixels, one.images.planes[p].residual.pixels) << "plane " << p;
-    EXPECT_EQ(split.images.planes[p].model.pixels, one.images.planes[p].model.pixels) << "plane " << p;
-    EXPECT_EQ(split.images.planes[p].restored.pixels, one.images.planes[p].restored.pixels) << "plane " << p;
+    EXPECT_TRUE(same_bits(split.images.planes[p].residual.pixels, one.images.planes[p].residual.pixels)) << "plane " << p;
+    EXPECT_TRUE(same_bits(split.images.planes[p].model.pixels, one.images.planes[p].model.pixels)) << "plane " << p;
+    EXPECT_TRUE(same_bits(split.images.planes[p].restored.pixels, one.images.planes[p].restored.pixels)) << "plane " << p;
   }
-  EXPECT_EQ(split.images.residual.pixels, one.images.residual.pixels);
-  EXPECT_EQ(split.images.model.pixels, one.images.model.pixels);
-  EXPECT_EQ(split.images.restored.pixels, one.images.restored.pixels);
+  EXPECT_TRUE(same_bits(split.images.residual.pixels, one.images.residual.pixels));
+  EXPECT_TRUE(same_bits(split.images.model.pixels, one.images.model.pixels));
+  EXPECT_TRUE(same_bits(split.images.restored.pixels, one.images.restored.pixels));
   std::printf("  %zu planes over %zu blocks: %zu components, %zu major cycles\n", np, gpus.size(),
               split.stop.iterations, split.stop.major_cycles);
 }
@@ -127,6 +140,45 @@ TEST_F(JoinedSplitOneGpu, ClarkEightChannelsInThreeUnequalBlocks) {
 TEST_F(JoinedSplitOneGpu, MultiscaleEightChannelsFittedWithTwoTerms) { multiscale_fitted(twice_current()); }
 TEST_F(JoinedSplitOneGpu, FourPolarizations) { polarizations(twice_current()); }
 TEST_F(JoinedSplitOneGpu, EightChannelsWithAutoMaskAndLocalRms) { auto_mask_local_rms(twice_current()); }
+
+// The plan splits a joined group over the GPUs it is given when asked (PlanRequest::split_joined),
+// one group at a time and with less on each GPU than the whole needs, and the Deconvolution that
+// follows it (GroupProblem's split_gpus) gives the unsplit plan's result.
+TEST_F(JoinedSplitOneGpu, ThePlanSplitsWhenAskedAndTheRunFollowsIt) {
+  SyntheticCube cube;
+  gpuclean::test::make_cube(cube, 256, 8, 0.8e9, random_sky(256, 30, 12), 1e-3);
+  gc::WorkTable t;
+  t.width = t.height = 256;
+  t.channels = 8;
+  for (std::size_t c = 0; c < 8; ++c)
+    t.planes.push_back({&cube.dirty[c], &cube.psf[c], c, 0, "I", cube.freqs[c], 1.0, nullptr});
+  gc::CleanSettings s;
+  s.niter = 2000;
+  s.join_channels = true;
+  s.device = gc::Device::kGpu;
+  gc::group_planes(t, s);
+  ASSERT_EQ(t.groups.size(), 1u);
+  const int g = gpuclean::cuda::current_gpu();
+  gc::PlanRequest request;
+  request.gpus = {g, g};
+  const gc::RunPlan whole = gc::plan_run(t, s, gc::Device::kGpu, request);
+  EXPECT_TRUE(whole.split_gpus.empty()) << "it fits one GPU: no split unless asked";
+  request.split_joined = true;
+  const gc::RunPlan split = gc::plan_run(t, s, gc::Device::kGpu, request);
+  EXPECT_EQ(split.split_gpus, (std::vector<int>{g, g}));
+  EXPECT_EQ(split.workers, 1u);
+  EXPECT_LT(split.gpu_bytes, whole.gpu_bytes);
+  const std::vector<gc::CleanResult> a = gc::Deconvolution(s, t, whole).run();
+  const std::vector<gc::CleanResult> b = gc::Deconvolution(s, t, split).run();
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  ASSERT_GT(a[0].stop.iterations, 100u);
+  EXPECT_EQ(b[0].stop.iterations, a[0].stop.iterations);
+  EXPECT_TRUE(same_bits(b[0].components.plane_fluxes, a[0].components.plane_fluxes));
+  ASSERT_EQ(b[0].images.planes.size(), 8u);
+  for (std::size_t p = 0; p < 8; ++p)
+    EXPECT_TRUE(same_bits(b[0].images.planes[p].residual.pixels, a[0].images.planes[p].residual.pixels)) << p;
+}
 
 class JoinedSplitAllGpus : public gpuclean::test::GpuTest {
  protected:
