@@ -13,6 +13,7 @@
 
 #include "clean/deconvolution.hpp"
 #include "clean/deconvolver.hpp"
+#include "clean/errors.hpp"
 #include "clean/run_plan.hpp"
 #include "clean/work_table.hpp"
 #include "select/cuda/device_info.hpp"
@@ -140,6 +141,19 @@ TEST_F(JoinedSplitOneGpu, ClarkEightChannelsInThreeUnequalBlocks) {
 TEST_F(JoinedSplitOneGpu, MultiscaleEightChannelsFittedWithTwoTerms) { multiscale_fitted(twice_current()); }
 TEST_F(JoinedSplitOneGpu, FourPolarizations) { polarizations(twice_current()); }
 TEST_F(JoinedSplitOneGpu, EightChannelsWithAutoMaskAndLocalRms) { auto_mask_local_rms(twice_current()); }
+
+// split_gpus takes the run to JoinedSplitGpu (else the comparisons above would hold trivially): it
+// refuses a group both split and streamed.
+TEST_F(JoinedSplitOneGpu, SplitGpusTakeTheRunToTheSplit) {
+  SyntheticCube cube;
+  gpuclean::test::make_cube(cube, 64, 4, 0.4e9, random_sky(64, 5, 13), 1e-3);
+  gc::CleanSettings s;
+  s.niter = 100;
+  cube.planes.device_planes = 2;
+  EXPECT_NO_THROW(run_on_gpu(cube.planes, s));
+  cube.planes.split_gpus = twice_current();
+  EXPECT_THROW(run_on_gpu(cube.planes, s), gc::InvalidSettings);
+}
 
 // The plan splits a joined group over the GPUs it is given when asked (PlanRequest::split_joined),
 // one group at a time and with less on each GPU than the whole needs, and the Deconvolution that
