@@ -303,6 +303,8 @@ std::unique_ptr<Cli> make_cli() {
   cli->bench_gridder = cli->bench->add_subcommand(
       "gridder", "Time the GPU gridder and degridder (and the CPU reference) on synthetic MeerKAT uvw");
   add_bench_gridder_options(*cli->bench_gridder, cli->bench_gridder_options);
+  cli->bench_io = cli->bench->add_subcommand("io", "Read and write a channel set of FITS planes, against the page cache");
+  add_bench_io_options(*cli->bench_io, cli->bench_io_options);
   cli->quicklook = cli->app->add_subcommand(
       "quicklook", "FITS images side by side in one PNG, under one linear stretch (north up, NaN transparent)");
   add_quicklook_options(*cli->quicklook, cli->quicklook_options);

@@ -9,6 +9,7 @@
 #include "app/bench/bench_batch.hpp"
 #include "app/bench/bench_clean.hpp"
 #include "app/bench/bench_gridder.hpp"
+#include "app/bench/bench_io.hpp"
 #include "app/bench/bench_select.hpp"
 #include "app/batch/batch_options.hpp"
 #include "app/quicklook_panels.hpp"
@@ -40,6 +41,8 @@ struct Cli {
   BenchCleanOptions bench_clean_options;
   CLI::App* bench_gridder = nullptr;
   BenchGridderOptions bench_gridder_options;
+  CLI::App* bench_io = nullptr;
+  BenchIoOptions bench_io_options;
   CLI::App* quicklook = nullptr;
   QuicklookPanelsOptions quicklook_options;
   RunOptions run;

@@ -114,6 +114,7 @@ int run(int argc, char** argv) {
   if (*cli->quicklook) return gpuclean::app::run_quicklook_panels(cli->quicklook_options, command);
   if (*cli->bench_select) return gpuclean::app::run_bench_select(cli->bench_select_options) == 0 ? 0 : 4;
   if (*cli->bench_gridder) return gpuclean::app::run_bench_gridder(cli->bench_gridder_options);
+  if (*cli->bench_io) return gpuclean::app::run_bench_io(cli->bench_io_options);
   if (*cli->bench_batch) return gpuclean::app::run_bench_batch(cli->bench_batch_options);
   if (*cli->bench_clean)
     return cli->bench_clean_options.channels > 0 ? gpuclean::app::run_bench_cube(cli->bench_clean_options)
