@@ -9,6 +9,7 @@ std::size_t gpu_bytes_needed(const RunShape&, const CleanSettings&) { return 0; 
 std::size_t gpu_bytes_per_worker(const RunShape&, const CleanSettings&) { return 0; }
 void start_gpu_warm_up() {}
 void wait_for_gpu_warm_up() {}
+void warm_up_gpus(const std::vector<int>&) {}
 DeviceImageFacts inspect_device_image(const DeviceImage&) {
   throw InvalidSettings("this gpuclean was built without CUDA; pass the dirty image as a NumPy array.");
 }

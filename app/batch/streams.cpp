@@ -29,7 +29,7 @@ int automatic_streams(std::size_t free_bytes, std::size_t bytes_per_stream, int 
 
 int automatic_io_threads(std::size_t workers, unsigned cores) {
   const std::size_t n = std::min<std::size_t>(workers, cores / 2);
-  return static_cast<int>(std::clamp<std::size_t>(n, 1, 8));
+  return static_cast<int>(std::max<std::size_t>(n, 1));
 }
 
 }  // namespace gpuclean::app

@@ -1,6 +1,7 @@
 #include "app/cube/cube_output.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "app/compare/select_chart.hpp"
 #include "app/compare/select_report.hpp"
 #include "app/cube/cube_run.hpp"
+#include "app/cube/plane_pool.hpp"
 #include "app/pipeline.hpp"
 #include "app/plane_io.hpp"
 #include "app/provenance.hpp"
@@ -125,12 +127,16 @@ nlohmann::json summary_json(const RunOptions& o, const CubeInput& in, const Cube
     const std::optional<int> gpu = g < run.group_gpu.size() ? std::optional<int>(run.group_gpu[g]) : std::nullopt;
     runs.push_back(run_json(run.results[g], o.settings, run.groups[g].planes, gpu));
   }
+  // The statistics are three passes over every plane's images: over the pool, each plane's alone.
+  std::vector<std::array<double, 3>> stats(in.planes.size());
+  for_each_plane(in.planes.size(), plane_threads(in.planes.size(), o.settings.threads), [&](std::size_t i) {
+    stats[i] = {clean::rms(views[i].residual->pixels), clean::total_flux(views[i].model->pixels),
+                clean::positive_peak(views[i].restored->pixels)};
+  });
   nlohmann::json planes = nlohmann::json::array();
   for (std::size_t i = 0; i < in.planes.size(); ++i) {
     const InputPlane& p = in.planes[i];
-    nlohmann::json e = plane_json({i, run_of[i], clean::rms(views[i].residual->pixels),
-                                   clean::total_flux(views[i].model->pixels),
-                                   clean::positive_peak(views[i].restored->pixels), p.beam, p.sky_beam,
+    nlohmann::json e = plane_json({i, run_of[i], stats[i][0], stats[i][1], stats[i][2], p.beam, p.sky_beam,
                                    !o.settings.beam_shape});
     e["channel"] = p.channel;
     e["stokes"] = p.pol.empty() ? "I" : p.pol;
@@ -278,9 +284,21 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
   }
 
   if (in.wsclean) {
+    // Staged here in the serial order (commit renames in it), then written over the pool: per
+    // Stokes parameter, a task per channel (its three files), then one for the MFS images.
+    const std::size_t per_pol = in.channels + 1;
+    std::vector<std::array<std::string, 3>> staged_names(in.stokes * per_pol);
     for (std::size_t s = 0; s < in.stokes; ++s) {
       const std::string pol = in.plane(0, s).pol;
-      for (std::size_t c = 0; c < in.channels; ++c) {
+      for (std::size_t c = 0; c <= in.channels; ++c)
+        for (int k = 0; k < 3; ++k)
+          staged_names[s * per_pol + c][k] = staged.stage(
+              io::wsclean_name(o.output, c == in.channels ? -1 : static_cast<int>(c), pol, kKinds[k]));
+    }
+    for_each_plane(staged_names.size(), plane_threads(staged_names.size(), o.settings.threads), [&](std::size_t t) {
+      const std::size_t s = t / per_pol, c = t % per_pol;
+      const std::array<std::string, 3>& names = staged_names[t];
+      if (c < in.channels) {
         const InputPlane& p = in.plane(c, s);
         const PlaneView& v = views[s * in.channels + c];
         const clean::HostImage* images[] = {v.residual, v.model, v.restored};
@@ -288,18 +306,18 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
           io::WriteOptions w = base;
           if (k == 1) w.bunit = "JY/PIXEL";
           else w.beam = plane_beam_keywords(p);
-          io::write_fits_image(staged.stage(io::wsclean_name(o.output, static_cast<int>(c), pol, kKinds[k])),
-                               images[k]->pixels.data(), width, height, p.header, p.axes, w);
+          io::write_fits_image(names[k], images[k]->pixels.data(), width, height, p.header, p.axes, w);
         }
+        return;
       }
       // MFS: the channels' weighted mean; the image restored with the mean PSF's fitted beam.
       std::vector<clean::CleanPlane> channels;
       std::vector<const clean::HostImage*> residuals, models;
-      for (std::size_t c = 0; c < in.channels; ++c) {
-        const InputPlane& p = in.plane(c, s);
+      for (std::size_t ch = 0; ch < in.channels; ++ch) {
+        const InputPlane& p = in.plane(ch, s);
         channels.push_back({&p.dirty, &p.psf, p.frequency_hz, p.weight});
-        residuals.push_back(views[s * in.channels + c].residual);
-        models.push_back(views[s * in.channels + c].model);
+        residuals.push_back(views[s * in.channels + ch].residual);
+        models.push_back(views[s * in.channels + ch].model);
       }
       const clean::MfsImages images_mfs =
           clean::mfs_images(channels, residuals, models, o.settings.beam_shape ? &in.plane(0, s).beam : nullptr,
@@ -314,10 +332,9 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
         io::WriteOptions w = base;
         if (k == 1) w.bunit = "JY/PIXEL";
         else w.beam = plane_beam_keywords(mfs);
-        io::write_fits_image(staged.stage(io::wsclean_name(o.output, -1, pol, kKinds[k])), images[k]->pixels.data(),
-                             width, height, header, in.plane(0, s).axes, w);
+        io::write_fits_image(names[k], images[k]->pixels.data(), width, height, header, in.plane(0, s).axes, w);
       }
-    }
+    });
   } else {
     std::vector<io::CubeBeam> beams;
     for (const InputPlane& p : in.planes) {

@@ -16,6 +16,7 @@
 #include "clean/clean_mask.hpp"
 #include "clean/errors.hpp"
 #include "clean/deconvolution.hpp"
+#include "clean/gpu_memory.hpp"
 #include "clean/log_polynomial_fit.hpp"
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
@@ -107,6 +108,16 @@ nlohmann::json run_cube(const RunOptions& o) {
   clean::Device device = clean::resolve_device(o.settings.device, &note);
   if (!note.empty()) log.verbose("%s", note.c_str());
 
+  // Every GPU's context and first plans are readied while the planes are read, so that neither
+  // the clean stage nor its first planes on each GPU pay for them.
+  std::jthread warm_up;  // joined on every way out
+  if (device == clean::Device::kGpu) {
+    std::vector<int> gpus = cube_gpus(o.cube);
+    std::sort(gpus.begin(), gpus.end());
+    gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+    warm_up = std::jthread([gpus] { clean::warm_up_gpus(gpus); });
+  }
+
   const auto t_read = Clock::now();
   const CubeInput in = load_cube_input(o, log);
   std::optional<clean::HostImage> fits_mask;
@@ -124,6 +135,7 @@ nlohmann::json run_cube(const RunOptions& o) {
                                  "--join-polarizations on one channel).");
   run.seconds_read = since(t_read);
 
+  if (warm_up.joinable()) warm_up.join();
   clean::PlanRequest request;
   if (device == clean::Device::kGpu) {
     request.gpus = cube_gpus(o.cube);
@@ -147,6 +159,11 @@ nlohmann::json run_cube(const RunOptions& o) {
   if (plan.device_planes > 0)
     log.info("the joined planes do not fit on the GPU together: %zu at a time stream through it each major cycle",
              plan.device_planes);
+  if (!plan.split_gpus.empty())
+    log.info("the joined planes are split over %zu GPUs in plane order: %.2f GiB of GPU memory on each at most",
+             plan.split_gpus.size(), static_cast<double>(plan.gpu_bytes) / (1ull << 30));
+  else if (device == clean::Device::kGpu)
+    log.verbose("GPU memory estimate: %.2f GiB per CLEAN run", static_cast<double>(plan.gpu_bytes) / (1ull << 30));
 
   // Every group is cleaned by one worker; each GPU worker has its own deconvolver, so its own
   // stream and workspaces.

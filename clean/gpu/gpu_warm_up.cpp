@@ -9,6 +9,7 @@
 
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "clean/gpu_memory.hpp"
 #include "select/cuda/device_info.hpp"
@@ -55,5 +56,14 @@ void start_gpu_warm_up() {
 }
 
 void wait_for_gpu_warm_up() { state().join(); }
+
+void warm_up_gpus(const std::vector<int>& gpus) {
+  std::vector<std::thread> threads;
+  for (int g : gpus)
+    threads.emplace_back([g] {
+      if (cudaSetDevice(g) == cudaSuccess) warm_up();
+    });
+  for (auto& t : threads) t.join();
+}
 
 }  // namespace gpuclean::clean

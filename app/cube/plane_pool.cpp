@@ -1,0 +1,49 @@
+#include "app/cube/plane_pool.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace gpuclean::app {
+
+std::size_t plane_threads(std::size_t tasks, int threads) {
+  const std::size_t want = threads > 0 ? static_cast<std::size_t>(threads)
+                                       : std::max<std::size_t>(std::thread::hardware_concurrency(), 1);
+  return std::clamp<std::size_t>(std::min(want, tasks), 1, std::max<std::size_t>(tasks, 1));
+}
+
+void for_each_plane(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& fn) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> first_failed{count};  // lowest failing index so far
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&] {
+    for (std::size_t i = next++; i < count; i = next++) {
+      if (i > first_failed.load()) continue;
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (i < first_failed.load()) {
+          first_failed = i;
+          failure = std::current_exception();
+        }
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  const std::size_t n = std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(count, 1));
+  try {
+    for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
+  } catch (const std::system_error&) {  // no more threads: those started (and this one) do the rest
+  }
+  work();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace gpuclean::app
