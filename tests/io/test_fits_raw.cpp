@@ -348,7 +348,10 @@ TEST(FitsRaw, ThreadsReadAndWriteAsOneThreadDoes) {
   layout.channels = kFiles;
   std::vector<float> all;
   for (const auto& p : planes) all.insert(all.end(), p.begin(), p.end());
-  write_plain(dir.file("cube64.fits"), DOUBLE_IMG, 96, 64 * kFiles, std::vector<double>(all.begin(), all.end()));
+  // Doubles go through a per-thread chunk buffer: a file of several chunks, read at once.
+  std::vector<double> doubles(512 * 1024);
+  for (std::size_t i = 0; i < doubles.size(); ++i) doubles[i] = static_cast<double>(i) * 0.25;
+  write_plain(dir.file("cube64.fits"), DOUBLE_IMG, 512, 1024, doubles);
   gio::write_fits_cube(dir.file("cube.fits"), layout, all.data(), freq_header(), {}, {});
   const gio::FitsCube serial = gio::read_fits_cube(dir.file("cube.fits"));
   const gio::FitsImage serial64 = gio::read_fits_image(dir.file("cube64.fits"));
