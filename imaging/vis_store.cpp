@@ -21,11 +21,12 @@ void VisStore::add_channel(ChannelSamples samples, double sum_cw) {
   if (backend_) backend_->add_channel(channels_.size() - 1, channels_.back().plan, channels_.back().samples);
 }
 
-std::vector<double> VisStore::invert(const Channel& ch, VisValues values) const {
+std::vector<double> VisStore::invert(std::size_t c, VisValues values) const {
+  const Channel& ch = channels_.at(c);
   const ChannelSamples& s = ch.samples;
   std::vector<double> image;
   if (backend_) {
-    image = backend_->invert(static_cast<std::size_t>(&ch - channels_.data()), ch.plan, s, ch.model, values);
+    image = backend_->invert(c, ch.plan, s, ch.model, values);
   } else if (values == VisValues::kResidual) {
     // Float, as WSClean subtracts its float model buffer (the GPU fuses it into its records).
     std::vector<std::complex<float>> residual(ch.model.size());
@@ -45,7 +46,7 @@ std::vector<double> VisStore::invert(const Channel& ch, VisValues values) const 
 std::vector<double> VisStore::invert_psf(std::size_t c) {
   Channel& ch = channels_.at(c);
   ch.psf_centre = 1;
-  std::vector<double> psf = invert(ch, VisValues::kPsf);
+  std::vector<double> psf = invert(c, VisValues::kPsf);
   const std::size_t W = settings_.image.width, H = settings_.image.height;
   ch.psf_centre = psf[(H / 2) * W + W / 2];
   for (double& x : psf) x /= ch.psf_centre;
@@ -53,12 +54,11 @@ std::vector<double> VisStore::invert_psf(std::size_t c) {
 }
 
 std::vector<double> VisStore::invert_dirty(std::size_t c) const {
-  const Channel& ch = channels_.at(c);
-  return invert(ch, VisValues::kData);
+  return invert(c, VisValues::kData);
 }
 
 std::vector<double> VisStore::invert_residual(std::size_t c) const {
-  return invert(channels_.at(c), VisValues::kResidual);
+  return invert(c, VisValues::kResidual);
 }
 
 void VisStore::predict(std::size_t c, std::span<const double> model) {

@@ -7,6 +7,7 @@
 // keeps the samples prepared on the device across major cycles: imaging/gpu/vis_store_gpu.hpp).
 #include <complex>
 #include <cstddef>
+#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -32,7 +33,8 @@ enum class VisValues { kPsf, kData, kResidual };
 class VisStoreBackend {
  public:
   virtual ~VisStoreBackend() = default;
-  /// Called once per channel, in order, right after VisStore::add_channel took it.
+  /// Called once per channel, in order, right after VisStore::add_channel took it. `plan` and
+  /// `samples` stay in place until the store ends, so a backend may finish with them later.
   virtual void add_channel(std::size_t c, const GridPlan& plan, const ChannelSamples& samples) = 0;
   virtual std::vector<double> invert(std::size_t c, const GridPlan& plan, const ChannelSamples& samples,
                                      std::span<const std::complex<float>> host_model, VisValues values) = 0;
@@ -95,11 +97,11 @@ class VisStore {
     std::vector<std::complex<float>> model;
     double sum_cw = 1, psf_centre = 1;
   };
-  std::vector<double> invert(const Channel& ch, VisValues values) const;
+  std::vector<double> invert(std::size_t c, VisValues values) const;
 
   VisStoreSettings settings_;
   std::unique_ptr<VisStoreBackend> backend_;
-  std::vector<Channel> channels_;
+  std::deque<Channel> channels_;  // a deque: a channel stays in place while later ones are added
 };
 
 }  // namespace gpuclean::imaging

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <functional>
+#include <memory>
 #include <future>
 #include <mutex>
 #include <sstream>
@@ -35,17 +37,22 @@ class Worker {
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
+  /// Queues `f` (after every task queued before it); its future holds its result or exception.
+  template <class F>
+  auto post(F&& f) -> std::future<decltype(f())> {
+    auto task = std::make_shared<std::packaged_task<decltype(f())()>>(std::forward<F>(f));
+    auto done = task->get_future();
+    {
+      std::lock_guard lock(mutex_);
+      tasks_.emplace_back([task] { (*task)(); });
+    }
+    ready_.notify_one();
+    return done;
+  }
   /// Runs `f` on the worker and waits for it; its exception is rethrown here.
   template <class F>
   auto call(F&& f) -> decltype(f()) {
-    std::packaged_task<decltype(f())()> task(std::forward<F>(f));
-    auto done = task.get_future();
-    {
-      std::lock_guard lock(mutex_);
-      tasks_.emplace_back([&task] { task(); });
-    }
-    ready_.notify_one();
-    return done.get();
+    return post(std::forward<F>(f)).get();
   }
 
  private:
@@ -99,22 +106,24 @@ class MultiGpuVisStoreBackend final : public VisStoreBackend {
       if (lane.worker) lane.worker->call([&lane] { lane.backend.reset(); });  // freed on its own thread
   }
 
+  // Not waited for: the lanes prepare their channels at once (the store keeps plan and samples in
+  // place); the lane's next call waits for them and rethrows their errors.
   void add_channel(std::size_t c, const GridPlan& plan, const ChannelSamples& s) override {
     Lane& lane = lanes_.at(owner(c));
     const std::size_t local = c - first_[owner(c)];
-    lane.worker->call([&] { lane.backend->add_channel(local, plan, s); });
+    lane.added.push_back(lane.worker->post([&lane, local, &plan, &s] { lane.backend->add_channel(local, plan, s); }));
   }
 
   std::vector<double> invert(std::size_t c, const GridPlan& plan, const ChannelSamples& s,
                              std::span<const std::complex<float>> host_model, VisValues values) override {
-    Lane& lane = lanes_.at(owner(c));
+    Lane& lane = settled(owner(c));
     const std::size_t local = c - first_[owner(c)];
     return lane.worker->call([&] { return lane.backend->invert(local, plan, s, host_model, values); });
   }
 
   void predict(std::size_t c, const GridPlan& plan, const ChannelSamples& s, std::span<const double> model,
                std::vector<std::complex<float>>& host_model) override {
-    Lane& lane = lanes_.at(owner(c));
+    Lane& lane = settled(owner(c));
     const std::size_t local = c - first_[owner(c)];
     lane.worker->call([&] { lane.backend->predict(local, plan, s, model, host_model); });
   }
@@ -125,7 +134,7 @@ class MultiGpuVisStoreBackend final : public VisStoreBackend {
       gpus << (l ? "," : "") << gpus_[l];
       const auto n = static_cast<std::size_t>(std::count(owners_.begin(), owners_.end(), l));
       if (n == 0) continue;
-      const Lane& lane = lanes_[l];
+      const Lane& lane = settled(l);
       each << (each.tellp() > 0 ? "; " : "") << (n > 1 ? "channels " : "channel ") << first_[l];
       if (n > 1) each << "-" << first_[l] + n - 1;
       each << " " << lane.worker->call([&lane] { return lane.backend->describe(); });
@@ -143,7 +152,23 @@ class MultiGpuVisStoreBackend final : public VisStoreBackend {
   struct Lane {
     std::unique_ptr<Worker> worker;
     std::unique_ptr<VisStoreBackend> backend;
+    std::vector<std::future<void>> added;  // add_channel's preparations not yet waited for
   };
+  // Lane l once its preparations ended (the first error among them is thrown). Called by the
+  // lane's one caller, or by describe() before any lane works.
+  Lane& settled(std::size_t l) const {
+    Lane& lane = lanes_.at(l);
+    std::vector<std::future<void>> added = std::move(lane.added);
+    lane.added.clear();
+    std::exception_ptr error;
+    for (std::future<void>& f : added) try {
+        f.get();
+      } catch (...) {
+        if (!error) error = std::current_exception();
+      }
+    if (error) std::rethrow_exception(error);
+    return lane;
+  }
   std::size_t owner(std::size_t c) const {
     if (c >= owners_.size()) throw std::logic_error("GPU VisStore: channel " + std::to_string(c) + " has no owner");
     return owners_[c];
@@ -151,7 +176,7 @@ class MultiGpuVisStoreBackend final : public VisStoreBackend {
 
   std::vector<int> gpus_;
   std::vector<std::size_t> owners_, first_;  // first_[l]: lane l's first channel (its local 0)
-  std::vector<Lane> lanes_;
+  mutable std::vector<Lane> lanes_;  // mutable: describe() settles the lanes
 };
 
 }  // namespace
