@@ -1,5 +1,6 @@
 #include "imaging/gpu/fft_plan_pool.hpp"
 
+#include <algorithm>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -11,7 +12,9 @@
 namespace gpuclean::imaging::gpu {
 namespace {
 
-constexpr std::size_t kPoolSize = 4;  // plans kept idle: dirty+PSF and predict, two sizes
+// Plans kept idle per device: dirty+PSF and predict, two sizes (per device, so `gpuclean image` over
+// 8 GPUs keeps each GPU's plan instead of destroying and remaking them in turn).
+constexpr std::size_t kPoolSize = 4;
 
 void check(cufftResult r, const char* what) {
   if (r == CUFFT_SUCCESS) return;
@@ -83,9 +86,12 @@ FftPlanLease::~FftPlanLease() {
   std::lock_guard lock(pool().mutex);
   auto& idle = pool().idle;
   idle.push_back({device_, nu_, nv_, batch_, handle_, work_bytes_});
-  if (idle.size() > kPoolSize) {
-    destroy(idle.front());
-    idle.erase(idle.begin());
+  const int device = device_;
+  const auto same = [device](const Idle& e) { return e.device == device; };
+  if (static_cast<std::size_t>(std::count_if(idle.begin(), idle.end(), same)) > kPoolSize) {
+    const auto oldest = std::find_if(idle.begin(), idle.end(), same);
+    destroy(*oldest);
+    idle.erase(oldest);
   }
 }
 
