@@ -54,7 +54,10 @@ std::string check_image_memory(const std::vector<io::ms::MsSelection>& selection
   const double grids = (settings.mf_weighting ? 1.0 : static_cast<double>(settings.channels_out)) * pw * ph / 2 * 8;
   const double images = static_cast<double>(settings.image.width * settings.image.height) * 8 *
                         static_cast<double>(settings.channels_out + 1) * (settings.make_psf ? 2 : 1);
-  const double host = samples * 12 + rows * 32 + per_channel * 44 + grids + images;
+  // Over several GPUs (image_run) each GPU holds one channel's samples at a time.
+  const std::size_t lanes = settings.device == clean::Device::kGpu ? settings.gpus.size() : 1;
+  const auto at_once = static_cast<double>(std::clamp<std::size_t>(lanes, 1, std::max<std::size_t>(settings.channels_out, 1)));
+  const double host = samples * 12 + rows * 32 + per_channel * 44 * at_once + grids + images;
   const double available = host_available_bytes();
   if (available > 0 && host > available)
     throw clean::InsufficientHostMemory("imaging " + std::to_string(static_cast<long long>(samples)) + " samples needs " +
