@@ -93,7 +93,11 @@ class MultiGpuVisStoreBackend final : public VisStoreBackend {
       lanes_[l].worker = std::make_unique<Worker>();
       GpuGridderOptions o = options;
       o.device = gpus_[l];
-      const auto sharing = static_cast<std::size_t>(std::count(gpus_.begin(), gpus_.end(), gpus_[l]));
+      // The automatic budget (free memory, or GPUCLEAN_TEST_IMAGING_BUDGET) is split between a
+      // device's lanes; a given budget is each lane's.
+      const auto sharing = options.budget_bytes != 0
+                               ? std::size_t{1}
+                               : static_cast<std::size_t>(std::count(gpus_.begin(), gpus_.end(), gpus_[l]));
       lanes_[l].backend = lanes_[l].worker->call([o, sharing]() mutable {
         cuda::set_device(o.device);  // the worker's device for good: its stream, plans, staging
         if (sharing > 1) o.budget_bytes = gpu::imaging_budget(o) / sharing;

@@ -13,8 +13,9 @@
 
 namespace gpuclean::imaging {
 
-/// `options.device` is ignored; `options.budget_bytes` (0: free memory less a margin) is per lane,
-/// divided between the lanes of one device. `owners[c]` < gpus.size() for every channel.
+/// `options.device` is ignored; `options.budget_bytes` is each lane's; 0: the automatic budget
+/// (vis_store_gpu.hpp) divided between the lanes of one device. `owners` (one per channel, in
+/// channel order) must be non-decreasing and below gpus.size(), else std::invalid_argument.
 std::unique_ptr<VisStoreBackend> make_multi_gpu_vis_store_backend(const GpuGridderOptions& options,
                                                                   const std::vector<int>& gpus,
                                                                   std::vector<std::size_t> owners);
