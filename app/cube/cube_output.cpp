@@ -345,10 +345,11 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
     if (beams.size() != in.planes.size()) beams.clear();
     std::vector<float> cube(in.planes.size() * n);
     auto write = [&](const std::string& path, const clean::HostImage* PlaneView::*which, bool model) {
-      for (const InputPlane& p : in.planes) {
+      for_each_plane(in.planes.size(), plane_threads(in.planes.size(), o.settings.threads), [&](std::size_t i) {
+        const InputPlane& p = in.planes[i];
         const clean::HostImage& img = *(views[p.stokes * in.channels + p.channel].*which);
         std::copy(img.pixels.begin(), img.pixels.end(), cube.begin() + in.layout.plane_index(p.channel, p.stokes) * n);
-      }
+      });
       io::WriteOptions w = base;
       if (model) w.bunit = "JY/PIXEL";
       io::write_fits_cube(staged.stage(path), in.layout, cube.data(), in.layout.header,

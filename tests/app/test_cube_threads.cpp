@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -16,7 +17,9 @@
 #include "app/cube/cube_output.hpp"
 #include "app/cube/plane_pool.hpp"
 #include "clean/plan_workers.hpp"
+#include "io/fits_cube.hpp"
 #include "io/fits_reader.hpp"
+#include "io/fits_writer.hpp"
 #include "io/wsclean_channels.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -164,6 +167,75 @@ TEST_F(CubeThreads, ParallelReadAndWriteEqualTheSerialOnes) {
     }
   }
   EXPECT_EQ(files, 3u * 8u);
+}
+
+// A cube of 4 channels x 2 Stokes parameters, every plane different: read over threads, each
+// plane lands at its (channel, Stokes); written over threads, each output plane is its own.
+TEST_F(CubeThreads, CubePlanesKeepTheirPlaceOverThreads) {
+  const std::size_t channels = 4, stokes = 2;
+  const io::FitsImage first = io::read_fits_image(prefix() + "-0000-dirty.fits");
+  io::FitsCube layout;
+  layout.width = first.width;
+  layout.height = first.height;
+  layout.channels = channels;
+  layout.stokes = stokes;
+  layout.axes = {static_cast<long>(first.width), static_cast<long>(first.height), static_cast<long>(channels),
+                 static_cast<long>(stokes)};
+  layout.stokes_codes = {1, 4};
+  io::FitsHeader h = first.header;
+  h.set_string("CTYPE3", "FREQ");
+  h.set_double("CRPIX3", 1.0);
+  h.set_double("CRVAL3", 1.3e9);
+  h.set_double("CDELT3", 5e7);
+  h.set_string("CTYPE4", "STOKES");
+  h.set_double("CRPIX4", 1.0);
+  h.set_double("CRVAL4", 1.0);
+  h.set_double("CDELT4", 3.0);
+  for (std::size_t c = 0; c < channels; ++c) {
+    layout.frequencies_hz.push_back(1.3e9 + 5e7 * static_cast<double>(c));
+    layout.channel_widths_hz.push_back(5e7);
+  }
+  // Plane (c, s) is simulated channel 3 s + c; its PSF channel c's.
+  auto file = [](std::size_t k, const char* kind) {
+    char name[32];
+    std::snprintf(name, sizeof name, "-%04zu-%s.fits", k, kind);
+    return prefix() + name;
+  };
+  std::vector<float> dirty, psf;
+  for (std::size_t s = 0; s < stokes; ++s)
+    for (std::size_t c = 0; c < channels; ++c) {
+      const io::FitsImage d = io::read_fits_image(file(3 * s + c, "dirty")), p = io::read_fits_image(file(c, "psf"));
+      dirty.insert(dirty.end(), d.pixels.begin(), d.pixels.end());
+      psf.insert(psf.end(), p.pixels.begin(), p.pixels.end());
+    }
+  const std::string dirty_path = tmp_.file("d.fits"), psf_path = tmp_.file("p.fits");
+  io::write_fits_cube(dirty_path, layout, dirty.data(), h, {}, io::WriteOptions{});
+  io::write_fits_cube(psf_path, layout, psf.data(), h, {}, io::WriteOptions{});
+  for (int threads : {1, 5}) {
+    app::RunOptions o = options(threads, tmp_.file("out" + std::to_string(threads) + ".fits"));
+    o.cube.wsclean_channels = false;
+    o.dirty = dirty_path;
+    o.psf = psf_path;
+    o.model = tmp_.file("model" + std::to_string(threads) + ".fits");
+    const app::CubeInput in = load(o);
+    ASSERT_EQ(in.planes.size(), channels * stokes);
+    for (std::size_t s = 0; s < stokes; ++s)
+      for (std::size_t c = 0; c < channels; ++c) {
+        EXPECT_EQ(in.plane(c, s).dirty.pixels, io::read_fits_image(file(3 * s + c, "dirty")).pixels) << c << "," << s;
+        EXPECT_EQ(in.plane(c, s).pol, s == 0 ? "I" : "V");
+      }
+    const app::CubeRunResult run = fake_run(in);
+    app::write_cube_outputs(o, in, run);
+    const io::FitsCube restored = io::read_fits_cube(o.output), model = io::read_fits_cube(o.model);
+    for (std::size_t i = 0; i < in.planes.size(); ++i) {
+      const app::InputPlane& p = in.planes[i];
+      const std::size_t n = layout.width * layout.height;
+      EXPECT_TRUE(std::equal(run.results[i].images.restored.pixels.begin(), run.results[i].images.restored.pixels.end(),
+                             restored.plane(p.channel, p.stokes), restored.plane(p.channel, p.stokes) + n)) << i;
+      EXPECT_TRUE(std::equal(run.results[i].images.model.pixels.begin(), run.results[i].images.model.pixels.end(),
+                             model.plane(p.channel, p.stokes), model.plane(p.channel, p.stokes) + n)) << i;
+    }
+  }
 }
 
 TEST_F(CubeThreads, TheFirstBrokenChannelIsNamedWhateverTheThreads) {
