@@ -86,7 +86,8 @@ std::string make_header(const std::vector<long>& shape, const CardWriter& cards,
 
 // Sets the CHECKSUM card's 16 characters (it holds '0000000000000000' while summed).
 void set_checksum(std::string& header, std::uint32_t datasum) {
-  const std::size_t at = header.find("CHECKSUM= '0000000000000000'");
+  std::size_t at = 0;
+  while (header.compare(at, 28, "CHECKSUM= '0000000000000000'") != 0) at += kCard;  // make_header wrote it
   std::vector<std::uint32_t> words(header.size() / 4);
   std::memcpy(words.data(), header.data(), header.size());
   for (auto& w : words) w = __builtin_bswap32(w);  // big-endian words

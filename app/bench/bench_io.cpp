@@ -55,6 +55,7 @@ struct Row {
   std::string path;
   std::size_t threads = 0;
   double read = 0, write = 0, cache_read = 0, cache_write = 0;  // GB/s
+  double commit_ms = 0;  // of the write: StagedOutputs::commit (the syncs and renames)
 };
 
 }  // namespace
@@ -115,7 +116,7 @@ int run_bench_io(const BenchIoOptions& o) {
   for (const std::string& path : paths) {
     io::set_fits_raw_io(path == "raw");
     for (std::size_t t : threads) {
-      std::vector<double> rd, wr, crd, cwr;
+      std::vector<double> rd, wr, crd, cwr, cm;
       for (std::size_t r = 0; r < o.repeats; ++r) {
         ::sync();  // nothing left from the last run's writes competes with this one's
         const auto t0 = Clock::now();
@@ -126,7 +127,9 @@ int run_bench_io(const BenchIoOptions& o) {
           timed(o.planes, t, [&](std::size_t i) {
             io::write_fits_image(stage[i], pixels.data(), o.size, o.size, header, axes, w);
           });
+          const auto t1 = Clock::now();
           staged.commit();
+          cm.push_back(std::chrono::duration<double>(Clock::now() - t1).count() * 1e3);
         }
         wr.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
         if (o.cold)
@@ -172,18 +175,20 @@ int run_bench_io(const BenchIoOptions& o) {
         }));
       }
       rows.push_back({path, t, bytes / median(rd) / 1e9, bytes / median(wr) / 1e9, bytes / median(crd) / 1e9,
-                      bytes / median(cwr) / 1e9});
+                      bytes / median(cwr) / 1e9, median(cm)});
     }
   }
   io::set_fits_raw_io(true);
 
   std::printf("bench io: %zu x %zu^2 float planes (%.0f MB of pixels), %zu cores, %s cache, %s, median of %zu\n",
               o.planes, o.size, bytes / 1e6, cores, o.cold ? "cold" : "warm", dir.c_str(), o.repeats);
-  std::printf("writes are staged and committed (durable); page cache: plain write()/read() of as many bytes\n\n");
-  std::printf("%-8s %7s %10s %11s %17s %18s\n", "path", "threads", "read GB/s", "write GB/s", "page-cache read", "page-cache write");
+  std::printf("writes are staged and committed (durable; commit ms: its syncs and renames); page cache: plain "
+              "write()/read() of as many bytes into new files, no sync\n\n");
+  std::printf("%-8s %7s %10s %11s %10s %17s %18s\n", "path", "threads", "read GB/s", "write GB/s", "commit ms",
+              "page-cache read", "page-cache write");
   for (const Row& r : rows)
-    std::printf("%-8s %7zu %10.2f %11.2f %17.2f %18.2f\n", r.path.c_str(), r.threads, r.read, r.write, r.cache_read,
-                r.cache_write);
+    std::printf("%-8s %7zu %10.2f %11.2f %10.1f %17.2f %18.2f\n", r.path.c_str(), r.threads, r.read, r.write,
+                r.commit_ms, r.cache_read, r.cache_write);
   if (o.dir.empty()) {
     std::error_code ec;
     fs::remove_all(dir, ec);

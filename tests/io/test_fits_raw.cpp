@@ -264,6 +264,7 @@ TEST_P(FitsRawWrite, PassesChecksumsAndReadsBackExactly) {
   header.set_double("CDELT1", -1e-4);
   gio::WriteOptions o;
   o.history = {"written by test_fits_raw"};
+  for (int i = 0; i < 40; ++i) o.history.push_back("a header of several blocks, line " + std::to_string(i));
   o.beam = gio::BeamKeywords{1e-3, 5e-4, 30.0};
   {
     RawIo raw(true);
