@@ -295,7 +295,12 @@ nlohmann::json write_cube_outputs(const RunOptions& o, const CubeInput& in, cons
           staged_names[s * per_pol + c][k] = staged.stage(
               io::wsclean_name(o.output, c == in.channels ? -1 : static_cast<int>(c), pol, kKinds[k]));
     }
-    for_each_plane(staged_names.size(), plane_threads(staged_names.size(), o.settings.threads), [&](std::size_t t) {
+    // The MFS tasks (sums over every channel, a restore, three files) are taken first.
+    std::vector<std::size_t> order;
+    for (std::size_t s = 0; s < in.stokes; ++s) order.push_back(s * per_pol + in.channels);
+    for (std::size_t t = 0; t < staged_names.size(); ++t)
+      if (t % per_pol != in.channels) order.push_back(t);
+    for_each_plane(order, plane_threads(staged_names.size(), o.settings.threads), [&](std::size_t t) {
       const std::size_t s = t / per_pol, c = t % per_pol;
       const std::array<std::string, 3>& names = staged_names[t];
       if (c < in.channels) {

@@ -17,12 +17,21 @@ std::size_t plane_threads(std::size_t tasks, int threads) {
 }
 
 void for_each_plane(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& fn) {
+  std::vector<std::size_t> order(count);
+  for (std::size_t i = 0; i < count; ++i) order[i] = i;
+  for_each_plane(order, threads, fn);
+}
+
+void for_each_plane(const std::vector<std::size_t>& order, std::size_t threads,
+                    const std::function<void(std::size_t)>& fn) {
+  const std::size_t count = order.size();
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> first_failed{count};  // lowest failing index so far
   std::exception_ptr failure;
   std::mutex failure_mutex;
   auto work = [&] {
-    for (std::size_t i = next++; i < count; i = next++) {
+    for (std::size_t k = next++; k < count; k = next++) {
+      const std::size_t i = order[k];
       if (i > first_failed.load()) continue;
       try {
         fn(i);

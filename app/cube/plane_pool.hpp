@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 namespace gpuclean::app {
 
@@ -16,5 +17,9 @@ std::size_t plane_threads(std::size_t tasks, int threads);
 /// calls throw, the exception of the lowest index is rethrown once all have stopped; indices
 /// above a known failure are skipped, as a serial loop would never reach them.
 void for_each_plane(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& fn);
+/// The same, with the indices taken in `order` (a permutation of 0..count-1: long tasks first,
+/// so that they do not run alone at the end); failures still rank by index.
+void for_each_plane(const std::vector<std::size_t>& order, std::size_t threads,
+                    const std::function<void(std::size_t)>& fn);
 
 }  // namespace gpuclean::app

@@ -60,6 +60,18 @@ TEST(PlanePool, VisitsEveryIndexOnceAndRethrowsTheLowestFailure) {
       }
     }
   }
+  // A given order is the order the tasks are taken in; a failure still ranks by its index.
+  std::vector<std::size_t> taken;
+  try {
+    app::for_each_plane(std::vector<std::size_t>{5, 0, 1, 2, 3, 4}, 1, [&](std::size_t i) {
+      taken.push_back(i);
+      if (i == 5 || i == 2) throw std::runtime_error("plane " + std::to_string(i));
+    });
+    ADD_FAILURE() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "plane 2");
+  }
+  EXPECT_EQ(taken, (std::vector<std::size_t>{5, 0, 1, 2}));
   EXPECT_EQ(app::plane_threads(64, 0), std::min<std::size_t>(64, std::max(1u, std::thread::hardware_concurrency())));
   EXPECT_EQ(app::plane_threads(64, 3), 3u);
   EXPECT_EQ(app::plane_threads(2, 16), 2u);
