@@ -53,12 +53,11 @@ void pread_all(int fd, void* dst, std::size_t bytes, off_t at, const std::string
   }
 }
 
-// The swaps are branchless so that they vectorise; target_clones adds an AVX2 build (vpshufb)
-// chosen at load time, the baseline x86-64 build staying scalar.
+// The swaps are branchless so that they vectorise (GPUCLEAN_SIMD_CLONES).
 
 // BITPIX -32, in place: CFITSIO's conversion with null checking (fffr4r4): exponent all ones
 // (NaN, ±Inf) is null, exponent zero (±0, denormals) reads as +0.
-__attribute__((target_clones("avx2", "default"))) std::size_t swap_floats(u32* w, std::size_t n) {
+GPUCLEAN_SIMD_CLONES std::size_t swap_floats(u32* w, std::size_t n) {
   constexpr std::uint32_t kExp = 0x7f800000u, kNaN = 0x7fc00000u;  // numeric_limits<float>::quiet_NaN()
   std::size_t nulls = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -73,7 +72,7 @@ __attribute__((target_clones("avx2", "default"))) std::size_t swap_floats(u32* w
 
 // BITPIX -64 into floats (fffr8r4): the same nulls and zeros; the rest is cast, so a finite
 // value beyond float's range becomes ±Inf, as Debian 12's CFITSIO (4.2.0) returns it.
-__attribute__((target_clones("avx2", "default"))) std::size_t swap_doubles(const u64* in, u32* out, std::size_t n) {
+GPUCLEAN_SIMD_CLONES std::size_t swap_doubles(const u64* in, u32* out, std::size_t n) {
   constexpr std::uint64_t kExp = 0x7ff0000000000000ull;
   constexpr std::uint32_t kNaN = 0x7fc00000u;
   std::size_t nulls = 0;

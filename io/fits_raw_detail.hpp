@@ -11,6 +11,14 @@
 #include "io/fits_file.hpp"
 #include "io/fits_write_file.hpp"
 
+// The pixel loops are also built for AVX2 on x86-64 (vpshufb swaps), chosen at load time; the
+// baseline build stays as it is, and other architectures get their own.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GPUCLEAN_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GPUCLEAN_SIMD_CLONES
+#endif
+
 namespace gpuclean::io::detail {
 
 /// When the current HDU is an uncompressed BITPIX -32/-64 image without scaling, reads its first

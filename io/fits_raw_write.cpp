@@ -98,8 +98,8 @@ void set_checksum(std::string& header, std::uint32_t datasum) {
 }
 
 // Big-endian words of `m` floats into dst, and their checksum sum: a float's bits are its
-// big-endian word, so the sum needs no swap. Vectorised as the reader's swaps are.
-__attribute__((target_clones("avx2", "default"))) std::uint64_t swap_and_sum(const u32* src, u32* dst,
+// big-endian word, so the sum needs no swap.
+GPUCLEAN_SIMD_CLONES std::uint64_t swap_and_sum(const u32* src, u32* dst,
                                                                              std::size_t m) {
   std::uint64_t s = 0;
   for (std::size_t k = 0; k < m; ++k) {
