@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "clean/errors.hpp"
 #include "clean/gpu_memory.hpp"
+#include "clean/plan_workers.hpp"
 #include "select/cuda/device_info.hpp"
 
 namespace gpuclean::clean {
@@ -37,6 +39,20 @@ std::size_t least_free(const std::vector<int>& gpus) {
   return least;
 }
 
+// The GPUs in their order, each once.
+std::vector<int> distinct(const std::vector<int>& gpus) {
+  std::vector<int> out;
+  for (int g : gpus)
+    if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+  return out;
+}
+
+// The joined split asked for whether it is needed or not (PlanRequest::split_joined).
+bool split_forced(const PlanRequest& request) {
+  const char* env = std::getenv("GPUCLEAN_SPLIT_JOINED");
+  return request.split_joined || (env && std::string(env) == "1");
+}
+
 }  // namespace
 
 Device resolve_device(Device requested, std::string* note) {
@@ -66,9 +82,23 @@ RunPlan plan_run(const WorkTable& t, const CleanSettings& s, Device device, cons
   const std::size_t free = least_free(plan.gpus);
   const std::size_t need = gpu_bytes_needed(shape, s);
   plan.gpu_bytes = need;
+  // A joined group that does not fit one GPU is split over the distinct GPUs (asked for, over
+  // the list as given: tests split over {0, 0}).
+  const std::vector<int> split_over = split_forced(request) ? plan.gpus : distinct(plan.gpus);
+  if (shape.planes > 1 && split_over.size() > 1 && (need > free || split_forced(request))) {
+    RunShape split = shape;
+    split.split = std::min(split_over.size(), shape.planes);
+    const std::size_t per_gpu = gpu_bytes_needed(split, s);
+    if (per_gpu <= free) {
+      plan.split_gpus.assign(split_over.begin(), split_over.begin() + static_cast<std::ptrdiff_t>(split.split));
+      plan.gpu_bytes = per_gpu;
+      plan.workers = 1;  // one group at a time, over all of its GPUs
+      return plan;
+    }
+  }
   if (need <= free) {
     const std::size_t spare = std::max<std::size_t>(free * 9 / 10 / std::max<std::size_t>(need, 1), 1);
-    plan.workers = std::min({spare * gpus, std::max<std::size_t>(request.parallel, 1) * gpus, t.groups.size()});
+    plan.workers = plan_workers(t.groups.size(), gpus, request.parallel, spare);
     return plan;
   }
   // A joined group: its planes stream through the device in the largest block that fits.
