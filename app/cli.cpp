@@ -226,7 +226,7 @@ void add_batch_options(CLI::App& sub, BatchOptions& o) {
                  "in the output folder)")->group(b);
   sub.add_option("--io-threads", o.io_threads,
                  "Reader threads and writer threads around the clean workers (0: one each per worker, at most half the "
-                 "cores and 8)")
+                 "cores)")
       ->check(CLI::Range(0, 64))->capture_default_str()->group(b);
   sub.add_option("--max-gpus", o.max_gpus, "Use at most this many of the visible GPUs (0: all)")
       ->capture_default_str()->group(b);
