@@ -104,6 +104,11 @@ FitsImage read_fits_image_into(const std::string& path, const PixelBuffer& provi
 
 namespace detail {
 
+void init_cfitsio_once() {
+  static const int done = fits_init_cfitsio();
+  (void)done;
+}
+
 std::optional<std::size_t> read_raw_pixels(fitsfile* f, const std::string& path, float* out, std::size_t n) {
   if (!fits_raw_io()) return std::nullopt;
   int status = 0, bitpix = 0;

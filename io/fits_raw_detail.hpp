@@ -21,6 +21,11 @@
 
 namespace gpuclean::io::detail {
 
+/// CFITSIO initialises itself on first use without holding its lock throughout (helgrind: its
+/// driver table read by one thread while another fills it); the first read or write of any
+/// thread calls this, which initialises it once, before any concurrent use.
+void init_cfitsio_once();
+
 /// When the current HDU is an uncompressed BITPIX -32/-64 image without scaling, reads its first
 /// `n` pixels into `out` with pread, exactly as CFITSIO's fits_read_pixnull(TFLOAT) would convert
 /// them (NaN and ±Inf become NaN, zero exponents +0), and returns the NaN count. nullopt: not

@@ -99,6 +99,7 @@ FitsFilePtr open_image(const std::string& path, FitsImage& image) {
     throw FitsError(kInput, "'" + path + "' is a folder, not a FITS file.");
   }
 
+  init_cfitsio_once();
   fitsfile* raw = nullptr;
   int status = 0;
   // The disk-file variant turns off CFITSIO's extended file-name syntax, so that names with

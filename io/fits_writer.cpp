@@ -181,6 +181,7 @@ namespace detail {
 
 void write_fits_file(const std::string& path, const float* pixels, const std::vector<long>& shape,
                      const FitsHeader& header, const WriteOptions& options, const ExtensionWriter& extensions) {
+  init_cfitsio_once();
   check_output_path(path, options);
   const std::string tmp = reserve_temp_name(fs::path(path));
   TempFileGuard guard(tmp);
