@@ -1,5 +1,7 @@
 #include "app/cube/plane_pool.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -29,7 +31,14 @@ void for_each_plane(const std::vector<std::size_t>& order, std::size_t threads,
   std::atomic<std::size_t> first_failed{count};  // lowest failing index so far
   std::exception_ptr failure;
   std::mutex failure_mutex;
+  const std::size_t n = std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(count, 1));
+  // The tasks' own OpenMP loops (the image statistics, for one) share the cores with the pool's
+  // threads: each thread's teams get cores / threads, not every core (64 x 64 threads on a
+  // 64-core host otherwise).
+  const int team = std::max(1, omp_get_num_procs() / static_cast<int>(n));
   auto work = [&] {
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(team);
     for (std::size_t k = next++; k < count; k = next++) {
       const std::size_t i = order[k];
       if (i > first_failed.load()) continue;
@@ -43,9 +52,9 @@ void for_each_plane(const std::vector<std::size_t>& order, std::size_t threads,
         }
       }
     }
+    omp_set_num_threads(before);  // the caller's thread goes on as it was
   };
   std::vector<std::thread> pool;
-  const std::size_t n = std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(count, 1));
   try {
     for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
   } catch (const std::system_error&) {  // no more threads: those started (and this one) do the rest

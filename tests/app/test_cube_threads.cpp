@@ -1,15 +1,18 @@
 // A cube run's host work over threads (app/cube/plane_pool.hpp): the pool visits every index
-// once and reports the lowest failing one; a WSClean set read and written with --threads 1 and
-// with several gives the same planes and bit-identical files; the first broken channel is the
-// one named, whatever the threads; a failed output still leaves none. Also plan_run's rule for
-// the workers of a GPU run (clean/plan_workers.hpp), which needs no GPU to check.
+// once and reports the lowest failing one, its tasks' OpenMP teams sharing the cores; a WSClean
+// set read and written with --threads 1 and with several gives the same planes and
+// bit-identical files, a cube's planes keep their place; the first broken channel is the one
+// named, whatever the threads; a failed output still leaves none. Also plan_run's rule for the
+// workers of a GPU run (clean/plan_workers.hpp), which needs no GPU to check.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -76,6 +79,19 @@ TEST(PlanePool, VisitsEveryIndexOnceAndRethrowsTheLowestFailure) {
   EXPECT_EQ(app::plane_threads(64, 3), 3u);
   EXPECT_EQ(app::plane_threads(2, 16), 2u);
   EXPECT_EQ(app::plane_threads(0, 4), 1u);
+}
+
+// A task's OpenMP loops get the cores over the pool's threads; the caller's own setting is kept.
+TEST(PlanePool, TasksShareTheCoresWithTheirOpenMpTeams) {
+  const int before = omp_get_max_threads();
+  std::mutex m;
+  std::vector<int> seen;
+  app::for_each_plane(6, 2, [&](std::size_t) {
+    std::lock_guard<std::mutex> lock(m);
+    seen.push_back(omp_get_max_threads());
+  });
+  for (int t : seen) EXPECT_EQ(t, std::max(1, omp_get_num_procs() / 2));
+  EXPECT_EQ(omp_get_max_threads(), before);
 }
 
 TEST(PlanWorkers, EachGpuTakesAtMostItsShareOfTheGroups) {
