@@ -28,6 +28,7 @@ Usage: scripts/gpu-check.sh MODE (default: tests)
   multi-gpu           several GPUs: test_cube_gpus, bench batch on 1, 2, 4, 8 GPUs, a cube on one GPU and on all
   wsclean-survey      WSClean's own deconvolution against the gpuclean hook with oxkat-like survey settings
   imaging             gpuclean image's GPU tests with WSClean's pack (.devwsc: MSs, wsclean), memcheck of the VisStore
+  image-gpus          gpuclean image -max-gpus: its GPU tests, case A dirty, joined and unjoined on 1, 2, 4 GPUs
 EOF
 }
 mode=${1:-tests}
@@ -91,6 +92,39 @@ case "$mode" in
       grep -E "PASSED|FAILED|SKIPPED|Failure|residual RMS|model flux|: psf|RMS" "$out/$t.log" | head -12
     done
     sanitized memcheck 300 test_vis_store_gpu 'VisStoreGpu.*' memcheck_vis_store
+    exit $status ;;
+  image-gpus)
+    # gpuclean image over several GPUs (issue 37): test_vis_store_multi and test_image_gpus, then
+    # scripts/image_gpus_bench.py: scripts/imaging_bench.py's case A (IMAGE_GPUS_CASE) dirty + PSF, and the loop of
+    # its --clean table joined and unjoined, with -max-gpus 1, the most, the rest of IMAGE_GPUS_COUNTS (1 2 4; those
+    # the host has), and 1 again (run to run); one table with every image's difference from the first 1-GPU run.
+    # Needs the pack with WSC_PACK_BINARIES="gpuclean tests/test_vis_store_multi tests/test_image_gpus" (unpacked
+    # here when .devwsc/env.sh was not sourced; GPUCLEAN_BUILD=.devwsc/root). IMAGE_GPUS_TIMEOUT (330 s) bounds the
+    # whole mode, each test at most IMAGE_GPUS_TEST_TIMEOUT (90 s); the MS and images go to IMAGE_GPUS_DIR.
+    # IMAGE_GPUS_DEVICE=cpu (with IMAGE_GPUS_CASE=T) is a smoke run of the script on a machine without a GPU.
+    began=$SECONDS budget=${IMAGE_GPUS_TIMEOUT:-330}
+    if [ -z "${WSC_PYTHON:-}" ]; then
+      tar -xJf .devwsc/wsclean.tar.xz && source .devwsc/env.sh || { echo "image-gpus: no .devwsc pack" >&2; exit 1; }
+    fi
+    export GPUCLEAN_PYTHON=${GPUCLEAN_PYTHON:-$WSC_PYTHON}
+    ngpus=$(nvidia-smi -L | grep -c '^GPU')
+    echo "$ngpus GPUs, $(nproc) cores; gpuclean $GPUCLEAN_BINARY"; nvidia-smi topo -m | head -$((ngpus + 1))
+    status=0
+    for t in test_vis_store_multi test_image_gpus; do
+      [ -x "$bin/tests/$t" ] || { echo "== $t: missing (not in WSC_PACK_BINARIES?)"; status=1; continue; }
+      start=$SECONDS
+      timeout "${IMAGE_GPUS_TEST_TIMEOUT:-90}" "$bin/tests/$t" --gtest_brief=1 >"$out/$t.log" 2>&1
+      rc=$?; [ $rc = 0 ] || status=1
+      echo "== $t: exit $rc$([ $rc = 124 ] && echo ' (timed out)'), $((SECONDS - start)) s"
+      grep -E "PASSED|FAILED|SKIPPED|Skipped|Failure" "$out/$t.log" | head -8
+    done
+    counts=""; for g in ${IMAGE_GPUS_COUNTS:-1 2 4}; do [ "$g" -le "$ngpus" ] && counts+="${counts:+,}$g"; done
+    left=$((budget - (SECONDS - began)))
+    if [ "$left" -lt 40 ]; then echo "== image-gpus: $left s left of $budget: the measurement is skipped"; exit 1; fi
+    echo "== gpuclean image -max-gpus $counts, case ${IMAGE_GPUS_CASE:-A} ($left s left)"
+    "$WSC_PYTHON" scripts/image_gpus_bench.py --work "${IMAGE_GPUS_DIR:-/dev/shm/gpuclean-image-gpus}" --out "$out" \
+      --case "${IMAGE_GPUS_CASE:-A}" --gpus "$counts" --threads "$(nproc)" --total-timeout "$((left - 5))" \
+      --device "${IMAGE_GPUS_DEVICE:-gpu}" --gpuclean "$GPUCLEAN_BINARY" || status=1
     exit $status ;;
   minor)
     # MINOR_BIG=1 adds bench clean 16384^2; MINOR_TESTS=0, MINOR_SANITIZE=0, MINOR_BATCH=0, MINOR_CUBE=0 leave
