@@ -5,6 +5,7 @@
 // the next. Every observation is cleaned by one worker from start to end, exactly as it would be
 // alone: the results do not depend on how many run at once.
 
+#include <omp.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -96,10 +97,10 @@ class Pipeline {
 
   std::vector<ObservationOutcome> run() {
     std::vector<std::thread> readers, workers, writers;
-    for (int i = 0; i < io_threads_; ++i) readers.emplace_back([this] { read_loop(); });
+    for (int i = 0; i < io_threads_; ++i) readers.emplace_back([this] { share_cores(); read_loop(); });
     for (std::size_t w = 0; w < workers_; ++w)
       workers.emplace_back([this, w] { clean_loop(gpus_.empty() ? -1 : gpus_[w]); });
-    for (int i = 0; i < io_threads_; ++i) writers.emplace_back([this] { write_loop(); });
+    for (int i = 0; i < io_threads_; ++i) writers.emplace_back([this] { share_cores(); write_loop(); });
     for (auto& t : readers) t.join();
     to_clean_.close();
     for (auto& t : workers) t.join();
@@ -113,6 +114,10 @@ class Pipeline {
   double clean_stage_seconds() const { return clean_busy_.load(); }
 
  private:
+  void share_cores() const {
+    omp_set_num_threads(io_openmp_team(io_threads_, static_cast<unsigned>(omp_get_num_procs())));
+  }
+
   void read_loop() {
     for (std::size_t i; (i = next_.fetch_add(1)) < jobs_.size();) {
       auto w = std::make_unique<Work>();

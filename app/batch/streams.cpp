@@ -32,4 +32,8 @@ int automatic_io_threads(std::size_t workers, unsigned cores) {
   return static_cast<int>(std::max<std::size_t>(n, 1));
 }
 
+int io_openmp_team(int io_threads, unsigned cores) {
+  return static_cast<int>(std::max<unsigned>(1, cores / static_cast<unsigned>(2 * std::max(io_threads, 1))));
+}
+
 }  // namespace gpuclean::app

@@ -42,4 +42,9 @@ int automatic_streams(std::size_t free_bytes, std::size_t bytes_per_stream, int 
 /// 94-120 ms and a writer 81-99 ms, so 4 GPUs at one GPU's 37.2/s need about 16 of each.
 int automatic_io_threads(std::size_t workers, unsigned cores);
 
+/// The OpenMP team of each reader and writer thread (its own loops: the mask, the outputs'
+/// statistics): its share of the `cores` among the 2 x `io_threads` of them, at least 1. Teams of
+/// every core each would put 2 x io_threads x cores threads on the cores.
+int io_openmp_team(int io_threads, unsigned cores);
+
 }  // namespace gpuclean::app

@@ -283,6 +283,13 @@ TEST(Streams, AutomaticIoThreads) {
   EXPECT_EQ(app::automatic_io_threads(64, 64), 32);
 }
 
+TEST(Streams, IoThreadsShareTheCoresInTheirOpenMpTeams) {
+  EXPECT_EQ(app::io_openmp_team(1, 2), 1);    // this machine: one reader and one writer
+  EXPECT_EQ(app::io_openmp_team(2, 64), 16);
+  EXPECT_EQ(app::io_openmp_team(24, 64), 1);  // 4 GPUs x 6 streams on 64 cores
+  EXPECT_EQ(app::io_openmp_team(0, 0), 1);
+}
+
 TEST(BoundedQueue, NeverHoldsMoreThanItsCapacityAndDeliversEverything) {
   app::BoundedQueue<int> q(3);
   std::atomic<int> inside{0}, most{0};
