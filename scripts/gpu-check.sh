@@ -26,6 +26,7 @@ Usage: scripts/gpu-check.sh MODE (default: tests)
   batch-sweep         bench batch 64 x 2048^2 over streams x I/O threads
   minor-profile       ncu's warp-state samples per source line of the minor cycle's team kernels
   multi-gpu           several GPUs: test_cube_gpus, bench batch on 1, 2, 4, 8 GPUs, a cube on one GPU and on all
+  gpu-probe           the host's GPUs: links, peer access and bandwidth, NCCL present, gridder run-to-run identity
   wsclean-survey      WSClean's own deconvolution against the gpuclean hook with oxkat-like survey settings
   imaging             gpuclean image's GPU tests with WSClean's pack (.devwsc: MSs, wsclean), memcheck of the VisStore
   image-gpus          gpuclean image -max-gpus: its GPU tests, case A dirty, joined and unjoined on 1, 2, 4 GPUs
@@ -40,6 +41,8 @@ mkdir -p "$out"
 bin=${GPUCLEAN_BUILD:-build}
 export GPUCLEAN_BINARY=$PWD/$bin/gpuclean GPUCLEAN_SOURCE_DIR=$PWD GPUCLEAN_SHARED_DIR=$PWD/.devdata
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+# The system's python3 (torch, json): .devwsc/env.sh's PYTHONHOME points at WSClean's own Python.
+syspy() { env -u PYTHONHOME -u PYTHONPATH python3 "$@"; }
 sanitized() {  # tool, timeout, test binary, gtest filter, log name: one compute-sanitizer run and its summary
   timeout "$2" compute-sanitizer --tool "$1" --error-exitcode 9 "$bin/tests/$3" --gtest_brief=1 \
     --gtest_filter="$4" >"$out/$5.log" 2>&1
@@ -422,25 +425,78 @@ case "$mode" in
       >"$out/bench_batch_sweep.txt" 2>&1
     echo "bench batch exit $?"; grep -E "^clean stage|^ +64 |^bound" "$out/bench_batch_sweep.txt"
     exit 0 ;;
+  gpu-probe)
+    # What the several-GPU design rests on (docs/design/multi-gpu-plan.md's open questions): how the GPUs are
+    # linked, whether each pair has peer access and at what rate a peer copy runs, whether NCCL is installed
+    # (gpuclean does not use it), and whether `gpuclean image` gives bit-identical files run to run on one GPU.
+    # Needs .devwsc (its Python makes the MS; GPUCLEAN_BUILD=.devwsc/root).
+    export NCCL_NVLS_ENABLE=0
+    nvidia-smi -L; nvidia-smi topo -m; echo "cores $(nproc)"; free -g | head -2
+    echo "NCCL: $(ldconfig -p | grep -c libnccl) in ldconfig; $(ls /usr/local/cuda/lib64 2>/dev/null | grep -c nccl) in /usr/local/cuda/lib64"
+    syspy - <<'PY' 2>&1 | tee "$out/peer.txt"
+import torch
+n = torch.cuda.device_count()
+print("peer access:", [[int(torch.cuda.can_device_access_peer(i, j)) if i != j else "-" for j in range(n)] for i in range(n)])
+for i in range(n):
+    for j in range(n):
+        if i == j: continue
+        a = torch.empty(64 << 20, dtype=torch.float32, device=f"cuda:{i}"); b = torch.empty_like(a, device=f"cuda:{j}")
+        for _ in range(3): b.copy_(a)
+        torch.cuda.synchronize(i); torch.cuda.synchronize(j)
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        with torch.cuda.device(i):
+            s.record(); [b.copy_(a) for _ in range(10)]; e.record(); e.synchronize()
+        print(f"copy {i}->{j}: {10 * a.numel() * 4 / s.elapsed_time(e) / 1e6:.1f} GB/s (256 MiB x 10)")
+PY
+    work=/tmp/gpu-probe; rm -rf "$work"; mkdir -p "$work"
+    "${GPUCLEAN_PYTHON:-python3}" data/simulate_ms.py --out "$work/sim.ms" --sky survey --sources 300 --gaussians 30 \
+      --channels 4 --hours 4 --integration 120 --radius 1500 >"$out/probe_simulate.log" 2>&1 || echo "simulate failed: $(tail -1 "$out/probe_simulate.log")"
+    for clean in "" "-niter 3000 -mgain 0.8 -auto-threshold 3"; do
+      for r in 1 2; do
+        "$bin/gpuclean" image -size 2048 2048 -scale 1.6asec -channels-out 4 -weight briggs 0 $clean \
+          -name "$work/run$r" "$work/sim.ms" >"$out/probe_image_$r.log" 2>&1 || echo "image run $r failed"
+      done
+      same=0 differ=0
+      for f in "$work"/run1*.fits; do
+        [ -e "$f" ] || continue
+        # The data units only: a header may carry the time of the run.
+        if syspy -c "import sys
+def data(p):
+    b = open(p, 'rb').read(); i = 0
+    while b[i:i + 8] != b'END     ': i += 80
+    return b[(i // 2880 + 1) * 2880:]
+sys.exit(data(sys.argv[1]) != data(sys.argv[2]))" "$f" "${f/run1/run2}"; then same=$((same + 1))
+        else differ=$((differ + 1)); echo "  differs: $(basename "$f")"; fi
+      done
+      echo "gpuclean image ${clean:-(dirty and PSF)} twice on one GPU: $same files identical, $differ differ"
+      rm -f "$work"/run*.fits
+    done
+    exit 0 ;;
   multi-gpu)
     # test_cube_gpus, bench batch 64 and 256 x 2048^2 on 1, 2, 4, 8 GPUs (those the host has), and a 64-channel
-    # 2048^2 cube (CUBE_SIZE, CUBE_CHANNELS) cleaned plane by plane on one GPU and on all.
-    nvidia-smi -L
+    # 2048^2 cube (CUBE_SIZE, CUBE_CHANNELS) cleaned plane by plane on 1, 2 and all GPUs. Files go to MULTI_GPU_DIR
+    # (default /dev/shm/gpuclean-multi, so that the disk is out of the way; the bench's "disk obs/s" column is
+    # that folder's rate with no CLEAN).
+    export NCCL_NVLS_ENABLE=0
+    dir=${MULTI_GPU_DIR:-/dev/shm/gpuclean-multi}
+    rm -rf "$dir"; mkdir -p "$dir"
+    nvidia-smi -L; echo "cores $(nproc); files in $dir ($(df -h --output=fstype,avail "$dir" | tail -1))"
     "$bin/tests/test_cube_gpus" --gtest_brief=1 >"$out/test_cube_gpus.log" 2>&1
     echo "test_cube_gpus exit $?"; grep -E "PASSED|FAILED|SKIPPED|Skipped|Failure" "$out/test_cube_gpus.log" | tail -6
     echo "== bench batch 64 and 256 x 2048^2 on 1, 2, 4, 8 GPUs"
-    timeout ${MULTI_GPU_BATCH_TIMEOUT:-400} "$bin/gpuclean" bench batch --size 2048 --counts 64,256 --distinct 8 \
-      --dir /tmp/bench-batch --gpus 1,2,4,8 >"$out/bench_batch_gpus.txt" 2>&1
+    timeout ${MULTI_GPU_BATCH_TIMEOUT:-400} "$bin/gpuclean" bench batch --size 2048 --counts ${MULTI_GPU_COUNTS:-64,256} \
+      --distinct 8 --dir "$dir/bench-batch" --gpus 1,2,4,8 >"$out/bench_batch_gpus.txt" 2>&1
     echo "bench batch exit $?"; grep -E "^ +(64|256) |^bound" "$out/bench_batch_gpus.txt"
+    rm -rf "$dir/bench-batch"
     size=${CUBE_SIZE:-2048} channels=${CUBE_CHANNELS:-64}
-    echo "== ${channels} channels of ${size}^2, every plane its own CLEAN: one GPU, then all"
-    "$bin/gpuclean" simulate --size "$size" --channels "$channels" --bandwidth 4e8 --name obs --out /tmp/cube-gpus \
+    echo "== ${channels} channels of ${size}^2, every plane its own CLEAN: 1, 2 and all GPUs"
+    "$bin/gpuclean" simulate --size "$size" --channels "$channels" --bandwidth 4e8 --name obs --out "$dir/cube" \
       >"$out/cube_simulate.log" 2>&1 || echo "simulate failed: $(tail -1 "$out/cube_simulate.log")"
-    for g in 1 0; do
-      "$bin/gpuclean" /tmp/cube-gpus/obs --wsclean-channels -o "/tmp/cube-gpus/out-$g" --max-gpus "$g" --overwrite \
+    for g in 1 2 0; do
+      "$bin/gpuclean" "$dir/cube/obs" --wsclean-channels -o "$dir/cube/out-$g" --max-gpus "$g" --overwrite \
         --json "$out/cube_gpus_$g.json" -q
       echo "--max-gpus $g: exit $?"
-      python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print('  gpus', j.get('gpus'), 'clean %.2f s' % j['seconds']['clean'], 'components', sum(r['iterations'] for r in j['runs']))" \
+      syspy -c "import json,sys; j=json.load(open(sys.argv[1])); s=j['seconds']; print('  gpus', j.get('gpus'), ' '.join('%s %.2f s' % kv for kv in sorted(s.items())), 'components', sum(r['iterations'] for r in j['runs']))" \
         "$out/cube_gpus_$g.json"
     done
     exit 0 ;;
