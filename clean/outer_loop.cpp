@@ -90,10 +90,13 @@ OuterLoopSession::OuterLoopSession(const CleanSettings& settings, OuterLoopInput
                              input_.weights[c], nullptr});
   }
   group_planes(table_, settings_, JoinRule::kTable);
-  plan_ = plan_run(table_, settings_, resolve_device(settings_.device, &device_note_));
+  PlanRequest request;
+  request.gpus = input_.gpus;
+  plan_ = plan_run(table_, settings_, resolve_device(settings_.device, &device_note_), request);
   settings_.device = plan_.device;
   group_.emplace(table_, 0, settings_);
   group_->set_device_planes(plan_.device_planes);
+  group_->set_split_gpus(plan_.split_gpus);
   deconvolver_ = make_deconvolver(settings_.algorithm, settings_.device);
   steps_ = deconvolver_->steps(group_->problem(), settings_);
   driver_.emplace(*steps_, group_->problem(), settings_, on_cycle_);

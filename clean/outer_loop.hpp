@@ -38,6 +38,9 @@ struct OuterLoopInput {
   std::optional<HostImage> fits_mask;  ///< non-zero: may be cleaned (--fits-mask)
   /// Several polarizations: JoinedPlanes::polarization_factor (0.5 for correlations, 1 for Stokes).
   double polarization_factor = 1.0;
+  /// GPU: the GPUs the joined planes may be split over (PlanRequest::gpus; the current device
+  /// first); empty: the current device alone, as before.
+  std::vector<int> gpus;
 };
 
 /// What one round did.

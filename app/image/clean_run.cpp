@@ -14,6 +14,7 @@
 #include "app/image/clean_groups.hpp"
 #include "app/image/clean_restore.hpp"
 #include "app/image/clean_summary.hpp"
+#include "app/image/image_gpus.hpp"
 #include "app/image/image_outputs.hpp"
 #include "app/image/major_cycles.hpp"
 #include "app/image/model_data.hpp"
@@ -50,10 +51,12 @@ struct GroupImages {
 };
 
 /// Cleans one group of output channels: its session over its channels, or over M averaged planes
-/// with -deconvolution-channels M (ChannelAveragingImager), and WSClean's major cycles.
+/// with -deconvolution-channels M (ChannelAveragingImager), and WSClean's major cycles. `split_gpus`:
+/// the GPUs its joined planes may be split over (OuterLoopInput::gpus; empty: the current one).
 GroupImages clean_group(const ImageOptions& o, imaging::VisStore& store, const imaging::ImageRunResult& result,
                         const std::vector<std::size_t>& group, const std::optional<clean::HostImage>& fits_mask,
-                        bool several_groups, ImageCleanRun& run, ImageCleanSeconds& seconds) {
+                        bool several_groups, ImageCleanRun& run, ImageCleanSeconds& seconds,
+                        const std::vector<int>& split_gpus = {}) {
   const imaging::ImageGeometry& g = o.run.image;
   const std::string who = several_groups ? "channel " + std::to_string(group.front()) + ": " : "";
   auto stage = std::chrono::steady_clock::now();
@@ -82,6 +85,7 @@ GroupImages clean_group(const ImageOptions& o, imaging::VisStore& store, const i
   input.frequencies_hz = averaged ? averaged->frequencies_hz() : frequencies;
   input.weights = averaged ? averaged->weights() : weights;
   input.fits_mask = fits_mask;
+  input.gpus = split_gpus;
   if (settings.multiscale.enabled || settings.local_rms.enabled)
     std::printf("gpuclean image: %s%s in WSClean's theoretical beam of %.3f pixels\n", who.c_str(),
                 settings.multiscale.enabled && settings.local_rms.enabled ? "scales and the local-RMS window"
@@ -96,6 +100,9 @@ GroupImages clean_group(const ImageOptions& o, imaging::VisStore& store, const i
 
   stage = std::chrono::steady_clock::now();
   clean::OuterLoopSession session(settings, std::move(input), first_pixels);
+  if (!session.plan().split_gpus.empty())
+    std::printf("gpuclean image: %sthe joined planes split over GPUs %s\n", who.c_str(),
+                gpu_list_text(session.plan().split_gpus).c_str());
   const MajorCycleSettings loop{o.deconvolution.niter, o.deconvolution.mgain, o.deconvolution.nmiter};
   const auto progress = [&who](const std::string& line) { std::printf("gpuclean image: %s%s\n", who.c_str(), line.c_str()); };
   run = ImageCleanRun{group, run_major_cycles(imager, session, loop, progress), session.result(), settings};
@@ -126,8 +133,16 @@ std::vector<GroupImages> clean_groups_on_lanes(const ImageOptions& o, imaging::V
   if (store.lanes() > 1)
     for (std::size_t r = 0; r < groups.size(); ++r) by_lane[store.lane_of(groups[r].front())].push_back(r);
   if (by_lane.size() <= 1) {
+    // On this thread, on the first GPU; over several GPUs a joined group may be split over all of
+    // them when it does not fit one (clean/run_plan.hpp), led from the first.
+    std::vector<int> split_gpus;
+    if (o.run.device == clean::Device::kGpu && o.run.gpus.size() > 1) {
+      cuda::set_device(o.run.gpus.front());
+      split_gpus = o.run.gpus;
+    }
     for (std::size_t r = 0; r < groups.size(); ++r)
-      images[r] = clean_group(o, store, result, groups[r], fits_mask, groups.size() > 1, runs[r], seconds);
+      images[r] =
+          clean_group(o, store, result, groups[r], fits_mask, groups.size() > 1, runs[r], seconds, split_gpus);
     return images;
   }
   std::vector<ImageCleanSeconds> lane_seconds(by_lane.size());

@@ -184,6 +184,21 @@ TEST_P(ImageGpusIdentity, AllGpus) {
   expect_same_images("all " + std::to_string(gpus) + " GPUs", spread);
 }
 
+// A joined group's session split over the lanes' GPUs (clean/run_plan.hpp; GPUCLEAN_SPLIT_JOINED=1
+// splits it though it fits one GPU): over lanes 0,0 on one GPU, then over every GPU of the host,
+// the images one GPU gives (the split is bit-identical to one GPU, test_joined_split).
+TEST_P(ImageGpusIdentity, JoinedSessionSplit) {
+  if (!GetParam().clean || !GetParam().joined) GTEST_SKIP() << "only a joined clean has a session to split";
+  const ImageRun lanes = run("split", "", "GPUCLEAN_TEST_IMAGE_GPUS=0,0 GPUCLEAN_SPLIT_JOINED=1 ");
+  EXPECT_NE(lanes.out.find("the joined planes split over GPUs 0,0\n"), std::string::npos) << lanes.out;
+  expect_same_images("joined session split over lanes 0,0", lanes);
+  const int gpus = cuda::device_count();
+  if (gpus < 2) GTEST_SKIP() << "one GPU: the split over several GPUs needs two";
+  const ImageRun all = run("split-all", "-max-gpus 0", "GPUCLEAN_SPLIT_JOINED=1 ");
+  EXPECT_NE(all.out.find("the joined planes split over GPUs 0,1"), std::string::npos) << all.out;
+  expect_same_images("joined session split over " + std::to_string(gpus) + " GPUs", all);
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, ImageGpusIdentity,
                          testing::Values(Case{false, false}, Case{false, true}, Case{true, false}, Case{true, true}),
                          case_name);
