@@ -12,6 +12,8 @@ On one case's MS of scripts/imaging_bench.py (simulated into WORK/CASE/sim.ms, o
             -multiscale -auto-threshold 3 -auto-mask 5 -mgain 0.8 -niter 1000000 -use-wgridder
             -channels-out N -join-channels -fit-spectral-pol P
   unjoined  the same without -join-channels -fit-spectral-pol
+  split     joined with GPUCLEAN_SPLIT_JOINED=1: the session's planes split over the GPUs though
+            they fit one (clean/run_plan.hpp), on 2 or more GPUs, against joined's 1-GPU run
 and -max-gpus 1 again (--repeat), the run-to-run difference of one GPU; a dirty run on the most
 GPUs goes first as a warm-up, not in the table. Per run: its wall time,
 the first inversion (the -json summary's seconds.first_inversion: reading, weighting, the PSFs and
@@ -36,13 +38,15 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import imaging_bench as bench  # noqa: E402  (the cases, the simulation, run_timed, read_fits)
 
-MODES = ("dirty", "joined", "unjoined")
+MODES = ("dirty", "joined", "unjoined", "split")
+SPLIT = re.compile(r"the joined planes split over GPUs (\S+)")
 VISIBILITIES = re.compile(r"gpuclean image: visibilities (.*)")
 
 
 def mode_options(mode, c, threads, device):
     """gpuclean image's options for one mode (less -max-gpus, -name, -json and the MS)."""
     dev = ["-device", device] if device else []
+    mode = "joined" if mode == "split" else mode
     if mode == "dirty":
         return dev + ["-size", str(c["size"]), str(c["size"]), "-scale", f"{c['scale']:g}asec", "-weight", "briggs",
                       "0", "-niter", "0", "-make-psf", "-channels-out", str(c["channels"]), "-j", str(threads)]
@@ -79,6 +83,9 @@ def measure(row, code, wall, text, summary):
         row["note"] = f"timed out after {wall:.0f} s" if code is None else f"exit {code}: {tail[0][:140]}"
     if m := VISIBILITIES.search(text):
         row["visibilities"] = m.group(1)
+    if row["mode"] == "split" and code == 0:
+        m = SPLIT.search(text)
+        row["note"] = f"split over GPUs {m.group(1)}" if m else "not split (no split line)"
     kv = {}
     for line in bench.GPU_TIMES.findall(text)[-1:]:
         kv = dict(p.split("=", 1) for p in line.split() if "=" in p)
@@ -156,9 +163,12 @@ def table(rows):
 
 
 def plan(modes, counts, repeat):
-    """(mode, -max-gpus, repeat) in the order they run: per mode 1, the most, the rest, then 1 again."""
+    """(mode, -max-gpus, repeat) in the order they run: per mode 1, the most, the rest; then 1 again;
+    then split on the most and the rest."""
     order = [1] + sorted((g for g in counts if g != 1), reverse=True)
-    return [(m, g, False) for m in modes for g in order] + [(m, 1, True) for m in modes for _ in range(repeat)]
+    runs = [(m, g, False) for m in modes if m != "split" for g in order]
+    runs += [(m, 1, True) for m in modes if m != "split" for _ in range(repeat)]
+    return runs + [("split", g, False) for g in order[1:] if "split" in modes]
 
 
 def main(argv=None):
@@ -221,7 +231,7 @@ def main(argv=None):
             name += "r"
         row = dict(mode=mode, asked=gpus, repeat=repeat, tag=name)
         result["rows"].append(row)
-        ref = f"{mode}-g1"
+        ref = f"{'joined' if mode == 'split' else mode}-g1"
         has_ref = any(r["tag"] == ref and r.get("code") == 0 for r in result["rows"])
         if left() < 20 or (name != ref and not has_ref):
             row["skipped"] = "skipped: the time is short" if left() < 20 else "skipped: no 1-GPU run to compare with"
@@ -232,7 +242,9 @@ def main(argv=None):
             summary.unlink(missing_ok=True)
         cmd = ([args.gpuclean, "image", "-max-gpus", str(gpus), "-name", str(folder / name)]
                + mode_options(mode, c, args.threads, args.device) + (["-json", str(summary)] if summary else []) + [ms])
-        code, wall, text = bench.run_timed(cmd, out / "logs" / f"{name}.log", min(args.run_timeout, left() - 10), folder)
+        env = dict(os.environ, GPUCLEAN_SPLIT_JOINED="1") if mode == "split" else None
+        code, wall, text = bench.run_timed(cmd, out / "logs" / f"{name}.log", min(args.run_timeout, left() - 10), folder,
+                                           env=env)
         measure(row, code, wall, text, summary)
         if code == 0 and name == ref:
             row["reference"] = True
