@@ -103,7 +103,7 @@ case "$mode" in
     # the host has), and 1 again (run to run); one table with every image's difference from the first 1-GPU run.
     # Needs the pack with WSC_PACK_BINARIES="gpuclean tests/test_vis_store_multi tests/test_image_gpus" (unpacked
     # here when .devwsc/env.sh was not sourced; GPUCLEAN_BUILD=.devwsc/root). IMAGE_GPUS_TIMEOUT (330 s) bounds the
-    # whole mode, each test at most IMAGE_GPUS_TEST_TIMEOUT (90 s); the MS and images go to IMAGE_GPUS_DIR.
+    # whole mode, each test at most IMAGE_GPUS_TEST_TIMEOUT (120 s); the MS and images go to IMAGE_GPUS_DIR.
     # IMAGE_GPUS_DEVICE=cpu (with IMAGE_GPUS_CASE=T) is a smoke run of the script on a machine without a GPU.
     began=$SECONDS budget=${IMAGE_GPUS_TIMEOUT:-330}
     if [ -z "${WSC_PYTHON:-}" ]; then
@@ -116,10 +116,10 @@ case "$mode" in
     for t in test_vis_store_multi test_image_gpus; do
       [ -x "$bin/tests/$t" ] || { echo "== $t: missing (not in WSC_PACK_BINARIES?)"; status=1; continue; }
       start=$SECONDS
-      timeout "${IMAGE_GPUS_TEST_TIMEOUT:-90}" "$bin/tests/$t" --gtest_brief=1 >"$out/$t.log" 2>&1
+      timeout "${IMAGE_GPUS_TEST_TIMEOUT:-120}" "$bin/tests/$t" --gtest_brief=1 >"$out/$t.log" 2>&1
       rc=$?; [ $rc = 0 ] || status=1
       echo "== $t: exit $rc$([ $rc = 124 ] && echo ' (timed out)'), $((SECONDS - start)) s"
-      grep -E "PASSED|FAILED|SKIPPED|Skipped|Failure" "$out/$t.log" | head -8
+      grep -E "PASSED|FAILED|SKIPPED|Failure|against one GPU|against itself" "$out/$t.log" | head -20
     done
     counts=""; for g in ${IMAGE_GPUS_COUNTS:-1 2 4}; do [ "$g" -le "$ngpus" ] && counts+="${counts:+,}$g"; done
     left=$((budget - (SECONDS - began)))
