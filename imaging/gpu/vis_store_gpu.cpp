@@ -63,9 +63,14 @@ class GpuVisStoreBackend final : public VisStoreBackend {
         shared + resident_bytes_ +
         std::max(gpu::ChunkWork::bytes_per_sample(true, 2) * n + gpu::ChunkWork::bytes_besides(n, groups),
                  kResidentBytes * n);
-    if (n > kMaxResident || peak > budget_) {
-      stream_all("channel " + std::to_string(c) + " would need " + gib(peak) + " resident, more than the budget of " +
-                 gib(budget_));
+    // No channel number: under several GPUs (vis_store_multi) c is the lane's own index, and the
+    // lane's phrase names its channels. The peak while preparing c is a lower bound of keeping all.
+    if (n > kMaxResident) {
+      stream_all("a channel has " + std::to_string(n) + " samples, more than one GPU keeps");
+      return;
+    }
+    if (peak > budget_) {
+      stream_all("keeping the channels takes at least " + gib(peak) + ", over the budget of " + gib(budget_));
       return;
     }
     ensure_shared(plan);

@@ -133,19 +133,13 @@ class MultiGpuVisStoreBackend final : public VisStoreBackend {
   }
 
   std::string describe() const override {
-    std::ostringstream gpus, each;
+    std::vector<std::string> lines(lanes_.size());
     for (std::size_t l = 0; l < lanes_.size(); ++l) {
-      gpus << (l ? "," : "") << gpus_[l];
-      const auto n = static_cast<std::size_t>(std::count(owners_.begin(), owners_.end(), l));
-      if (n == 0) continue;
+      if (std::find(owners_.begin(), owners_.end(), l) == owners_.end()) continue;
       const Lane& lane = settled(l);
-      each << (each.tellp() > 0 ? "; " : "") << (n > 1 ? "channels " : "channel ") << first_[l];
-      if (n > 1) each << "-" << first_[l] + n - 1;
-      each << " " << lane.worker->call([&lane] { return lane.backend->describe(); });
+      lines[l] = lane.worker->call([&lane] { return lane.backend->describe(); });
     }
-    std::ostringstream line;
-    line << "on " << lanes_.size() << " GPUs (" << gpus.str() << "): " << each.str();
-    return line.str();
+    return describe_lanes(gpus_, owners_, lines);
   }
 
   std::size_t lanes() const override { return lanes_.size(); }
@@ -184,6 +178,22 @@ class MultiGpuVisStoreBackend final : public VisStoreBackend {
 };
 
 }  // namespace
+
+std::string describe_lanes(const std::vector<int>& gpus, const std::vector<std::size_t>& owners,
+                           const std::vector<std::string>& lane_lines) {
+  std::ostringstream ids, each;
+  for (std::size_t l = 0; l < gpus.size(); ++l) {
+    ids << (l ? "," : "") << gpus[l];
+    const auto first = std::find(owners.begin(), owners.end(), l);
+    if (first == owners.end()) continue;
+    const auto c = static_cast<std::size_t>(first - owners.begin());
+    const auto n = static_cast<std::size_t>(std::count(first, owners.end(), l));
+    each << (each.tellp() > 0 ? "; " : "") << (n > 1 ? "channels " : "channel ") << c;
+    if (n > 1) each << "-" << c + n - 1;
+    each << " " << lane_lines.at(l);
+  }
+  return "on " + std::to_string(gpus.size()) + " GPUs (" + ids.str() + "): " + each.str();
+}
 
 std::unique_ptr<VisStoreBackend> make_multi_gpu_vis_store_backend(const GpuGridderOptions& options,
                                                                   const std::vector<int>& gpus,

@@ -6,6 +6,7 @@
 // streamed). A device listed twice gets two lanes splitting its budget (the tests' "0,0").
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "imaging/gpu/gridder_gpu.hpp"
@@ -19,5 +20,11 @@ namespace gpuclean::imaging {
 std::unique_ptr<VisStoreBackend> make_multi_gpu_vis_store_backend(const GpuGridderOptions& options,
                                                                   const std::vector<int>& gpus,
                                                                   std::vector<std::size_t> owners);
+
+/// The store's line: "on 2 GPUs (0,1): channels 0-1 <lane 0's line>; channel 2 <lane 1's line>",
+/// each lane named by its global channels (a lane's own line knows only its local ones); lanes
+/// without a channel are left out. `lane_lines[l]` is lane l's backend's describe().
+std::string describe_lanes(const std::vector<int>& gpus, const std::vector<std::size_t>& owners,
+                           const std::vector<std::string>& lane_lines);
 
 }  // namespace gpuclean::imaging

@@ -1,7 +1,8 @@
 // The VisStore over several GPUs (imaging/gpu/vis_store_multi) against one GPU backend, call by
 // call: PSF, dirty image, residuals after two predicts, for 4 channels of different sizes, the
 // lanes driven from a thread each (as gpuclean image does). Two lanes on device 0 run everywhere
-// there is a GPU; every visible GPU is skipped below two. Resident and streamed.
+// there is a GPU; every visible GPU is skipped below two. Resident and streamed; the store's line
+// names each lane's global channels, its mode and its GPU.
 //
 // One GPU is run twice first: the gridder adds with float atomics, whose order may change from
 // run to run. Where one GPU repeats itself bit for bit the lanes must too; otherwise they may
@@ -99,7 +100,23 @@ std::pair<double, std::size_t> difference(const std::vector<std::vector<double>>
   return {worst, differ};
 }
 
-void expect_like_one_gpu(const std::vector<int>& gpus, std::size_t budget, const std::string& where) {
+// What the store's line must say of each lane holding channels: its global channels, `mode` and
+// its GPU ("channels 2-3 resident on GPU 1").
+void expect_every_lane(const VisStore& store, const std::vector<int>& gpus, const std::string& mode,
+                       const std::string& line) {
+  for (std::size_t l = 0; l < gpus.size(); ++l) {
+    std::vector<std::size_t> cs;
+    for (std::size_t c = 0; c < channels().size(); ++c)
+      if (store.lane_of(c) == l) cs.push_back(c);
+    if (cs.empty()) continue;
+    const std::string named = cs.size() > 1 ? "channels " + std::to_string(cs.front()) + "-" + std::to_string(cs.back())
+                                            : "channel " + std::to_string(cs.front());
+    EXPECT_NE(line.find(named + " " + mode + " on GPU " + std::to_string(gpus[l])), std::string::npos)
+        << "lane " << l << ": " << line;
+  }
+}
+
+void expect_like_one_gpu(const std::vector<int>& gpus, std::size_t budget, const std::string& mode) {
   const auto one = run_single(budget), again = run_single(budget);
   VisStore store({kImage, 1e-4, kThreads});
   GpuGridderOptions options;
@@ -111,9 +128,9 @@ void expect_like_one_gpu(const std::vector<int>& gpus, std::size_t budget, const
   const std::string line = store.describe();
   EXPECT_EQ(store.lanes(), gpus.size());
   EXPECT_NE(line.find("on " + std::to_string(gpus.size()) + " GPUs"), std::string::npos) << line;
-  EXPECT_NE(line.find(where), std::string::npos) << line;
-  if (budget != 0) {  // all streamed, as one GPU is
-    EXPECT_EQ(line.find("resident"), std::string::npos) << line;
+  expect_every_lane(store, gpus, mode, line);
+  if (mode != "resident") {  // no lane resident (a streamed lane's reason may speak of keeping samples)
+    EXPECT_EQ(line.find("resident on GPU"), std::string::npos) << line;
   }
   const auto [self, self_images] = difference(one, again);
   const auto [d, d_images] = difference(one, spread);
@@ -135,12 +152,12 @@ class VisStoreMulti : public testing::Test {
   }
 };
 
-TEST_F(VisStoreMulti, TwoLanesOnOneGpuResident) { expect_like_one_gpu({0, 0}, 0, "resident on GPU 0"); }
+TEST_F(VisStoreMulti, TwoLanesOnOneGpuResident) { expect_like_one_gpu({0, 0}, 0, "resident"); }
 
 TEST_F(VisStoreMulti, FourLanesOnOneGpuStreamed) {
   // 100 MB a lane: the fixed part fits, no channel resident beside it does (each has > 300 000
   // samples of 120 B while prepared, beside 64 MiB of slack).
-  expect_like_one_gpu({0, 0, 0, 0}, 100u << 20, "streamed from pinned host memory on GPU 0");
+  expect_like_one_gpu({0, 0, 0, 0}, 100u << 20, "streamed from pinned host memory");
 }
 
 TEST_F(VisStoreMulti, EveryGpu) {
@@ -148,7 +165,16 @@ TEST_F(VisStoreMulti, EveryGpu) {
   if (n < 2) GTEST_SKIP() << "one GPU: the spread over several GPUs needs two";
   std::vector<int> gpus;
   for (int g = 0; g < n; ++g) gpus.push_back(g);
-  expect_like_one_gpu(gpus, 0, "resident on GPU 1");
+  expect_like_one_gpu(gpus, 0, "resident");
+}
+
+// The line names each lane by its global channels (its backend's line counts from 0) and leaves
+// out a lane without channels. No GPU needed.
+TEST(VisStoreMultiOwners, LineNamesGlobalChannels) {
+  const std::string line =
+      describe_lanes({0, 1, 2}, {0, 0, 2, 2, 2}, {"resident on GPU 0: x", "unused", "streamed on GPU 2 (y)"});
+  EXPECT_EQ(line, "on 3 GPUs (0,1,2): channels 0-1 resident on GPU 0: x; channels 2-4 streamed on GPU 2 (y)");
+  EXPECT_EQ(describe_lanes({3, 3}, {0, 1}, {"a", "b"}), "on 2 GPUs (3,3): channel 0 a; channel 1 b");
 }
 
 TEST(VisStoreMultiOwners, RefusesOwnersOutOfOrder) {
