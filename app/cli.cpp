@@ -73,6 +73,10 @@ void add_simulate_options(CLI::App& sub, SimulateOptions& o) {
   alpha->expected(2)->type_name("MIN MAX")->needs(channels)->group(band);
   sub.add_option("--name", o.name, "File-name prefix of the channel images")->needs(channels)->capture_default_str()
       ->group(band);
+  sub.add_option("--threads", o.channels.threads,
+                 "Host threads: channels simulated and files written in parallel (0: every core; the images do not "
+                 "depend on it)")
+      ->check(CLI::Range(0, 4096))->capture_default_str()->group(band);
 }
 
 void add_bench_clean_options(CLI::App& sub, BenchCleanOptions& o) {

@@ -1,8 +1,12 @@
 // write_channel_simulation: a wideband simulation as WSClean names and labels its channel images.
+#include <omp.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
+#include "data/parallel_tasks.hpp"
 #include "data/simulate_channels.hpp"
 #include "io/fits_writer.hpp"
 #include "io/staged_outputs.hpp"
@@ -78,26 +82,35 @@ void write_channel_simulation(const ChannelSimulation& sim, const SimulationSett
   io::WriteOptions truth_opt = opt;
   truth_opt.bunit = "JY/PIXEL";
   const auto path = [&](const std::string& file) { return (fs::path(dir) / file).string(); };
-  const auto write = [&](const std::string& file, const std::vector<float>& image, const io::FitsHeader& h,
-                         const io::WriteOptions& o, io::StagedOutputs& staged) {
-    io::write_fits_image(staged.stage(path(file)), image.data(), first.size, first.size, h, axes, o);
+  const auto band = [&](std::size_t i) {
+    return with_band(header, sim.frequencies_hz[i], sim.widths_hz[i], sim.image_weights[i], i, i + 1);
   };
+  const MfsImages mfs = mfs_images(sim, c.threads);
+  const io::FitsHeader mfs_header = with_band(header, s.freq_hz, c.bandwidth_hz, mfs.weight, 0, sim.channels.size());
 
   // Every file appears together, or none (see io/staged_outputs.hpp); sources.csv comes last.
+  // The images are staged here, in channel_output_names()' order, and written in parallel.
+  struct Image {
+    std::string staged;
+    const std::vector<float>* pixels;
+    io::FitsHeader header;
+    const io::WriteOptions* options;
+  };
   io::StagedOutputs staged(overwrite);
+  std::vector<Image> images;
   for (std::size_t i = 0; i < sim.channels.size(); ++i) {
-    const io::FitsHeader h = with_band(header, sim.frequencies_hz[i], sim.widths_hz[i], sim.image_weights[i], i, i + 1);
-    write(numbered(name + "-", i, "-dirty.fits"), sim.channels[i].dirty, h, opt, staged);
-    write(numbered(name + "-", i, "-psf.fits"), sim.channels[i].psf, h, opt, staged);
+    images.push_back({staged.stage(path(numbered(name + "-", i, "-dirty.fits"))), &sim.channels[i].dirty, band(i), &opt});
+    images.push_back({staged.stage(path(numbered(name + "-", i, "-psf.fits"))), &sim.channels[i].psf, band(i), &opt});
   }
-  const MfsImages mfs = mfs_images(sim);
-  const io::FitsHeader mfs_header = with_band(header, s.freq_hz, c.bandwidth_hz, mfs.weight, 0, sim.channels.size());
-  write(name + "-MFS-dirty.fits", mfs.dirty, mfs_header, opt, staged);
-  write(name + "-MFS-psf.fits", mfs.psf, mfs_header, opt, staged);
-  for (std::size_t i = 0; i < sim.channels.size(); ++i) {
-    const io::FitsHeader h = with_band(header, sim.frequencies_hz[i], sim.widths_hz[i], sim.image_weights[i], i, i + 1);
-    write(numbered("truth-", i, ".fits"), sim.channels[i].truth, h, truth_opt, staged);
-  }
+  images.push_back({staged.stage(path(name + "-MFS-dirty.fits")), &mfs.dirty, mfs_header, &opt});
+  images.push_back({staged.stage(path(name + "-MFS-psf.fits")), &mfs.psf, mfs_header, &opt});
+  for (std::size_t i = 0; i < sim.channels.size(); ++i)
+    images.push_back({staged.stage(path(numbered("truth-", i, ".fits"))), &sim.channels[i].truth, band(i), &truth_opt});
+  const std::size_t threads = c.threads > 0 ? c.threads : static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
+  run_tasks(images.size(), threads, [&](std::size_t k, std::size_t) {
+    const Image& im = images[k];
+    io::write_fits_image(im.staged, im.pixels->data(), first.size, first.size, im.header, axes, *im.options);
+  });
   Simulation reference;  // sources.csv lists the fluxes at nu0 (S0), with their spectral indices
   reference.pixel_deg = first.pixel_deg;
   reference.sources = sim.sources;

@@ -1,13 +1,17 @@
 #include "data/simulate.hpp"
 
+#include <omp.h>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <numbers>
 #include <sstream>
 #include <stdexcept>
 
 #include "data/arrays.hpp"
+#include "data/fft2d.hpp"
 #include "data/uv_grid.hpp"
 #include "io/fits_writer.hpp"
 #include "io/staged_outputs.hpp"
@@ -93,7 +97,7 @@ io::FitsHeader simulation_header(const Simulation& sim, const SimulationSettings
   return h;
 }
 
-Simulation simulate_sky(const SimulationSettings& s, const std::vector<SkySource>& sky) {
+Simulation simulate_sky(const SimulationSettings& s, const std::vector<SkySource>& sky, Fft2d* workspace) {
   validate(s);
   const ArrayLayout array = array_layout(s.array);
   Simulation sim;
@@ -109,19 +113,24 @@ Simulation simulate_sky(const SimulationSettings& s, const std::vector<SkySource
   sim.pixel_deg = s.pixel_arcsec > 0.0 ? s.pixel_arcsec / 3600.0 : calibrate_pixel_deg(tracks, s.pixels_per_beam, s.weighting);
 
   UvGrid grid(tracks, s.size, sim.pixel_deg * kDeg, s.weighting);
+  std::unique_ptr<Fft2d> own;  // one workspace for the three transforms below
+  if (!workspace) {
+    own = std::make_unique<Fft2d>(grid.fft_size(), omp_get_max_threads());
+    workspace = own.get();
+  }
   sim.uv_samples = grid.gridded_samples();
   sim.uv_dropped = grid.dropped_samples();
-  sim.psf = grid.psf();
+  sim.psf = grid.psf(workspace);
   double fx = 0.0, fy = 0.0;
   psf_half_power_widths(sim.psf, s.size, &fx, &fy);
   sim.beam_fwhm_px = std::sqrt(fx * fy);
   sim.sources = sky;
   sim.truth = render_sky(sky, s.size);
-  sim.dirty = grid.dirty(sim.truth);
+  sim.dirty = grid.dirty(sim.truth, workspace);
   sim.image_weight = grid.weight_sum();
   if (s.noise > 0.0) {
     Rng rng(s.seed ^ 0x6E6F697365ull);  // a stream of its own, so the sky does not shift with it
-    const std::vector<float> noise = grid.noise(rng, s.noise);
+    const std::vector<float> noise = grid.noise(rng, s.noise, workspace);
     for (std::size_t i = 0; i < sim.dirty.size(); ++i) sim.dirty[i] += noise[i];
   }
   return sim;

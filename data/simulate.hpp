@@ -13,6 +13,8 @@
 
 namespace gpuclean::data {
 
+class Fft2d;
+
 struct SimulationSettings {
   std::size_t size = 512;
   std::size_t sources = 60;       ///< point sources
@@ -52,8 +54,10 @@ struct Simulation {
 /// Simulates with a random sky drawn from `settings` (seeded).
 Simulation simulate(const SimulationSettings& settings);
 /// Simulates a given sky (positions in pixels of a settings.size grid). settings.seed seeds
-/// only the noise.
-Simulation simulate_sky(const SimulationSettings& settings, const std::vector<SkySource>& sky);
+/// only the noise. `workspace` (data/fft2d.hpp, 2 x settings.size): the FFTs' buffers and plans
+/// to reuse, e.g. one per thread; without it they are made here for every core. Same bits either way.
+Simulation simulate_sky(const SimulationSettings& settings, const std::vector<SkySource>& sky,
+                        Fft2d* workspace = nullptr);
 
 /// The sky simulate() draws from `settings` (seeded): fluxes at settings.freq_hz.
 std::vector<SkySource> random_sky(const SimulationSettings& settings);

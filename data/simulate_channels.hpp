@@ -17,6 +17,9 @@ struct ChannelSettings {
   double bandwidth_hz = 0.0;  ///< --bandwidth: the total band; N channels of equal width centred on nu0
   /// --spectral-index MIN MAX: each source's alpha, uniform in [MIN, MAX] (seeded).
   double spectral_index_min = -0.7, spectral_index_max = -0.7;
+  /// --threads: the host threads for the channels, their FFTs and their files (0: OpenMP's
+  /// default, every core). Channels run in parallel, one per thread; the images do not depend on it.
+  std::size_t threads = 0;
 };
 
 struct ChannelSimulation {
@@ -45,7 +48,8 @@ struct MfsImages {
   std::vector<float> dirty, psf;
   double weight = 0.0;  ///< sum of the channels' image weights
 };
-MfsImages mfs_images(const ChannelSimulation& sim);
+/// `threads`: as ChannelSettings::threads (the result does not depend on it).
+MfsImages mfs_images(const ChannelSimulation& sim, std::size_t threads = 0);
 
 /// Names of write_channel_simulation's files: NAME-0000-dirty.fits, NAME-0000-psf.fits, ...
 /// for every channel, NAME-MFS-dirty.fits, NAME-MFS-psf.fits, truth-0000.fits, ... and

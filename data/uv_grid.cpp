@@ -1,55 +1,24 @@
 #include "data/uv_grid.hpp"
 
-#include <fftw3.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
-#include <mutex>
-#include <new>
-
-#include "fftw/planner_mutex.hpp"
+#include <memory>
+#include <stdexcept>
 
 namespace gpuclean::data {
 namespace {
 
-// FFTW's planner is not thread-safe: the program's one planner mutex (fftw/planner_mutex.hpp).
-std::mutex& planner_mutex() { return fftw_planner_mutex(); }
-
-// Owns one real P x P buffer and its half-plane spectrum, with forward and inverse plans.
-class Fft2d {
- public:
-  explicit Fft2d(std::size_t p) : p_(p) {
-    real_ = static_cast<float*>(fftwf_malloc(sizeof(float) * p * p));
-    spec_ = static_cast<fftwf_complex*>(fftwf_malloc(sizeof(fftwf_complex) * p * (p / 2 + 1)));
-    if (!real_ || !spec_) throw std::bad_alloc();
-    std::lock_guard<std::mutex> lock(planner_mutex());
-    static std::once_flag once;
-    std::call_once(once, [] { fftwf_init_threads(); });
-    fftwf_plan_with_nthreads(omp_get_max_threads());
-    const int n = static_cast<int>(p);
-    fwd_ = fftwf_plan_dft_r2c_2d(n, n, real_, spec_, FFTW_ESTIMATE);
-    inv_ = fftwf_plan_dft_c2r_2d(n, n, spec_, real_, FFTW_ESTIMATE);
+// The workspace to use: the caller's, or `own`, made here for every core.
+Fft2d& workspace_for(Fft2d* given, std::unique_ptr<Fft2d>& own, std::size_t p) {
+  if (given) {
+    if (given->size() != p) throw std::invalid_argument("UvGrid: the FFT workspace is not 2N x 2N.");
+    return *given;
   }
-  ~Fft2d() {
-    std::lock_guard<std::mutex> lock(planner_mutex());
-    fftwf_destroy_plan(fwd_);
-    fftwf_destroy_plan(inv_);
-    fftwf_free(real_);
-    fftwf_free(spec_);
-  }
-  Fft2d(const Fft2d&) = delete;
-  Fft2d& operator=(const Fft2d&) = delete;
-  float* real() { return real_; }
-  fftwf_complex* spec() { return spec_; }
-  void forward() { fftwf_execute(fwd_); }
-  void inverse() { fftwf_execute(inv_); }
-
- private:
-  std::size_t p_;
-  float* real_;
-  fftwf_complex* spec_;
-  fftwf_plan fwd_, inv_;
-};
+  own = std::make_unique<Fft2d>(p, omp_get_max_threads());
+  return *own;
+}
 
 }  // namespace
 
@@ -107,40 +76,46 @@ UvGrid::UvGrid(const std::vector<UvSample>& samples, std::size_t image_size, dou
   }
 }
 
-std::vector<float> UvGrid::weighted_inverse(const std::vector<float>& image_2n, const std::vector<float>& weights) const {
-  Fft2d fft(p_);
-  std::copy(image_2n.begin(), image_2n.end(), fft.real());
+template <class Fill>
+std::vector<float> UvGrid::weighted_inverse(Fill&& fill, const std::vector<float>& weights, Fft2d* workspace) const {
+  std::unique_ptr<Fft2d> own;
+  Fft2d& fft = workspace_for(workspace, own, p_);
+  fill(fft.real());
   fft.forward();
   const std::size_t ns = p_ * (p_ / 2 + 1);
-  fftwf_complex* s = fft.spec();
+  float* s = fft.spec();
   const float inv_p2 = 1.0f / static_cast<float>(p_ * p_);
   for (std::size_t i = 0; i < ns; ++i) {
     const float w = weights[i] * inv_p2;
-    s[i][0] *= w;
-    s[i][1] *= w;
+    s[2 * i] *= w;
+    s[2 * i + 1] *= w;
   }
   fft.inverse();
   std::vector<float> out(n_ * n_);
-  for (std::size_t y = 0; y < n_; ++y)
-    for (std::size_t x = 0; x < n_; ++x) out[y * n_ + x] = fft.real()[y * p_ + x];
+  const float* real = fft.real();
+  for (std::size_t y = 0; y < n_; ++y) std::copy_n(real + y * p_, n_, out.begin() + static_cast<std::ptrdiff_t>(y * n_));
   return out;
 }
 
-std::vector<float> UvGrid::psf() const {
+std::vector<float> UvGrid::psf(Fft2d* workspace) const {
   // A unit point at (N/2, N/2) of the 2N grid images to the PSF centred there.
-  std::vector<float> point(p_ * p_, 0.0f);
-  point[(n_ / 2) * p_ + n_ / 2] = 1.0f;
-  std::vector<float> out = weighted_inverse(point, weights_);
+  const auto point = [&](float* real) {
+    std::fill_n(real, p_ * p_, 0.0f);
+    real[(n_ / 2) * p_ + n_ / 2] = 1.0f;
+  };
+  std::vector<float> out = weighted_inverse(point, weights_, workspace);
   const float peak = out[(n_ / 2) * n_ + n_ / 2];
   for (float& v : out) v /= peak;
   return out;
 }
 
-std::vector<float> UvGrid::dirty(const std::vector<float>& sky) const {
-  std::vector<float> padded(p_ * p_, 0.0f);
-  for (std::size_t y = 0; y < n_; ++y)
-    for (std::size_t x = 0; x < n_; ++x) padded[y * p_ + x] = sky[y * n_ + x];
-  std::vector<float> out = weighted_inverse(padded, weights_);
+std::vector<float> UvGrid::dirty(const std::vector<float>& sky, Fft2d* workspace) const {
+  // The sky in the 2N grid's first N x N corner, zeros elsewhere.
+  const auto padded = [&](float* real) {
+    std::fill_n(real, p_ * p_, 0.0f);
+    for (std::size_t y = 0; y < n_; ++y) std::copy_n(sky.data() + y * n_, n_, real + y * p_);
+  };
+  std::vector<float> out = weighted_inverse(padded, weights_, workspace);
   // The PSF's normalisation: a unit point source gives a unit peak (the PSF's origin value is
   // sum(W) / P^2).
   const double peak = weight_sum_ / static_cast<double>(p_ * p_);
@@ -148,10 +123,11 @@ std::vector<float> UvGrid::dirty(const std::vector<float>& sky) const {
   return out;
 }
 
-std::vector<float> UvGrid::noise(Rng& rng, double rms) const {
-  std::vector<float> white(p_ * p_);
-  for (float& v : white) v = static_cast<float>(rng.normal());
-  std::vector<float> out = weighted_inverse(white, noise_weights_);
+std::vector<float> UvGrid::noise(Rng& rng, double rms, Fft2d* workspace) const {
+  const auto white = [&](float* real) {
+    for (std::size_t i = 0; i < p_ * p_; ++i) real[i] = static_cast<float>(rng.normal());
+  };
+  std::vector<float> out = weighted_inverse(white, noise_weights_, workspace);
   double sum = 0.0;
   for (float v : out) sum += static_cast<double>(v) * v;
   const double now = std::sqrt(sum / static_cast<double>(out.size()));

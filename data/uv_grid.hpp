@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "data/fft2d.hpp"
 #include "data/rng.hpp"
 #include "data/uv_coverage.hpp"
 #include "data/weighting.hpp"
@@ -26,15 +27,22 @@ class UvGrid {
   /// The imaging weights of the gridded samples and their conjugates, summed (WSClean's WSCIMGWG).
   double weight_sum() const { return weight_sum_; }
 
+  // Each image below takes an FFT workspace of size 2N (fft_size()) to reuse; without one it
+  // makes its own, planned for omp_get_max_threads() threads. Either gives the same bits.
+
+  std::size_t fft_size() const { return p_; }
   /// N x N, peak 1 at (N/2, N/2).
-  std::vector<float> psf() const;
+  std::vector<float> psf(Fft2d* workspace = nullptr) const;
   /// The dirty image of a sky given in Jy/pixel (N x N): sky (x) PSF, linear.
-  std::vector<float> dirty(const std::vector<float>& sky) const;
+  std::vector<float> dirty(const std::vector<float>& sky, Fft2d* workspace = nullptr) const;
   /// Thermal noise: white visibility noise weighted like the data, scaled to `rms` Jy/beam.
-  std::vector<float> noise(Rng& rng, double rms) const;
+  std::vector<float> noise(Rng& rng, double rms, Fft2d* workspace = nullptr) const;
 
  private:
-  std::vector<float> weighted_inverse(const std::vector<float>& image_2n, const std::vector<float>& weights) const;
+  // Fills the workspace's 2N x 2N real buffer with `fill`, weights its spectrum and returns the
+  // inverse's N x N corner.
+  template <class Fill>
+  std::vector<float> weighted_inverse(Fill&& fill, const std::vector<float>& weights, Fft2d* workspace) const;
   std::size_t n_, p_;
   // p_ x (p_/2 + 1), Hermitian half plane: the cell's imaging weight (samples x weight each), and
   // the RMS its noise gets (sqrt(samples) x weight each).
