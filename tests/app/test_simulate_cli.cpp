@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "io/fits_reader.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/simulated_pair.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -36,6 +37,7 @@ TEST(SimulateCli, ChannelSettingsAreCheckedBeforeAnyWork) {
       {"simulate --size 64 --channels 2000 --bandwidth 2e8 --out " + d, "--channels"},
       {"simulate --size 64 --channels 4 --bandwidth 2e8 --spectral-index 1 -1 --out " + d, "--spectral-index"},
       {"simulate --size 64 --channels 4 --bandwidth 2e8 --name a/b --out " + d, "--name"},
+      {"simulate --size 64 --channels 4 --bandwidth 2e8 --threads 5000 --out " + d, "--threads"},
   };
   for (const auto& [args, option] : cases) {
     SCOPED_TRACE(args);
@@ -44,5 +46,20 @@ TEST(SimulateCli, ChannelSettingsAreCheckedBeforeAnyWork) {
     EXPECT_EQ(count_lines(r.err), 1) << r.err;
     EXPECT_NE(r.err.find(option), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(d));
+  }
+}
+
+TEST(SimulateCli, ThreadsDoNotChangeTheImages) {
+  gpuclean::test::TempDir tmp;
+  for (const char* threads : {"1", "3"}) {
+    const auto r = run_gpuclean(tmp, std::string("simulate --channels 4 --bandwidth 2e8 --size 64 --threads ") + threads +
+                                         " --out " + tmp.file(std::string("t") + threads));
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  for (const char* name : {"sim-0000-dirty.fits", "sim-0003-dirty.fits", "sim-0002-psf.fits", "sim-MFS-dirty.fits",
+                           "truth-0001.fits"}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(gpuclean::io::read_fits_image(tmp.file(std::string("t3/") + name)).pixels,
+              gpuclean::io::read_fits_image(tmp.file(std::string("t1/") + name)).pixels);
   }
 }
