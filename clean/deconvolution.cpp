@@ -28,6 +28,10 @@ void for_each_worker(std::size_t count, std::size_t workers, Algorithm algorithm
       std::unique_ptr<Deconvolver>& deconvolver = (*pool)[w];
       if (!deconvolver) deconvolver = make_deconvolver(algorithm, device);
       for (std::size_t j = next++; j < count; j = next++) run(j, *deconvolver);
+      // A pool of this call's own: each worker releases its deconvolver (streams, pinned staging,
+      // cuFFT plans) on its own thread and device as it ends, instead of the caller releasing
+      // them one after another once all have ended.
+      if (pool == &local) deconvolver.reset();
     } catch (...) {
       std::lock_guard<std::mutex> lock(failure_mutex);
       if (!failure) failure = std::current_exception();

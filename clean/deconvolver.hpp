@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "clean/beam.hpp"
@@ -174,6 +175,9 @@ struct CleanResult {
     std::size_t auto_mask_cycle = 0;
     std::vector<std::size_t> auto_mask_pixels;
     LocalRmsSummary local_rms;       ///< --local-rms: its map's window and range
+    /// GPU: where seconds.setup went, in order (seconds; "fft_plans_made" is a count), so that
+    /// one run on a multi-GPU host tells which part of the setup serialises.
+    std::vector<std::pair<std::string, double>> setup_parts;
   } diagnostics;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "clean/deconvolution.hpp"
 #include "clean/gpu_memory.hpp"
 #include "clean/log_polynomial_fit.hpp"
+#include "clean/plan_workers.hpp"
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
 #include "select/cuda/device_info.hpp"
@@ -30,8 +32,25 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 // Planes cleaned at once on one GPU: a plane's minor cycle is mostly one SM's chain, so more at
 // once fill more of the GPU (64 planes of 2048^2 on the H100: 4 at once 13.5, 8 at once 25.8,
-// 16 at once 44.7 channels/s).
+// 16 at once 44.7 channels/s). With several GPUs the run as a whole cleans that many at once,
+// at least kLeastAutomaticParallelPlanes on each GPU (clean::automatic_parallel_per_gpu: each
+// worker's first-run setup serialises, so a worker should clean several planes).
 constexpr std::size_t kMaxAutomaticParallelPlanes = 16;
+constexpr std::size_t kLeastAutomaticParallelPlanes = 4;
+
+// -v: where a GPU run's setup went (the JSON's stage_seconds.setup_parts).
+std::string setup_parts_line(const clean::CleanResult& r) {
+  std::string line;
+  char buf[96];
+  for (const auto& [part, value] : r.diagnostics.setup_parts) {
+    if (part == "fft_plans_made")
+      std::snprintf(buf, sizeof buf, "%s%s %.0f", line.empty() ? "" : ", ", part.c_str(), value);
+    else
+      std::snprintf(buf, sizeof buf, "%s%s %.1f ms", line.empty() ? "" : ", ", part.c_str(), value * 1e3);
+    line += buf;
+  }
+  return line;
+}
 
 // The input's planes as the run facade's work table.
 clean::WorkTable cube_table(const CubeInput& in, const std::optional<clean::HostImage>& fits_mask) {
@@ -139,7 +158,10 @@ nlohmann::json run_cube(const RunOptions& o) {
   clean::PlanRequest request;
   if (device == clean::Device::kGpu) {
     request.gpus = cube_gpus(o.cube);
-    request.parallel = o.cube.parallel_planes ? o.cube.parallel_planes : kMaxAutomaticParallelPlanes;
+    request.parallel = o.cube.parallel_planes ? o.cube.parallel_planes
+                                              : clean::automatic_parallel_per_gpu(request.gpus.size(),
+                                                                                  kMaxAutomaticParallelPlanes,
+                                                                                  kLeastAutomaticParallelPlanes);
   }
   const clean::RunPlan plan = clean::plan_run(table, o.settings, device, request);
   if (!plan.fallback.empty()) log.warn("%s", plan.fallback.c_str());
@@ -172,6 +194,11 @@ nlohmann::json run_cube(const RunOptions& o) {
   clean::ProblemExtras extras;
   extras.observer = &observed;
   clean::Deconvolution deconvolution(o.settings, table, plan, &extras);
+  // The workers' GPU resources outlive the clean stage: they are released while the outputs are
+  // written (streams, pinned staging and cuFFT plans: tens of driver calls a worker, many of them
+  // process-wide locked or synchronising), not one worker after another inside the stage.
+  clean::DeconvolverPool workers;
+  std::jthread release;  // joined before the summary is made
   run.results = deconvolution.run({}, [&](std::size_t g, const clean::CleanResult& r) {
     const CleanGroup& group = run.groups[g];
     const InputPlane& first = in.planes[group.planes[0]];
@@ -180,12 +207,24 @@ nlohmann::json run_cube(const RunOptions& o) {
                                                   (first.pol.empty() ? "" : " " + first.pol);
     log.info("  %s: %zu components, %zu major cycles, stopped on %s, peak residual %.4e Jy/beam", what.c_str(),
              r.stop.iterations, r.stop.major_cycles, std::string(clean::to_string(r.stop.reason)).c_str(), r.stop.peak_residual);
-  });
+    if (!r.diagnostics.setup_parts.empty())
+      log.verbose("  %s: setup %.1f ms: %s", what.c_str(), r.diagnostics.seconds.setup * 1e3,
+                  setup_parts_line(r).c_str());
+  }, &workers);
   if (device == clean::Device::kGpu) run.group_gpu = deconvolution.group_gpus();
   run.seconds_clean = since(t_clean);
   run.select_comparison = std::move(observed.select_comparison);
+  if (!workers.empty()) {
+    release = std::jthread([&log, pool = std::move(workers)]() mutable {
+      const auto t0 = Clock::now();
+      const std::size_t n = pool.size();
+      pool.clear();
+      log.verbose("released %zu GPU workers' resources in %.3f s, alongside the writes", n, since(t0));
+    });
+  }
 
   const nlohmann::json summary = write_cube_outputs(o, in, run);
+  if (release.joinable()) release.join();
   std::size_t components = 0;
   for (const auto& r : run.results) components += r.stop.iterations;
   log.info("done: %zu planes, %zu components; %.2f s (read %.2f, clean %.2f: %.1f planes/s)", in.planes.size(),

@@ -69,6 +69,19 @@ nlohmann::json run_json(const clean::CleanResult& r, const clean::CleanSettings&
              {"pool_reruns", m.reruns},
              {"one_cluster_cycles", m.sequential}};
   }
+  nlohmann::json stages = {{"setup", r.diagnostics.seconds.setup},
+                           {"download", r.diagnostics.seconds.download},
+                           {"scale_images", r.diagnostics.seconds.scales},
+                           {"noise_map", r.diagnostics.seconds.noise_map},
+                           {"select", r.diagnostics.seconds.select},
+                           {"minor", r.diagnostics.seconds.minor},
+                           {"convolve", r.diagnostics.seconds.convolve},
+                           {"restore", r.diagnostics.seconds.restore}};
+  if (!r.diagnostics.setup_parts.empty()) {  // GPU Clark: where the setup went
+    nlohmann::json parts = nlohmann::json::object();
+    for (const auto& [part, value] : r.diagnostics.setup_parts) parts[part] = value;
+    stages["setup_parts"] = std::move(parts);
+  }
   return {{"planes", planes},
           {"iterations", r.stop.iterations},
           {"major_cycles", r.stop.major_cycles},
@@ -83,15 +96,7 @@ nlohmann::json run_json(const clean::CleanResult& r, const clean::CleanSettings&
           {"auto_mask", std::move(auto_mask)},
           {"local_rms", std::move(local_rms)},
           {"minor_cycles_gpu", std::move(minor)},
-          {"stage_seconds",
-           {{"setup", r.diagnostics.seconds.setup},
-            {"download", r.diagnostics.seconds.download},
-            {"scale_images", r.diagnostics.seconds.scales},
-            {"noise_map", r.diagnostics.seconds.noise_map},
-            {"select", r.diagnostics.seconds.select},
-            {"minor", r.diagnostics.seconds.minor},
-            {"convolve", r.diagnostics.seconds.convolve},
-            {"restore", r.diagnostics.seconds.restore}}}};
+          {"stage_seconds", std::move(stages)}};
 }
 
 nlohmann::json plane_json(const PlaneSummary& p) {

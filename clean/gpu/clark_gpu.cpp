@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "clean/errors.hpp"
 #include "clean/scale_set.hpp"
@@ -23,6 +25,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The setup's parts, each from the end of the one before (diagnostics.setup_parts).
+struct SetupLaps {
+  Clock::time_point last = Clock::now();
+  std::vector<std::pair<std::string, double>> parts;
+  void mark(const char* part) {
+    const auto now = Clock::now();
+    parts.emplace_back(part, std::chrono::duration<double>(now - last).count());
+    last = now;
+  }
+};
 
 // One minor cycle makes at most this many components; a longer cycle is split into major
 // cycles (only with --mgain near 0 and a huge --niter).
@@ -54,17 +67,18 @@ class ClarkStepsGpu final : public MajorCycleSteps {
   // integrated PSF's transform is not needed).
   ClarkStepsGpu(gpu::GpuResources& resources, const CleanProblem& problem, const CleanSettings& settings)
       : t_start_(Clock::now()),
+        plans_before_(plan_totals(resources)),
         resources_(resources),
         settings_(settings),
         s_(resources.stream()),
         neg_(settings.allow_negative),
         st_(resources, problem, settings, gpu::PsfOnDevice::kSpectrum),
-        n_(st_.size()),
+        n_((laps_.mark("image_state"), st_.size())),
         // The scales (one delta function without --multiscale: plain Clark) and their beam patches.
         scales_(gpu::prepare_scales_gpu(resources, problem.psf, settings,
                                         scale_beam_pixels(problem, settings), st_.width(),
                                         st_.height(), st_.exterior_sidelobe())),
-        k_max_(std::min(settings.select_k, n_)),
+        k_max_((laps_.mark("scales"), std::min(settings.select_k, n_))),
         active_values_(k_max_, s_),
         sorted_values_(k_max_, s_),
         active_pixels_(k_max_, s_),
@@ -72,15 +86,19 @@ class ClarkStepsGpu final : public MajorCycleSteps {
         sort_bytes_(gpu::sort_by_pixel_temp_bytes(k_max_)),
         sort_temp_(std::max<std::size_t>(sort_bytes_, 1), s_),
         count_(1, s_) {
+    laps_.mark("buffers");
     st_.plan(scales_, k_max_);
+    laps_.mark("plane_set");
     for (const CleanScale& sc : scales_) {
       const std::vector<float> h_patch = beam_patch(sc.minor_psf, sc.patch);
       patches_.emplace_back(h_patch.size(), s_);
       GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(patches_.back().data(), h_patch.data(), h_patch.size() * sizeof(float),
                                         cudaMemcpyHostToDevice, s_));
     }
+    laps_.mark("patches");
     scale_images_.emplace(resources, st_, scales_);
     st_.sample_memory();
+    laps_.mark("scale_images");
     // Scales are smallest first, so the first patch is the narrowest (set_patch's rule).
     cycle_cap_ = std::min(settings.niter, kMaxCycleComponents);
     minor_.emplace(s_, st_.width(), st_.height(), patches_[0].data(), static_cast<int>(scales_[0].patch), k_max_,
@@ -89,7 +107,24 @@ class ClarkStepsGpu final : public MajorCycleSteps {
       observer_ = problem.observer;
       compare_.emplace(s_, settings, k_max_);
     }
+    laps_.mark("minor_engine");
     setup_seconds_ = since(t_start_);
+    // The worker's resources, made for its first run, count in that run's setup.
+    const double made = std::exchange(resources.unreported_creation_seconds, 0.0);
+    setup_seconds_ += made;
+    const gpu::GpuImageState::SetupSeconds& in = st_.setup_seconds();
+    const auto [plans_made, plan_seconds] = plan_totals(resources);
+    // The parts in order; image_state's own parts (prefixed) are inside it; memory_queries
+    // (cudaMemGetInfo) and fft_plans are inside the others.
+    setup_parts_ = {{"resources", made}};
+    setup_parts_.insert(setup_parts_.end(), laps_.parts.begin(), laps_.parts.end());
+    setup_parts_.insert(setup_parts_.begin() + 2, {{"image_state.host_images", in.host_images},
+                                                   {"image_state.psf_spectrum", in.psf},
+                                                   {"image_state.allocations", in.allocations},
+                                                   {"image_state.uploads", in.uploads}});
+    setup_parts_.emplace_back("memory_queries", st_.memory_query_seconds());
+    setup_parts_.emplace_back("fft_plans", plan_seconds - plans_before_.second);
+    setup_parts_.emplace_back("fft_plans_made", static_cast<double>(plans_made - plans_before_.first));
   }
 
   ImageState& state() override { return st_; }
@@ -170,11 +205,20 @@ class ClarkStepsGpu final : public MajorCycleSteps {
 
   void release(CleanResult& result) override {
     result.diagnostics.seconds.setup = setup_seconds_;
+    result.diagnostics.setup_parts = std::move(setup_parts_);
     result.diagnostics.minor_stats = minor_->stats();
   }
 
  private:
+  // Plans made by the worker's two caches so far, and the seconds it took.
+  static std::pair<std::size_t, double> plan_totals(gpu::GpuResources& r) {
+    return {r.plans().plans_made() + r.side_plans().plans_made(),
+            r.plans().seconds_making() + r.side_plans().seconds_making()};
+  }
+
   Clock::time_point t_start_;
+  SetupLaps laps_;
+  std::pair<std::size_t, double> plans_before_;
   gpu::GpuResources& resources_;
   const CleanSettings& settings_;
   const cudaStream_t s_;
@@ -197,6 +241,7 @@ class ClarkStepsGpu final : public MajorCycleSteps {
   gpu::ScaleImagesGpu::Choice choice_;
   std::size_t count_selected_ = 0;
   double setup_seconds_ = 0.0;
+  std::vector<std::pair<std::string, double>> setup_parts_;
 };
 
 }  // namespace

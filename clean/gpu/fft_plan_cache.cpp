@@ -1,6 +1,7 @@
 #include "clean/gpu/fft_plan_cache.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +24,7 @@ std::shared_ptr<FftPlans> FftPlanCache::get(cudaStream_t stream, std::size_t pw,
   if (it != plans_.end()) {
     plans_.splice(plans_.begin(), plans_, it);
   } else {
+    const auto t0 = std::chrono::steady_clock::now();
     if (plans_.size() >= kCapacity) plans_.pop_back();
     FftPlans& p = *plans_.emplace_front(std::make_shared<FftPlans>());
     p.pw = pw;
@@ -45,6 +47,7 @@ std::shared_ptr<FftPlans> FftPlanCache::get(cudaStream_t stream, std::size_t pw,
       throw;
     }
     ++made_;
+    seconds_making_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   const std::shared_ptr<FftPlans>& p = plans_.front();
   for (cufftHandle h : {p->forward, p->inverse}) check_cufft(cufftSetStream(h, stream), "cufftSetStream");

@@ -33,10 +33,13 @@ class FftPlanCache {
   /// alive after the cache dropped them (a multiscale run uses more sizes than the cache keeps).
   std::shared_ptr<FftPlans> get(cudaStream_t stream, std::size_t pw, std::size_t ph);
   std::size_t plans_made() const { return made_; }
+  /// Seconds spent making them (cuFFT's plan creation and the work area), summed.
+  double seconds_making() const { return seconds_making_; }
 
  private:
   std::list<std::shared_ptr<FftPlans>> plans_;  // most recently used first
   std::size_t made_ = 0;
+  double seconds_making_ = 0.0;
 };
 
 /// Throws cuda::CudaError for allocation failures and std::runtime_error otherwise.

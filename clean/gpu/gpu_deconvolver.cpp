@@ -1,5 +1,7 @@
 #include "clean/gpu/gpu_deconvolver.hpp"
 
+#include <chrono>
+
 #include "clean/gpu/gpu_resources.hpp"
 #include "clean/major_cycle.hpp"
 
@@ -12,7 +14,12 @@ class GpuDeconvolver final : public Deconvolver {
   std::string_view name() const override { return name_; }
   std::unique_ptr<MajorCycleSteps> steps(const CleanProblem& problem, const CleanSettings& settings) override {
     check_joinable(problem, settings);
-    if (!resources_) resources_ = std::make_unique<GpuResources>();
+    if (!resources_) {
+      const auto t0 = std::chrono::steady_clock::now();
+      resources_ = std::make_unique<GpuResources>();
+      resources_->unreported_creation_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
     return make_(*resources_, problem, settings);
   }
 

@@ -68,13 +68,23 @@ GpuImageState::GpuImageState(GpuResources& resources, const CleanProblem& proble
   if (size() >= kMaxPackedPixels || width_ >= (1u << 16) || height_ >= (1u << 16))
     throw InvalidInput("the GPU path takes images below 65536 pixels a side and 2^31 pixels; use --device cpu.");
   if (problem.mask.size() != size()) throw std::invalid_argument("GpuImageState: the mask is not the image's size");
+  auto lap = Clock::now();
+  const auto took = [&lap] {
+    const auto now = Clock::now();
+    const double s = std::chrono::duration<double>(now - lap).count();
+    lap = now;
+    return s;
+  };
   free_at_start_ = cuda::device_memory().free_bytes;
+  memory_query_seconds_ += took();
   selector_ = make_selector(settings.select_backend);
   host_residual_ = std::make_unique<HostImagePrefetch>(width_, height_);
   host_model_ = std::make_unique<HostImagePrefetch>(width_, height_);
   if (problem.restoring_beam) host_restored_ = std::make_unique<HostImagePrefetch>(width_, height_);
+  setup_.host_images = took();
   // The PSF first: its transform (on the side stream) then overlaps the uploads below.
   if (psf == PsfOnDevice::kSpectrum && !problem.joined) psf_spectrum_ = fetch_psf_spectrum(problem.psf);
+  setup_.psf = took();
   const std::size_t n = size();
   residual_ = cuda::DeviceBuffer<float>(n, stream_);
   masked_ = cuda::DeviceBuffer<float>(n, stream_);
@@ -84,6 +94,7 @@ GpuImageState::GpuImageState(GpuResources& resources, const CleanProblem& proble
   scalars_ = cuda::DeviceBuffer<unsigned long long>(4, stream_);
   sums_ = cuda::DeviceBuffer<double>(2, stream_);
   counts_ = cuda::DeviceBuffer<unsigned long long>(2, stream_);
+  setup_.allocations = took();
   cuda::PinnedStaging& staging = resources_.staging();
   if (const DeviceImage* d = problem.dirty_on_device) {
     // A caller's CUDA array: copied on the device once the caller's stream has made it.
@@ -101,6 +112,7 @@ GpuImageState::GpuImageState(GpuResources& resources, const CleanProblem& proble
   GPUCLEAN_CUDA_TRY(cudaMemsetAsync(counts_.data(), 0, 2 * sizeof(unsigned long long), stream_));
   count_valid(stream_, residual_.data(), n, true, counts_.data());
   sample_memory();
+  setup_.uploads = took();
 }
 
 GpuImageState::~GpuImageState() = default;
@@ -356,7 +368,9 @@ void GpuImageState::finish_restore(const CleanProblem& problem, CleanResult& res
 }
 
 void GpuImageState::sample_memory() {
+  const auto t0 = Clock::now();
   const std::size_t free_now = cuda::device_memory().free_bytes;
+  memory_query_seconds_ += since(t0);
   if (free_at_start_ > free_now) peak_used_ = std::max(peak_used_, free_at_start_ - free_now);
 }
 

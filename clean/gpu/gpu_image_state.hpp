@@ -125,6 +125,14 @@ class GpuImageState final : public ImageState {
 
   /// Notes the device memory in use now; the largest is reported as the peak.
   void sample_memory();
+
+  /// Where the constructor's time went (the run's setup parts, in seconds).
+  struct SetupSeconds {
+    double host_images = 0, psf = 0, allocations = 0, uploads = 0;
+  };
+  const SetupSeconds& setup_seconds() const { return setup_; }
+  /// Seconds in the device-memory queries so far (cudaMemGetInfo: a call into the kernel driver).
+  double memory_query_seconds() const { return memory_query_seconds_; }
   std::size_t peak_memory() const { return peak_used_; }
 
  private:
@@ -158,6 +166,8 @@ class GpuImageState final : public ImageState {
   std::unique_ptr<HostImagePrefetch> host_residual_, host_model_, host_restored_;
   LocalRmsDevice rms_;
   bool weighing_ = false;
+  SetupSeconds setup_;
+  double memory_query_seconds_ = 0.0;
   std::unique_ptr<PlaneSetGpu> planes_;  // last: it refers to the buffers above
 };
 

@@ -44,6 +44,10 @@ class GpuResources {
   SpectrumCache& beam_spectra() { return beam_spectra_; }
   int device() const { return device_; }
 
+  /// Seconds the worker spent making these resources (GpuDeconvolver times it); the first run
+  /// takes it into its setup (std::exchange), later runs find 0.
+  double unreported_creation_seconds = 0.0;
+
  private:
   int device_ = 0;
   // Declared before what is freed on them: members are destroyed in reverse order.

@@ -108,6 +108,20 @@ TEST(PlanWorkers, EachGpuTakesAtMostItsShareOfTheGroups) {
   EXPECT_EQ(clean::plan_workers(1, 0, 0, 0), 1u);
 }
 
+TEST(PlanWorkers, TheAutomaticCountIsTheRunsOverItsGpus) {
+  // 16 at once for the run: 16 on one GPU, 8 on each of 2, 4 on each of 4 (each worker then
+  // cleans 4 of 64 planes), never below 4 a GPU, never 0.
+  EXPECT_EQ(clean::automatic_parallel_per_gpu(1, 16, 4), 16u);
+  EXPECT_EQ(clean::automatic_parallel_per_gpu(0, 16, 4), 16u);
+  EXPECT_EQ(clean::automatic_parallel_per_gpu(2, 16, 4), 8u);
+  EXPECT_EQ(clean::automatic_parallel_per_gpu(4, 16, 4), 4u);
+  EXPECT_EQ(clean::automatic_parallel_per_gpu(8, 16, 4), 4u);
+  EXPECT_EQ(clean::automatic_parallel_per_gpu(3, 16, 4), 5u);
+  EXPECT_EQ(clean::automatic_parallel_per_gpu(4, 0, 0), 1u);
+  // With plan_workers: 64 planes on 4 GPUs make 16 workers, each cleaning 4 planes.
+  EXPECT_EQ(clean::plan_workers(64, 4, clean::automatic_parallel_per_gpu(4, 16, 4), 100), 16u);
+}
+
 class CubeThreads : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {

@@ -85,6 +85,21 @@ TEST(SummarySchema, TheSingleCommandsSummaryConformsAndSaysWhatTheRunDid) {
   EXPECT_DOUBLE_EQ(j["seconds"]["total"].get<double>(), 0.1 + 1.0 + 0.2 + 0.3);
 }
 
+TEST(SummarySchema, AGpuRunsSetupPartsAreAnOptionalBlockOfItsStages) {
+  clean::CleanResult r = a_result();
+  clean::CleanSettings s;
+  EXPECT_FALSE(app::run_json(r, s, {0}, 0)["stage_seconds"].contains("setup_parts"));  // CPU runs: none
+  r.diagnostics.setup_parts = {{"resources", 0.25}, {"fft_plans", 0.125}, {"fft_plans_made", 4}};
+  const json run = app::run_json(r, s, {0}, 0);
+  const json& parts = run["stage_seconds"]["setup_parts"];
+  EXPECT_DOUBLE_EQ(parts["resources"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(parts["fft_plans"].get<double>(), 0.125);
+  EXPECT_DOUBLE_EQ(parts["fft_plans_made"].get<double>(), 4.0);
+  json j = single_summary();
+  j["runs"][0] = run;
+  EXPECT_EQ(app::summary_schema_problems(j), Problems{});
+}
+
 TEST(SummarySchema, TheCheckFindsEachBreak) {
   const json good = single_summary();
   auto broken = [&](auto change) {
