@@ -45,6 +45,40 @@ void for_each_worker(std::size_t count, std::size_t workers, Algorithm algorithm
   if (failure) std::rethrow_exception(failure);
 }
 
+void prepare_workers(DeconvolverPool& pool, std::size_t workers, Algorithm algorithm, Device device,
+                     const std::vector<int>& gpus) {
+  if (device != Device::kGpu || workers == 0) return;
+  if (pool.size() < workers) pool.resize(workers);
+  // The workers of each distinct GPU, in order (a list may name one GPU twice).
+  std::vector<int> devices;
+  std::vector<std::vector<std::size_t>> of_device;
+  for (std::size_t w = 0; w < workers; ++w) {
+    const int d = gpus.empty() ? cuda::current_gpu() : gpus[w % gpus.size()];
+    const auto it = std::find(devices.begin(), devices.end(), d);
+    if (it == devices.end()) {
+      devices.push_back(d);
+      of_device.push_back({w});
+    } else {
+      of_device[static_cast<std::size_t>(it - devices.begin())].push_back(w);
+    }
+  }
+  auto prepare_on = [&](std::size_t i) {
+    for (std::size_t w : of_device[i]) {
+      try {
+        const cuda::ScopedDevice on(devices[i]);
+        if (!pool[w]) pool[w] = make_deconvolver(algorithm, device);
+        pool[w]->prepare();
+      } catch (...) {
+        pool[w].reset();  // its first run makes it again, and reports what fails
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < devices.size(); ++i) threads.emplace_back(prepare_on, i);
+  prepare_on(0);
+  for (auto& t : threads) t.join();
+}
+
 Deconvolution::Deconvolution(const CleanSettings& settings, const WorkTable& table, RunPlan plan,
                              const ProblemExtras* extras)
     : settings_(settings), table_(table), plan_(std::move(plan)), extras_(extras) {}

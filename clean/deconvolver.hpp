@@ -193,6 +193,10 @@ class Deconvolver {
   /// (MajorCycleDriver, e.g. one major cycle per round of an outer loop). `problem`, `settings`
   /// and this deconvolver outlive them.
   virtual std::unique_ptr<MajorCycleSteps> steps(const CleanProblem& problem, const CleanSettings& settings) = 0;
+  /// Makes what the deconvolver keeps from run to run (GPU: its streams and pinned staging) on
+  /// the current device now, ahead of its first run (a cube does it while it reads). Optional:
+  /// the first run makes what is missing.
+  virtual void prepare() {}
   /// The steps run to the end by the major-cycle driver.
   CleanResult run(const CleanProblem& problem, const CleanSettings& settings, const CycleCallback& on_cycle);
 };

@@ -3,7 +3,7 @@
 
 For each file: the clean stage's seconds, the runs, and each setup part (stage_seconds.setup_parts)
 summed over the runs, then its mean over a worker's first runs (those that made the worker's
-resources) and over the later ones. A part that grows with the GPUs while its runs stay the same
+resources or cuFFT plans) and over the later ones (fft_plans_made: a count, not ms). A part that grows with the GPUs while its runs stay the same
 serialises between workers.
 
     scripts/setup_parts.py cube_gpus_1.json cube_gpus_4.json
@@ -31,8 +31,10 @@ def main(paths):
         if not parts:
             print("  no setup_parts (not GPU Clark, or an older gpuclean)")
             continue
-        first = [p for p in parts if p.get("resources", 0) > 0]
-        later = [p for p in parts if p.get("resources", 0) == 0]
+        # A worker's first run makes its resources (unless made ahead) and its cuFFT plans.
+        is_first = lambda p: p.get("resources", 0) > 0 or p.get("fft_plans_made", 0) > 0
+        first = [p for p in parts if is_first(p)]
+        later = [p for p in parts if not is_first(p)]
         print("  %-26s %10s %12s %12s" % ("part", "sum s", "first ms", "later ms"))
         for name in parts[0]:
             total = sum(p.get(name, 0) for p in parts)

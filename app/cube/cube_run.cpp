@@ -4,9 +4,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "app/cube/cube_output.hpp"
@@ -50,6 +52,27 @@ std::string setup_parts_line(const clean::CleanResult& r) {
     line += buf;
   }
   return line;
+}
+
+// The GPU workers the plan may give each GPU (PlanRequest::parallel).
+std::size_t parallel_per_gpu(const RunOptions& o, std::size_t gpus) {
+  return o.cube.parallel_planes ? o.cube.parallel_planes
+                                : clean::automatic_parallel_per_gpu(gpus, kMaxAutomaticParallelPlanes,
+                                                                    kLeastAutomaticParallelPlanes);
+}
+
+// Workers worth making while the planes are read: plan_run's count when it is known before the
+// read, a WSClean set of independent planes (one group a plane; the memory's cap is not known
+// yet, so a worker may be made that cleans nothing). 0 otherwise, or with
+// GPUCLEAN_CUBE_PREPARE=0 (to compare).
+std::size_t workers_to_prepare(const RunOptions& o, const std::optional<io::WscleanChannelSet>& set,
+                               std::size_t gpus) {
+  const char* env = std::getenv("GPUCLEAN_CUBE_PREPARE");
+  if (env && std::string(env) == "0") return 0;
+  if (!set || o.settings.join_channels || o.settings.join_polarizations) return 0;
+  std::size_t planes = 0;
+  for (const auto& pol : set->dirty) planes += pol.size();
+  return planes ? clean::plan_workers(planes, gpus, parallel_per_gpu(o, gpus), planes) : 0;
 }
 
 // The input's planes as the run facade's work table.
@@ -128,13 +151,24 @@ nlohmann::json run_cube(const RunOptions& o) {
   if (!note.empty()) log.verbose("%s", note.c_str());
 
   // Every GPU's context and first plans are readied while the planes are read, so that neither
-  // the clean stage nor its first planes on each GPU pay for them.
+  // the clean stage nor its first planes on each GPU pay for them; so are the workers' streams and
+  // pinned staging when their count is known before the read (workers_to_prepare).
+  clean::DeconvolverPool workers;  // outlives warm_up, which fills it
+  double prepare_seconds = 0.0;
+  std::size_t prepared = 0;
   std::jthread warm_up;  // joined on every way out
   if (device == clean::Device::kGpu) {
-    std::vector<int> gpus = cube_gpus(o.cube);
+    const std::vector<int> list = cube_gpus(o.cube);
+    std::vector<int> gpus = list;
     std::sort(gpus.begin(), gpus.end());
     gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
-    warm_up = std::jthread([gpus] { clean::warm_up_gpus(gpus); });
+    prepared = workers_to_prepare(o, set, list.size());
+    warm_up = std::jthread([&, gpus, list] {
+      clean::warm_up_gpus(gpus);
+      const auto t0 = Clock::now();
+      clean::prepare_workers(workers, prepared, o.settings.algorithm, clean::Device::kGpu, list);
+      prepare_seconds = since(t0);
+    });
   }
 
   const auto t_read = Clock::now();
@@ -155,17 +189,16 @@ nlohmann::json run_cube(const RunOptions& o) {
   run.seconds_read = since(t_read);
 
   if (warm_up.joinable()) warm_up.join();
+  if (prepared) log.verbose("prepared %zu GPU workers in %.3f s while reading", prepared, prepare_seconds);
   clean::PlanRequest request;
   if (device == clean::Device::kGpu) {
     request.gpus = cube_gpus(o.cube);
-    request.parallel = o.cube.parallel_planes ? o.cube.parallel_planes
-                                              : clean::automatic_parallel_per_gpu(request.gpus.size(),
-                                                                                  kMaxAutomaticParallelPlanes,
-                                                                                  kLeastAutomaticParallelPlanes);
+    request.parallel = parallel_per_gpu(o, request.gpus.size());
   }
   const clean::RunPlan plan = clean::plan_run(table, o.settings, device, request);
   if (!plan.fallback.empty()) log.warn("%s", plan.fallback.c_str());
   device = plan.device;
+  if (device != clean::Device::kGpu) workers.clear();  // fell back to the CPU
   if (o.settings.compare_select && device != clean::Device::kGpu)
     throw clean::InvalidSettings("--compare-select compares the GPU selection backends; this run is on the CPU.");
   run.device = std::string(clean::to_string(device));
@@ -197,7 +230,6 @@ nlohmann::json run_cube(const RunOptions& o) {
   // The workers' GPU resources outlive the clean stage: they are released while the outputs are
   // written (streams, pinned staging and cuFFT plans: tens of driver calls a worker, many of them
   // process-wide locked or synchronising), not one worker after another inside the stage.
-  clean::DeconvolverPool workers;
   std::jthread release;  // joined before the summary is made
   run.results = deconvolution.run({}, [&](std::size_t g, const clean::CleanResult& r) {
     const CleanGroup& group = run.groups[g];
@@ -214,7 +246,7 @@ nlohmann::json run_cube(const RunOptions& o) {
   if (device == clean::Device::kGpu) run.group_gpu = deconvolution.group_gpus();
   run.seconds_clean = since(t_clean);
   run.select_comparison = std::move(observed.select_comparison);
-  if (!workers.empty()) {
+  if (device == clean::Device::kGpu && !workers.empty()) {
     release = std::jthread([&log, pool = std::move(workers)]() mutable {
       const auto t0 = Clock::now();
       const std::size_t n = pool.size();

@@ -19,11 +19,13 @@
 #include "app/cube/cube_input.hpp"
 #include "app/cube/cube_output.hpp"
 #include "app/cube/plane_pool.hpp"
+#include "clean/deconvolution.hpp"
 #include "clean/plan_workers.hpp"
 #include "io/fits_cube.hpp"
 #include "io/fits_reader.hpp"
 #include "io/fits_writer.hpp"
 #include "io/wsclean_channels.hpp"
+#include "select/cuda/device_info.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -106,6 +108,17 @@ TEST(PlanWorkers, EachGpuTakesAtMostItsShareOfTheGroups) {
   EXPECT_EQ(clean::plan_workers(64, 4, 16, 2), 8u);
   // Never 0.
   EXPECT_EQ(clean::plan_workers(1, 0, 0, 0), 1u);
+}
+
+TEST(PrepareWorkers, NothingOffTheGpuAndAWorkerThatCannotBeMadeIsLeftToItsFirstRun) {
+  clean::DeconvolverPool pool;
+  clean::prepare_workers(pool, 3, clean::Algorithm::kClark, clean::Device::kCpu, {});
+  EXPECT_TRUE(pool.empty());
+  // Two workers on GPU 0 (or on a GPU that is not there): made and prepared, or left unmade.
+  EXPECT_NO_THROW(clean::prepare_workers(pool, 2, clean::Algorithm::kClark, clean::Device::kGpu, {0, 0}));
+  ASSERT_EQ(pool.size(), 2u);
+  const bool gpu = gpuclean::cuda::has_usable_device();
+  for (const auto& d : pool) EXPECT_EQ(d != nullptr, gpu);
 }
 
 TEST(PlanWorkers, TheAutomaticCountIsTheRunsOverItsGpus) {
