@@ -3,7 +3,9 @@
 
 For each file: the clean stage's seconds, the runs, and each setup part (stage_seconds.setup_parts)
 summed over the runs, then its mean over a worker's first runs (those that made the worker's
-resources or cuFFT plans) and over the later ones (fft_plans_made: a count, not ms). A part that grows with the GPUs while its runs stay the same
+resources or cuFFT plans) and over the later ones (fft_plans_made: a count, not ms). Every file
+after the first is checked to have the first's planes and runs (rms, model flux, restored peak,
+iterations, major cycles, peak residual). A part that grows with the GPUs while its runs stay the same
 serialises between workers.
 
     scripts/setup_parts.py cube_gpus_1.json cube_gpus_4.json
@@ -18,9 +20,23 @@ def runs_of(j):
     return j.get("runs", [])
 
 
+def outcome(j):
+    """What the run made, per plane and run: equal across GPU and worker counts when bit-identical."""
+    runs = runs_of(j)
+    planes = j.get("planes", [])
+    return ([(p.get("rms_residual"), p.get("model_flux"), p.get("restored_peak")) for p in planes],
+            [(r.get("iterations"), r.get("major_cycles"), r.get("peak_residual")) for r in runs])
+
+
 def main(paths):
+    reference = None
     for path in paths:
         j = json.load(open(path))
+        if reference is None:
+            reference = (path, outcome(j))
+        else:
+            print("%s: planes and runs %s those of %s" % (
+                path, "equal" if outcome(j) == reference[1] else "DIFFER from", reference[0]))
         runs = runs_of(j)
         seconds = j.get("seconds", {})
         print("%s: %d runs, gpus %s, clean %.3f s, setup summed %.3f s" % (
