@@ -46,7 +46,7 @@ void for_each_worker(std::size_t count, std::size_t workers, Algorithm algorithm
 }
 
 void prepare_workers(DeconvolverPool& pool, std::size_t workers, Algorithm algorithm, Device device,
-                     const std::vector<int>& gpus) {
+                     const std::vector<int>& gpus, std::size_t width, std::size_t height) {
   if (device != Device::kGpu || workers == 0) return;
   if (pool.size() < workers) pool.resize(workers);
   // The workers of each distinct GPU, in order (a list may name one GPU twice).
@@ -67,7 +67,7 @@ void prepare_workers(DeconvolverPool& pool, std::size_t workers, Algorithm algor
       try {
         const cuda::ScopedDevice on(devices[i]);
         if (!pool[w]) pool[w] = make_deconvolver(algorithm, device);
-        pool[w]->prepare();
+        pool[w]->prepare(width, height);
       } catch (...) {
         pool[w].reset();  // its first run makes it again, and reports what fails
       }

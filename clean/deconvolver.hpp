@@ -193,10 +193,11 @@ class Deconvolver {
   /// (MajorCycleDriver, e.g. one major cycle per round of an outer loop). `problem`, `settings`
   /// and this deconvolver outlive them.
   virtual std::unique_ptr<MajorCycleSteps> steps(const CleanProblem& problem, const CleanSettings& settings) = 0;
-  /// Makes what the deconvolver keeps from run to run (GPU: its streams and pinned staging) on
-  /// the current device now, ahead of its first run (a cube does it while it reads). Optional:
-  /// the first run makes what is missing.
-  virtual void prepare() {}
+  /// Makes what the deconvolver keeps from run to run (GPU: its streams and pinned staging, and
+  /// with a width x height, the cuFFT plans of such images' usual PSF and restoring beam) on the
+  /// current device now, ahead of its first run (a cube does it while it reads). Optional: the
+  /// first run makes what is missing.
+  virtual void prepare(std::size_t /*width*/ = 0, std::size_t /*height*/ = 0) {}
   /// The steps run to the end by the major-cycle driver.
   CleanResult run(const CleanProblem& problem, const CleanSettings& settings, const CycleCallback& on_cycle);
 };

@@ -61,10 +61,10 @@ std::size_t parallel_per_gpu(const RunOptions& o, std::size_t gpus) {
                                                                     kLeastAutomaticParallelPlanes);
 }
 
-// Workers worth making while the planes are read: plan_run's count when it is known before the
-// read, a WSClean set of independent planes (one group a plane; the memory's cap is not known
-// yet, so a worker may be made that cleans nothing). 0 otherwise, or with
-// GPUCLEAN_CUBE_PREPARE=0 (to compare).
+// Workers worth making (streams, pinned staging, cuFFT plans) while the planes are read: plan_run's
+// count when it is known before the read, a WSClean set of independent planes (one group a plane;
+// the memory's cap is not known yet, so a worker may be made that cleans nothing). 0 otherwise,
+// or with GPUCLEAN_CUBE_PREPARE=0 (to compare).
 std::size_t workers_to_prepare(const RunOptions& o, const std::optional<io::WscleanChannelSet>& set,
                                std::size_t gpus) {
   const char* env = std::getenv("GPUCLEAN_CUBE_PREPARE");
@@ -163,10 +163,21 @@ nlohmann::json run_cube(const RunOptions& o) {
     std::sort(gpus.begin(), gpus.end());
     gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
     prepared = workers_to_prepare(o, set, list.size());
-    warm_up = std::jthread([&, gpus, list] {
+    // The first plane's size, for the workers' cuFFT plans (cuFFT's plan making waits for the
+    // whole device: made now, no other worker's CLEAN waits for it). The read reports a bad file.
+    std::size_t width = 0, height = 0;
+    if (prepared) {
+      try {
+        const io::FitsImage shape = io::read_fits_shape(set->dirty.front().front());
+        width = shape.width;
+        height = shape.height;
+      } catch (const std::exception&) {
+      }
+    }
+    warm_up = std::jthread([&, gpus, list, width, height] {
       clean::warm_up_gpus(gpus);
       const auto t0 = Clock::now();
-      clean::prepare_workers(workers, prepared, o.settings.algorithm, clean::Device::kGpu, list);
+      clean::prepare_workers(workers, prepared, o.settings.algorithm, clean::Device::kGpu, list, width, height);
       prepare_seconds = since(t0);
     });
   }
@@ -189,7 +200,7 @@ nlohmann::json run_cube(const RunOptions& o) {
   run.seconds_read = since(t_read);
 
   if (warm_up.joinable()) warm_up.join();
-  if (prepared) log.verbose("prepared %zu GPU workers in %.3f s while reading", prepared, prepare_seconds);
+  if (prepared) log.verbose("prepared %zu GPU workers in %.3f s alongside the read", prepared, prepare_seconds);
   clean::PlanRequest request;
   if (device == clean::Device::kGpu) {
     request.gpus = cube_gpus(o.cube);

@@ -12,8 +12,9 @@ class GpuDeconvolver final : public Deconvolver {
  public:
   GpuDeconvolver(std::string name, GpuStepsMaker make) : name_(std::move(name)), make_(make) {}
   std::string_view name() const override { return name_; }
-  void prepare() override {
+  void prepare(std::size_t width, std::size_t height) override {
     if (!resources_) resources_ = std::make_unique<GpuResources>();
+    if (width && height) resources_->prepare_plans(width, height);
   }
   std::unique_ptr<MajorCycleSteps> steps(const CleanProblem& problem, const CleanSettings& settings) override {
     check_joinable(problem, settings);

@@ -1,5 +1,6 @@
 #include "clean/gpu/gpu_resources.hpp"
 
+#include "clean/gpu/fft_convolver_gpu.hpp"
 #include "select/cuda/device_info.hpp"
 
 namespace gpuclean::clean::gpu {
@@ -15,6 +16,12 @@ GpuResources::GpuResources() {
   GPUCLEAN_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, device_));
   int no = 0;
   GPUCLEAN_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolReuseAllowInternalDependencies, &no));
+}
+
+void GpuResources::prepare_plans(std::size_t width, std::size_t height) {
+  const PaddedLayout l = padded_layout(width, height, width / 2, height / 2, width, height);
+  plans_.get(stream(), l.pw, l.ph);
+  side_plans_.get(side_stream(), l.pw, l.ph);
 }
 
 GpuResources::~GpuResources() {

@@ -37,6 +37,11 @@ class GpuResources {
   /// area.
   cudaStream_t side_stream() const { return side_.get(); }
 
+  /// Makes both caches' plans for a width x height image's centred PSF of its size (also the
+  /// usual restoring beam's layout), as its first run would: made with no other work on the
+  /// device, they do not wait for other workers' (cuFFT's plan making waits for the device).
+  void prepare_plans(std::size_t width, std::size_t height);
+
   FftPlanCache& plans() { return plans_; }
   FftPlanCache& side_plans() { return side_plans_; }
   cuda::PinnedStaging& staging() { return staging_; }

@@ -2,7 +2,8 @@
 // round-trips any size bit-exactly; the PSF content hash tells PSFs apart; a cached PSF spectrum
 // gives exactly the result of a fresh one, and another PSF of the same size is never served
 // from the cache; the restoring beam generated on the device is the host's gaussian_kernel, and
-// the restored image is the CPU restoration of the same model and residual.
+// the restored image is the CPU restoration of the same model and residual; a worker prepared
+// for the image size makes no cuFFT plan in its first run and cleans as a fresh one.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -368,4 +369,34 @@ TEST_F(PerRunCosts, ConvolverOutlivesItsPlansInTheCache) {
   GPUCLEAN_CUDA_TRY(cudaMemcpyAsync(back.data(), out.data(), back.size() * 4, cudaMemcpyDeviceToHost, s));
   GPUCLEAN_CUDA_TRY(cudaStreamSynchronize(s));
   for (std::size_t i = 0; i < h.size(); ++i) ASSERT_NEAR(back[i], h[i], 1e-3f) << i;
+}
+
+namespace {
+
+double setup_part(const gc::CleanResult& r, const std::string& name) {
+  for (const auto& [part, value] : r.diagnostics.setup_parts)
+    if (part == name) return value;
+  ADD_FAILURE() << "no setup part " << name;
+  return -1.0;
+}
+
+}  // namespace
+
+// A worker prepared for the image size (a cube does it while it reads) makes its streams, staging
+// and cuFFT plans then: its first run makes none of them, and cleans exactly as a fresh worker.
+TEST_F(PerRunCosts, APreparedWorkersFirstRunMakesNoPlansAndGivesTheSameResult) {
+  const Field f = analytic_field(gpuclean::test::sidelobed_psf(96, 2.6));  // the image's size, centred
+  const gc::CleanProblem p{f.dirty, f.psf, f.mask, &f.beam};
+  gc::CleanSettings s;
+  s.device = gc::Device::kGpu;
+  const gc::CleanResult fresh = gc::make_deconvolver(gc::Algorithm::kClark, gc::Device::kGpu)->run(p, s, nullptr);
+  EXPECT_GT(setup_part(fresh, "fft_plans_made"), 0.0);
+  EXPECT_GT(setup_part(fresh, "resources"), 0.0);
+  const auto d = gc::make_deconvolver(gc::Algorithm::kClark, gc::Device::kGpu);
+  d->prepare(f.dirty.width, f.dirty.height);
+  const gc::CleanResult prepared = d->run(p, s, nullptr);
+  EXPECT_EQ(setup_part(prepared, "fft_plans_made"), 0.0);
+  EXPECT_EQ(setup_part(prepared, "resources"), 0.0);
+  ASSERT_GT(fresh.stop.iterations, 10u);
+  expect_bit_identical(fresh, prepared);
 }
