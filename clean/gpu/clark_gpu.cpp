@@ -206,6 +206,9 @@ class ClarkStepsGpu final : public MajorCycleSteps {
   void release(CleanResult& result) override {
     result.diagnostics.seconds.setup = setup_seconds_;
     result.diagnostics.setup_parts = std::move(setup_parts_);
+    // Not setup: cudaMemGetInfo over the whole run so far (sample_memory each major cycle), which
+    // goes into the kernel driver and may be locked across GPUs.
+    result.diagnostics.setup_parts.emplace_back("memory_queries_whole_run", st_.memory_query_seconds());
     result.diagnostics.minor_stats = minor_->stats();
   }
 
