@@ -49,33 +49,21 @@ void prepare_workers(DeconvolverPool& pool, std::size_t workers, Algorithm algor
                      const std::vector<int>& gpus, std::size_t width, std::size_t height) {
   if (device != Device::kGpu || workers == 0) return;
   if (pool.size() < workers) pool.resize(workers);
-  // The workers of each distinct GPU, in order (a list may name one GPU twice).
-  std::vector<int> devices;
-  std::vector<std::vector<std::size_t>> of_device;
-  for (std::size_t w = 0; w < workers; ++w) {
-    const int d = gpus.empty() ? cuda::current_gpu() : gpus[w % gpus.size()];
-    const auto it = std::find(devices.begin(), devices.end(), d);
-    if (it == devices.end()) {
-      devices.push_back(d);
-      of_device.push_back({w});
-    } else {
-      of_device[static_cast<std::size_t>(it - devices.begin())].push_back(w);
-    }
-  }
-  auto prepare_on = [&](std::size_t i) {
-    for (std::size_t w : of_device[i]) {
-      try {
-        const cuda::ScopedDevice on(devices[i]);
-        if (!pool[w]) pool[w] = make_deconvolver(algorithm, device);
-        pool[w]->prepare(width, height);
-      } catch (...) {
-        pool[w].reset();  // its first run makes it again, and reports what fails
-      }
+  const int here = cuda::current_gpu();
+  // A thread a worker, as for_each_worker runs them: what the driver or cuFFT serialises
+  // serialises anyway, the rest overlaps.
+  auto prepare = [&](std::size_t w) {
+    try {
+      const cuda::ScopedDevice on(gpus.empty() ? here : gpus[w % gpus.size()]);
+      if (!pool[w]) pool[w] = make_deconvolver(algorithm, device);
+      pool[w]->prepare(width, height);
+    } catch (...) {
+      pool[w].reset();  // its first run makes it again, and reports what fails
     }
   };
   std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < devices.size(); ++i) threads.emplace_back(prepare_on, i);
-  prepare_on(0);
+  for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(prepare, w);
+  prepare(0);
   for (auto& t : threads) t.join();
 }
 

@@ -33,7 +33,7 @@ void for_each_worker(std::size_t count, std::size_t workers, Algorithm algorithm
 
 /// Makes `pool`'s first `workers` deconvolvers (those missing) and prepares them
 /// (Deconvolver::prepare, for width x height images when given), worker w on gpus[w % size] as
-/// for_each_worker places it, on one thread per GPU. Only a head start: a worker that fails is
+/// for_each_worker places it, each on a thread of its own. Only a head start: a worker that fails is
 /// left unmade, for its first run to make and report. Nothing off the GPU.
 void prepare_workers(DeconvolverPool& pool, std::size_t workers, Algorithm algorithm, Device device,
                      const std::vector<int>& gpus, std::size_t width = 0, std::size_t height = 0);
