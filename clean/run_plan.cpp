@@ -79,7 +79,7 @@ RunPlan plan_run(const WorkTable& t, const CleanSettings& s, Device device, cons
   // Every group is planned as the first: the front ends' groups share one shape.
   RunShape shape = group_shape(t, t.groups.front());
   const std::size_t gpus = std::max<std::size_t>(plan.gpus.size(), 1);
-  const std::size_t free = least_free(plan.gpus);
+  const std::size_t free = request.free_bytes ? request.free_bytes : least_free(plan.gpus);
   const std::size_t need = gpu_bytes_needed(shape, s);
   plan.gpu_bytes = need;
   // A joined group that does not fit one GPU is split over the distinct GPUs (asked for, over
@@ -129,5 +129,7 @@ RunPlan plan_run(const WorkTable& t, const CleanSettings& s, Device device, cons
   plan.gpu_bytes = 0;
   return plan;
 }
+
+std::size_t least_free_gpu_memory(const std::vector<int>& gpus) { return least_free(gpus); }
 
 }  // namespace gpuclean::clean

@@ -35,6 +35,10 @@ struct PlanRequest {
   /// Split a joined group over `gpus` even when it fits one (tests, benchmarks); the environment
   /// variable GPUCLEAN_SPLIT_JOINED=1 asks the same of every front end.
   bool split_joined = false;
+  /// The least free memory over `gpus`, measured before the front end made anything of its own on
+  /// them (a cube's workers prepared during its read hold memory that the plan counts in `need`
+  /// again); 0: measured now.
+  std::size_t free_bytes = 0;
 };
 
 struct RunPlan {
@@ -54,5 +58,8 @@ struct RunPlan {
 /// what was asked for: --device gpu that does not fit throws InsufficientGpuMemory, --device auto
 /// falls back to the CPU with plan.fallback set.
 RunPlan plan_run(const WorkTable& table, const CleanSettings& settings, Device device, const PlanRequest& request = {});
+
+/// The least free memory among `gpus` (empty: the current device), as plan_run measures it.
+std::size_t least_free_gpu_memory(const std::vector<int>& gpus);
 
 }  // namespace gpuclean::clean

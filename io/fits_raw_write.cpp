@@ -47,6 +47,10 @@ std::string make_header(const std::vector<long>& shape, const CardWriter& cards,
                         const std::string& path) {
   void* mem = nullptr;
   std::size_t mem_size = 0;
+  struct FreeMem {  // CFITSIO reallocs `mem` through its address; freed on every way out, after the file
+    void** p;
+    ~FreeMem() { std::free(*p); }
+  } free_mem{&mem};
   fitsfile* f = nullptr;
   int status = 0;
   fits_create_memfile(&f, &mem, &mem_size, 0, std::realloc, &status);
@@ -69,7 +73,6 @@ std::string make_header(const std::vector<long>& shape, const CardWriter& cards,
     }
     check_fits(status, kOutput, "cannot write the header of", path);
   }
-  std::free(mem);
   for (std::size_t a = 0; a < shape.size(); ++a) {
     const std::string key = "NAXIS" + std::to_string(a + 1);
     for (std::size_t at = 0; at + kCard <= text.size(); at += kCard) {

@@ -126,11 +126,7 @@ void write_cfitsio(const std::string& tmp, const std::string& path, const float*
     fits_close_file(raw, &status);
     check_fits(status, kOutput, "cannot finish writing", path);
   }
-  const int fd = ::open(tmp.c_str(), O_RDONLY);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
+  sync_file(tmp);  // durable before it is renamed into place (io/publish.hpp)
 }
 
 }  // namespace

@@ -156,6 +156,7 @@ nlohmann::json run_cube(const RunOptions& o) {
   clean::DeconvolverPool workers;  // outlives warm_up, which fills it
   double prepare_seconds = 0.0;
   std::size_t prepared = 0;
+  std::size_t free_before = 0;  // the least free GPU memory before the workers were prepared
   std::jthread warm_up;  // joined on every way out
   if (device == clean::Device::kGpu) {
     const std::vector<int> list = cube_gpus(o.cube);
@@ -175,10 +176,15 @@ nlohmann::json run_cube(const RunOptions& o) {
       }
     }
     warm_up = std::jthread([&, gpus, list, width, height] {
-      clean::warm_up_gpus(gpus);
-      const auto t0 = Clock::now();
-      clean::prepare_workers(workers, prepared, o.settings.algorithm, clean::Device::kGpu, list, width, height);
-      prepare_seconds = since(t0);
+      try {  // preparing is an optimisation: what fails here, the clean stage meets and reports
+        clean::warm_up_gpus(gpus);
+        if (!prepared) return;
+        free_before = clean::least_free_gpu_memory(list);
+        const auto t0 = Clock::now();
+        clean::prepare_workers(workers, prepared, o.settings.algorithm, clean::Device::kGpu, list, width, height);
+        prepare_seconds = since(t0);
+      } catch (...) {
+      }
     });
   }
 
@@ -205,11 +211,13 @@ nlohmann::json run_cube(const RunOptions& o) {
   if (device == clean::Device::kGpu) {
     request.gpus = cube_gpus(o.cube);
     request.parallel = parallel_per_gpu(o, request.gpus.size());
+    request.free_bytes = free_before;  // the prepared workers' memory is in the plan's need already
   }
   const clean::RunPlan plan = clean::plan_run(table, o.settings, device, request);
   if (!plan.fallback.empty()) log.warn("%s", plan.fallback.c_str());
   device = plan.device;
   if (device != clean::Device::kGpu) workers.clear();  // fell back to the CPU
+  if (workers.size() > plan.workers) workers.resize(plan.workers);  // prepared beyond what fits
   if (o.settings.compare_select && device != clean::Device::kGpu)
     throw clean::InvalidSettings("--compare-select compares the GPU selection backends; this run is on the CPU.");
   run.device = std::string(clean::to_string(device));

@@ -205,7 +205,7 @@ std::vector<OptionRow> make_rows() {
        bind::value([](R& r) -> auto& { return r.settings.fit_spectral_log_pol; })},
       {"--parallel-planes", S::kCube, cube,
        "Cubes: plane groups cleaned at once on each GPU, each on its own stream (0: from the GPU's free memory, at "
-       "most 16 over all the GPUs, at least 4 on each)",
+       "most 16 over all the GPUs but at least 4 on each, so more than 16 on 5 GPUs or more)",
        "0", at_least(0), "", WscleanReach::kNone, bind::value([](R& r) -> auto& { return r.cube.parallel_planes; })},
   };
   return rows;
