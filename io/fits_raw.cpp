@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -70,9 +71,10 @@ GPUCLEAN_SIMD_CLONES std::size_t swap_floats(u32* w, std::size_t n) {
   return nulls;
 }
 
-// BITPIX -64 into floats (fffr8r4): the same nulls and zeros; the rest is cast, so a finite
-// value beyond float's range becomes ±Inf, as Debian 12's CFITSIO (4.2.0) returns it.
-GPUCLEAN_SIMD_CLONES std::size_t swap_doubles(const u64* in, u32* out, std::size_t n) {
+// BITPIX -64 into floats (fffr8r4): the same nulls and zeros; the rest is cast. A finite value
+// beyond float's range is counted in `over`: CFITSIO versions differ there (Debian 12's 4.2.0
+// returns ±Inf, trixie's refuses with an overflow), so such a file is read by CFITSIO itself.
+GPUCLEAN_SIMD_CLONES std::size_t swap_doubles(const u64* in, u32* out, std::size_t n, std::size_t& over) {
   constexpr std::uint64_t kExp = 0x7ff0000000000000ull;
   constexpr std::uint32_t kNaN = 0x7fc00000u;
   std::size_t nulls = 0;
@@ -86,6 +88,7 @@ GPUCLEAN_SIMD_CLONES std::size_t swap_doubles(const u64* in, u32* out, std::size
     std::memcpy(&b, &f, sizeof b);
     const std::uint32_t null = e == kExp, keep = e != kExp && e != 0;
     nulls += null;
+    over += keep & (std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max()));
     out[i] = (b & (0u - keep)) | (kNaN & (0u - null));
   }
   return nulls;
@@ -149,10 +152,12 @@ std::optional<std::size_t> read_raw_pixels(fitsfile* f, const std::string& path,
     return nulls;
   }
   thread_local std::unique_ptr<std::uint64_t[]> buffer(new std::uint64_t[kChunkBytes / 8]);
+  std::size_t over = 0;
   for (std::size_t i = 0; i < n; i += per_chunk) {
     const std::size_t m = std::min(per_chunk, n - i);
     pread_all(fd.get(), buffer.get(), m * 8, static_cast<off_t>(data + static_cast<LONGLONG>(i * 8)), path);
-    nulls += swap_doubles(buffer.get(), dst + i, m);
+    nulls += swap_doubles(buffer.get(), dst + i, m, over);
+    if (over) return std::nullopt;  // CFITSIO reads it again, as its version does (above)
   }
   return nulls;
 }
