@@ -32,11 +32,7 @@ ChannelSamples random_samples(std::size_t n, std::uint64_t seed) {
 }
 
 std::vector<double> model(std::size_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::size_t> pixel(0, kImage.width * kImage.height - 1);
-  std::vector<double> m(kImage.width * kImage.height, 0.0);
-  for (int i = 0; i < 40; ++i) m[pixel(rng)] += 1.0 / (1 + i);
-  return m;
+  return test_samples::random_point_model(kImage.width, kImage.height, seed);
 }
 
 /// Each store's images, call after call.

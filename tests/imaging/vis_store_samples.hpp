@@ -1,6 +1,7 @@
 #pragma once
 // What the VisStore tests share: random samples as channel_samples keeps them (nonzero weight,
-// w of both signs, Gaussian values), and an image's largest difference relative to a reference.
+// w of both signs, Gaussian values), a random model of 40 points, and an image's largest
+// difference relative to a reference.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -27,6 +28,15 @@ inline ChannelSamples random_channel_samples(std::size_t n, double scale, double
   }
   s.one.assign(s.cw.size(), {1.0f, 0.0f});
   return s;
+}
+
+/// A width × height model of 40 points of falling flux at random pixels (several may share one).
+inline std::vector<double> random_point_model(std::size_t width, std::size_t height, std::size_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::size_t> pixel(0, width * height - 1);
+  std::vector<double> m(width * height, 0.0);
+  for (int i = 0; i < 40; ++i) m[pixel(rng)] += 1.0 / (1 + i);
+  return m;
 }
 
 /// max |ours − ref| / max |ref|.
