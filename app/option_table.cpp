@@ -4,6 +4,7 @@
 
 #include "app/cli.hpp"
 #include "app/options/option_row.hpp"
+#include "app/wsclean/wsclean_option.hpp"
 
 namespace gpuclean::app {
 namespace {
@@ -12,16 +13,6 @@ std::string joined(const std::vector<std::string>& names) {
   std::string s;
   for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
   return s;
-}
-
-const char* reach_name(WscleanReach reach) {
-  switch (reach) {
-    case WscleanReach::kNone: return "";
-    case WscleanReach::kCommandLine: return "command line";
-    case WscleanReach::kMeta: return "meta";
-    case WscleanReach::kLayout: return "layout";
-  }
-  return "";
 }
 
 // The single command's parser, fed `args` as the command line would be.
@@ -45,8 +36,11 @@ std::vector<OptionInfo> run_option_table() {
     for (const OptionRow& row : option_rows()) {
       if (row.group != group) continue;
       const std::string range = row.binding.choices.empty() ? row.range.text() : joined(row.binding.choices);
-      table.push_back({row.long_name(), row.default_text, row.help, row.binding.values, row.group, range, row.wsclean,
-                       reach_name(row.reach)});
+      // WSClean's counterpart is the WSClean option table's (the row that carries this option).
+      const WscleanOption* wsclean = wsclean_counterpart(row.long_name());
+      table.push_back({row.long_name(), row.default_text, row.help, row.binding.values, row.group, range,
+                       wsclean ? "-" + wsclean->name() : std::string(),
+                       wsclean ? std::string(to_string(wsclean->hook)) : std::string()});
     }
   }
   return table;

@@ -6,6 +6,7 @@
 // kernel's pixels of at least 1% of its peak; a delta function's footprint is its pixel). The
 // phase logic is shared by the CPU and GPU loops; each builds its masks where its images live.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -19,19 +20,24 @@ namespace gpuclean::clean {
 
 class AutoMaskPhase {
  public:
-  explicit AutoMaskPhase(const CleanSettings& settings) : sigmas_(settings.auto_mask), masking_(settings.auto_mask > 0) {}
+  explicit AutoMaskPhase(const CleanSettings& settings)
+      : sigmas_(settings.auto_mask), absolute_(settings.auto_mask_absolute),
+        masking_(settings.auto_mask > 0 || settings.auto_mask_absolute > 0) {}
 
   /// True while the first phase (no auto-mask yet) runs.
   bool first_phase() const { return masking_; }
-  /// The threshold in force: the final one, or in the first phase max(final, SIGMA x sigma).
+  /// The threshold in force: the final one, or in the first phase max(final, SIGMA x sigma,
+  /// the absolute auto-mask threshold), as radler combines them.
   double threshold(double final_threshold, double sigma) const {
-    return masking_ && sigmas_ * sigma > final_threshold ? sigmas_ * sigma : final_threshold;
+    if (!masking_) return final_threshold;
+    return std::max({final_threshold, sigmas_ * sigma, absolute_});
   }
   /// Called when the first phase reached its threshold: from now on the final threshold rules.
   void switch_to_mask() { masking_ = false; }
 
  private:
   double sigmas_;
+  double absolute_;
   bool masking_;
 };
 

@@ -51,6 +51,9 @@ struct CleanSettings {
   /// WSClean's -auto-mask: clean to this many sigma unmasked, then on inside the mask built from
   /// the components so far (auto_mask.hpp); 0 = off.
   double auto_mask = 0.0;
+  /// WSClean 3.7's -abs-auto-mask: the first phase's threshold is at least this [image units]; with
+  /// it alone (auto_mask 0) the first phase runs to it. 0 = none.
+  double auto_mask_absolute = 0.0;
   bool allow_negative = true;     ///< false: peaks are searched among positive values only
   double clean_border_percent = 0.0;  ///< width of the uncleaned border, per side [% of the size]
   std::size_t select_k = 20050;   ///< Clark: most candidates per major cycle (AIPS MAXPIXEL default)

@@ -19,7 +19,7 @@ Peak CpuImageState::peak() { return find_peak(residual_.pixels, mask_, settings_
 
 NoiseMapRange CpuImageState::make_noise_map(const LocalRmsSettings& local, double window_fwhm_pixels) {
   HostImage map = local_noise_map(residual_, local, window_fwhm_pixels, settings_.threads);
-  rms_ = local_rms_weights(map);
+  rms_ = local_rms_weights(map, local.strength);
   if (problem_.keep_noise_map) noise_map_ = std::move(map);
   weighing_ = true;
   return {rms_.min_rms, rms_.max_rms};

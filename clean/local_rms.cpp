@@ -106,7 +106,7 @@ HostImage local_rms_map(const HostImage& image, const std::vector<double>& taps,
   return out;
 }
 
-LocalRmsWeights local_rms_weights(const HostImage& map) {
+LocalRmsWeights local_rms_weights(const HostImage& map, double strength) {
   LocalRmsWeights out;
   float lo = std::numeric_limits<float>::infinity(), hi = 0.0f;
   for (float v : map.pixels) {
@@ -116,7 +116,7 @@ LocalRmsWeights local_rms_weights(const HostImage& map) {
   out.min_rms = min_rms;
   out.max_rms = hi;
   out.weights.resize(map.size());
-  for (std::size_t i = 0; i < map.size(); ++i) out.weights[i] = local_rms_weight(map.pixels[i], min_rms);
+  for (std::size_t i = 0; i < map.size(); ++i) out.weights[i] = local_rms_weight(map.pixels[i], min_rms, strength);
   return out;
 }
 

@@ -15,6 +15,7 @@
 // two maps are the same to the bit.
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -48,6 +49,9 @@ struct LocalRmsSettings {
   /// window cut at the image's size); false: over the window's finite part inside the image (as
   /// WSClean 3.1's map). The hook sets it for the WSClean version it runs in.
   bool periodic = false;
+  /// WSClean 3.7's -local-rms-strength s: peaks are weighed by (min_rms / rms)^s (radler's
+  /// MakeRmsFactorImage); 1: the map as it is, 0: no weighing.
+  double strength = 1.0;
 };
 
 /// The window's taps t[j], j = -radius .. radius (t[0] at index radius): exp(-j^2 / (2 sigma^2)).
@@ -97,11 +101,15 @@ struct LocalRmsWeights {
   std::vector<float> weights;
   double min_rms = 0.0, max_rms = 0.0;
 };
-LocalRmsWeights local_rms_weights(const HostImage& map);
+LocalRmsWeights local_rms_weights(const HostImage& map, double strength = 1.0);
 
-/// One weight from a map value, as the CPU and the GPU both compute it.
-inline float local_rms_weight(float rms, float min_rms) {
-  return rms > 0.0f ? static_cast<float>(static_cast<double>(min_rms) / static_cast<double>(rms)) : 0.0f;
+/// One weight from a map value, as the CPU and the GPU both compute it: (min_rms / rms)^strength,
+/// 0 where the map is 0 (no finite pixels); strength 0 weighs every pixel 1 (radler).
+inline float local_rms_weight(float rms, float min_rms, double strength = 1.0) {
+  if (strength == 0.0) return 1.0f;
+  if (!(rms > 0.0f)) return 0.0f;
+  const double ratio = static_cast<double>(min_rms) / static_cast<double>(rms);
+  return static_cast<float>(strength == 1.0 ? ratio : std::pow(ratio, strength));
 }
 
 /// What a run reports about its map (CleanResult::diagnostics.local_rms).

@@ -24,16 +24,16 @@ std::string gib(double bytes) {
   return text;
 }
 
-/// MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read (then nothing is refused).
-/// Test seam: GPUCLEAN_TEST_HOST_MEMORY (bytes) stands for it.
-double host_available_bytes() {
+/// `key` ("MemAvailable:", "MemTotal:") of /proc/meminfo in bytes; 0 when it cannot be read
+/// (then nothing is refused). Test seam: GPUCLEAN_TEST_HOST_MEMORY (bytes) stands for both.
+double meminfo_bytes(const char* key) {
   if (const char* test = std::getenv("GPUCLEAN_TEST_HOST_MEMORY")) return std::strtod(test, nullptr);
   std::ifstream in("/proc/meminfo");
-  std::string key;
+  std::string name;
   double kib = 0;
   std::string unit;
-  while (in >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024.0;
+  while (in >> name >> kib >> unit)
+    if (name == key) return kib * 1024.0;
   return 0;
 }
 
@@ -58,12 +58,21 @@ std::string check_image_memory(const std::vector<io::ms::MsSelection>& selection
   const std::size_t lanes = settings.device == clean::Device::kGpu ? settings.gpus.size() : 1;
   const auto at_once = static_cast<double>(std::clamp<std::size_t>(lanes, 1, std::max<std::size_t>(settings.channels_out, 1)));
   const double host = samples * 12 + rows * 32 + per_channel * 44 * at_once + grids + images;
-  const double available = host_available_bytes();
+  // WSClean's -mem and -abs-mem (W37:structures/resources.cpp): the least of the machine's memory
+  // x the fraction, the absolute cap, and what is available now.
+  double available = meminfo_bytes("MemAvailable:");
+  double cap = 0;
+  if (settings.host_memory_fraction < 1.0) cap = meminfo_bytes("MemTotal:") * settings.host_memory_fraction;
+  if (settings.host_memory_bytes > 0) cap = cap > 0 ? std::min(cap, settings.host_memory_bytes) : settings.host_memory_bytes;
+  const bool capped = cap > 0 && (available <= 0 || cap < available);
+  if (capped) available = cap;
   if (available > 0 && host > available)
     throw clean::InsufficientHostMemory("imaging " + std::to_string(static_cast<long long>(samples)) + " samples needs " +
                               gib(host) + " of host memory and " + gib(available) +
-                              " is available; select fewer channels (-channel-range) or rows");
-  std::string plan = "host " + gib(host) + " of " + gib(available) + " available";
+                              (capped ? " is allowed (-mem, -abs-mem)" : " is available") +
+                              "; select fewer channels (-channel-range) or rows" +
+                              (capped ? ", or allow more memory" : ""));
+  std::string plan = "host " + gib(host) + " of " + gib(available) + (capped ? " allowed by -mem/-abs-mem" : " available");
   if (settings.device != clean::Device::kGpu) return plan;
 #ifdef GPUCLEAN_HAVE_CUDA
   // GPU: the largest grid any candidate kernel could choose (the w range, known only after the

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -27,6 +28,32 @@ std::vector<std::pair<std::size_t, std::size_t>> output_channel_ranges(std::size
                                  std::to_string(selected) + " selected channels");
   std::vector<std::pair<std::size_t, std::size_t>> ranges;
   for (std::size_t j = 0; j < n; ++j) ranges.emplace_back(j * selected / n, (j + 1) * selected / n);
+  return ranges;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> output_channel_ranges(const std::vector<double>& freq_hz,
+                                                                       std::size_t n,
+                                                                       const std::vector<double>& division_hz) {
+  if (division_hz.empty()) return output_channel_ranges(freq_hz.size(), n);
+  if (n == 0) throw clean::InvalidSettings("-channels-out must be at least 1");
+  const std::size_t parts = division_hz.size() + 1;
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  for (std::size_t i = 0; i < parts; ++i) {
+    const std::size_t out_begin = n * i / parts, out_end = n * (i + 1) / parts;
+    if (out_end == out_begin) continue;
+    const double low = i == 0 ? 0.0 : division_hz[i - 1];
+    const double high = i + 1 == parts ? std::numeric_limits<double>::max() : division_hz[i];
+    std::size_t first = freq_hz.size(), last = 0;
+    for (std::size_t c = 0; c < freq_hz.size(); ++c)
+      if (freq_hz[c] >= low && freq_hz[c] < high) first = std::min(first, c), last = c + 1;
+    const std::size_t count = first < last ? last - first : 0;
+    if (count < out_end - out_begin)
+      throw clean::InvalidSettings("-channel-division-frequencies: the part " + std::to_string(i) + " of the band has " +
+                                   std::to_string(count) + " selected channel(s) for " +
+                                   std::to_string(out_end - out_begin) + " output channel(s) of -channels-out " +
+                                   std::to_string(n) + "; give fewer output channels or other frequencies");
+    for (const auto& [b, e] : output_channel_ranges(count, out_end - out_begin)) ranges.emplace_back(first + b, first + e);
+  }
   return ranges;
 }
 
@@ -71,7 +98,8 @@ Weighted read_and_weight(const std::vector<io::ms::MsSelection>& selections, con
   r.plan.scale_x = r.plan.scale_y = settings.image.scale;
   r.plan.settings = settings.weighting;
   r.plan.mf_weighting = settings.mf_weighting;
-  r.plan.output_channels = output_channel_ranges(selections.front().freq_hz.size(), settings.channels_out);
+  r.plan.output_channels =
+      output_channel_ranges(selections.front().freq_hz, settings.channels_out, settings.channel_division_hz);
   r.grids = make_weight_grids(r.plan, r.chunks, selections.front().freq_hz);
   timings.weights_s = seconds_since(t0);
   return r;

@@ -21,6 +21,9 @@ struct ImageRunSettings {
   WeightingSettings weighting;
   bool mf_weighting = false;  ///< one weight grid over every output channel
   std::size_t channels_out = 1;
+  /// -channel-division-frequencies: the band is split at these frequencies (Hz) first, and the
+  /// output channels shared among the parts (output_channel_ranges).
+  std::vector<double> channel_division_hz;
   bool make_psf = false;      ///< -make-psf: the PSF is imaged and its centre normalises both
   double epsilon = 1e-4;      ///< the gridder's accuracy (WSClean's wgridder default)
   int threads = 0;            ///< ≤ 0: OpenMP's default
@@ -32,6 +35,10 @@ struct ImageRunSettings {
   /// repeat: two lanes on it); empty or one: `gpu` alone.
   std::vector<int> gpus;
   std::size_t gpu_budget_bytes = 0;  ///< GPU gridder budget; 0: free memory less a margin
+  /// -mem (a fraction of the machine's memory) and -abs-mem (bytes, 0: none): the host memory the
+  /// run may plan for is the least of these and what is available.
+  double host_memory_fraction = 1.0;
+  double host_memory_bytes = 0;
 };
 
 /// Where the time of one run went (seconds, host wall clock) and how much was gridded.
@@ -75,6 +82,15 @@ std::string check_image_memory(const std::vector<io::ms::MsSelection>& selection
 /// WSClean's division of N selected channels into n outputs: output j takes [j·N/n, (j+1)·N/n).
 /// Throws clean::InvalidSettings when n is 0 or larger than N (an output would be empty).
 std::vector<std::pair<std::size_t, std::size_t>> output_channel_ranges(std::size_t selected, std::size_t n);
+
+/// The same over the selected channels' frequencies (ascending) with WSClean's
+/// -channel-division-frequencies (W31:main/wsclean.cpp makeImagingTableEntry): the band is cut at
+/// `division_hz` into parts, part i gets outputs [n·i/(S+1), n·(i+1)/(S+1)) (S cuts), each part's
+/// channels divided among its outputs as above. Throws clean::InvalidSettings when a part has
+/// fewer channels than outputs.
+std::vector<std::pair<std::size_t, std::size_t>> output_channel_ranges(const std::vector<double>& freq_hz,
+                                                                       std::size_t n,
+                                                                       const std::vector<double>& division_hz);
 
 /// Reads every MS of `selections` (as select_visibilities made them; same channels), weights and
 /// images. Throws MsError for unreadable data or when nothing is weighted.

@@ -37,7 +37,7 @@ PredictRunResult predict_model_rows(std::vector<ModelRows>& sets, const std::vec
   const ImageGeometry& image = settings.image;
 
   PredictRunResult result;
-  for (const auto& [begin, end] : output_channel_ranges(nchan, settings.channels_out)) {
+  for (const auto& [begin, end] : output_channel_ranges(selections.front().freq_hz, settings.channels_out, settings.channel_division_hz)) {
     // Every (row, channel) of the range over every MS, in wavelengths of its channel.
     std::vector<double> u, v, w;
     for (std::size_t m = 0; m < sets.size(); ++m)

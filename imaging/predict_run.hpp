@@ -31,6 +31,7 @@ using ModelSource = std::function<std::vector<double>(std::size_t output_channel
 struct PredictRunSettings {
   ImageGeometry image;  ///< the model's size and pixel scale (radians)
   std::size_t channels_out = 1;
+  std::vector<double> channel_division_hz;  ///< -channel-division-frequencies (output_channel_ranges)
   double epsilon = 1e-4;  ///< the degridder's accuracy (WSClean's wgridder default)
   int threads = 0;        ///< ≤ 0: OpenMP's default
   /// The degridder: predict_cpu, or predict_gpu (same signature) where a GPU is used.

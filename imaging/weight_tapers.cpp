@@ -58,3 +58,82 @@ void gaussian_taper(WeightGrid& grid, double fwhm_rad) {
 }
 
 }  // namespace gpuclean::imaging
+
+namespace gpuclean::imaging {
+namespace {
+
+// WSClean's tukeyFrom0ToN: 0 at x = 0, 1 at x = n.
+double tukey(double x, double n) { return 0.5 * (1.0 + std::cos((M_PI / n) * (x - n))); }
+
+/// Calls f(cell, u, v) for every cell of the half plane.
+template <class F>
+void for_each_cell(WeightGrid& grid, F f) {
+  std::vector<double>& cells = grid.cells();
+  for (std::size_t y = 0; y < grid.rows(); ++y)
+    for (std::size_t x = 0; x < grid.width(); ++x) {
+      double u = 0, v = 0;
+      grid.cell_uv(x, y, u, v);
+      f(cells[y * grid.width() + x], u, v);
+    }
+}
+
+}  // namespace
+
+void min_uv_range(WeightGrid& grid, double min_lambda) {
+  const double min_sq = min_lambda * min_lambda;
+  for_each_cell(grid, [&](double& c, double u, double v) {
+    if (u * u + v * v < min_sq) c = 0.0;
+  });
+}
+
+void max_uv_range(WeightGrid& grid, double max_lambda) {
+  const double max_sq = max_lambda * max_lambda;
+  for_each_cell(grid, [&](double& c, double u, double v) {
+    if (u * u + v * v > max_sq) c = 0.0;
+  });
+}
+
+void inner_tukey_taper(WeightGrid& grid, double transition_lambda, double min_lambda) {
+  const double min_sq = min_lambda * min_lambda;
+  const double total_sq = (min_lambda + transition_lambda) * (min_lambda + transition_lambda);
+  for_each_cell(grid, [&](double& c, double u, double v) {
+    const double d_sq = u * u + v * v;
+    if (d_sq < min_sq) c = 0.0;
+    else if (d_sq < total_sq) c *= tukey(std::sqrt(d_sq) - min_lambda, transition_lambda);
+  });
+}
+
+void tukey_taper(WeightGrid& grid, double transition_lambda, double max_lambda) {
+  const double max_sq = max_lambda * max_lambda;
+  const double start_sq = (max_lambda - transition_lambda) * (max_lambda - transition_lambda);
+  for_each_cell(grid, [&](double& c, double u, double v) {
+    const double d_sq = u * u + v * v;
+    if (d_sq > max_sq) c = 0.0;
+    else if (d_sq > start_sq) c *= tukey(max_lambda - std::sqrt(d_sq), transition_lambda);
+  });
+}
+
+void edge_taper(WeightGrid& grid, double size_lambda) {
+  double max_u = 0, max_v = 0;
+  grid.cell_uv(grid.width(), grid.rows(), max_u, max_v);
+  for_each_cell(grid, [&](double& c, double u, double v) {
+    if (max_u - std::fabs(u) < size_lambda || max_v - std::fabs(v) < size_lambda) c = 0.0;
+  });
+}
+
+void edge_tukey_taper(WeightGrid& grid, double transition_lambda, double edge_lambda) {
+  double max_u = 0, max_v = 0;
+  grid.cell_uv(grid.width(), grid.rows(), max_u, max_v);
+  const double total = transition_lambda + edge_lambda;
+  for_each_cell(grid, [&](double& c, double u, double v) {
+    const double du = max_u - std::fabs(u), dv = max_v - std::fabs(v);
+    if (du < edge_lambda || dv < edge_lambda) {
+      c = 0.0;
+    } else if (du < total || dv < total) {
+      const double ru = std::min(du - edge_lambda, transition_lambda), rv = std::min(dv - edge_lambda, transition_lambda);
+      c *= tukey(ru, transition_lambda) * tukey(rv, transition_lambda);
+    }
+  });
+}
+
+}  // namespace gpuclean::imaging

@@ -1,6 +1,8 @@
 #pragma once
 // The tapers WSClean applies to a finished weight grid (W31:io/imageweightcache.h
-// initializeWeightTapers, in that order): the rank filter, then the Gaussian taper.
+// initializeWeightTapers, in that order): the rank filter, the Gaussian taper, the uv range or its
+// Tukey transitions, the edge taper (W31:structures/imageweights.cpp). Distances are at the
+// cell's own uv coordinates, as WSClean's xyToUV gives them.
 
 #include <cstddef>
 
@@ -19,5 +21,21 @@ void rank_filter(WeightGrid& grid, double level, std::size_t window);
 /// WSClean's SetGaussianTaper: nonzero cells × exp(−(u² + v²)/(2σ²)) at the cell's own uv
 /// coordinates, σ = 2√(2 ln 2)/(2π·fwhm), fwhm in radians.
 void gaussian_taper(WeightGrid& grid, double fwhm_rad);
+
+/// -minuv-l / -maxuv-l: cells nearer than `min` (beyond `max`) wavelengths become 0.
+void min_uv_range(WeightGrid& grid, double min_lambda);
+void max_uv_range(WeightGrid& grid, double max_lambda);
+
+/// -taper-inner-tukey: cells nearer than `min` become 0, those within `transition` beyond it are
+/// multiplied by a Tukey rise 0.5 (1 + cos(π/n (x − n))), x the distance past `min`.
+void inner_tukey_taper(WeightGrid& grid, double transition_lambda, double min_lambda);
+/// -taper-tukey: the same falling to 0 at `max` (cells beyond it 0).
+void tukey_taper(WeightGrid& grid, double transition_lambda, double max_lambda);
+
+/// -taper-edge: cells within `size` wavelengths of the grid's u or v edge become 0.
+void edge_taper(WeightGrid& grid, double size_lambda);
+/// -taper-edge-tukey: as edge_taper with `edge` (0: none), then a Tukey rise over `transition`
+/// inside it, in u and in v.
+void edge_tukey_taper(WeightGrid& grid, double transition_lambda, double edge_lambda);
 
 }  // namespace gpuclean::imaging

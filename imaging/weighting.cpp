@@ -31,6 +31,12 @@ void finish_weights(WeightGrid& grid, const WeightingSettings& settings) {
   }
   if (settings.rank_filter_level >= 1.0) rank_filter(grid, settings.rank_filter_level, settings.rank_filter_size);
   if (settings.gaussian_taper_fwhm_rad != 0.0) gaussian_taper(grid, settings.gaussian_taper_fwhm_rad);
+  if (settings.inner_tukey_lambda != 0.0) inner_tukey_taper(grid, settings.inner_tukey_lambda, settings.min_uv_lambda);
+  else if (settings.min_uv_lambda != 0.0) min_uv_range(grid, settings.min_uv_lambda);
+  if (settings.tukey_lambda != 0.0) tukey_taper(grid, settings.tukey_lambda, settings.max_uv_lambda);
+  else if (settings.max_uv_lambda != 0.0) max_uv_range(grid, settings.max_uv_lambda);
+  if (settings.edge_tukey_lambda != 0.0) edge_tukey_taper(grid, settings.edge_tukey_lambda, settings.edge_taper_lambda);
+  else if (settings.edge_taper_lambda != 0.0) edge_taper(grid, settings.edge_taper_lambda);
 }
 
 void accumulate(WeightGrid& grid, const io::ms::VisChunk& chunk, const std::vector<double>& freq_hz,

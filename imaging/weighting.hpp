@@ -23,10 +23,18 @@ struct WeightingSettings {
   double rank_filter_level = 3;        ///< -weighting-rank-filter; < 1: no filter
   std::size_t rank_filter_size = 16;   ///< -weighting-rank-filter-size
   double gaussian_taper_fwhm_rad = 0;  ///< -taper-gaussian; 0: none
+  /// WSClean's uv range and tapers, all in wavelengths (0: none): -minuv-l and -maxuv-l zero the
+  /// cells outside [min, max]; -taper-inner-tukey and -taper-tukey make those edges Tukey
+  /// transitions of their size; -taper-edge zeroes a band along the grid's edge, -taper-edge-tukey
+  /// a transition inside it.
+  double min_uv_lambda = 0, max_uv_lambda = 0;
+  double inner_tukey_lambda = 0, tukey_lambda = 0;
+  double edge_taper_lambda = 0, edge_tukey_lambda = 0;
 };
 
-/// Natural, uniform or Briggs on the summed cells, then the rank filter and the Gaussian taper
-/// (W31:structures/imageweights.cpp FinishGridding, W31:io/imageweightcache.h).
+/// Natural, uniform or Briggs on the summed cells, then the rank filter, the Gaussian taper, the
+/// uv range and the Tukey and edge tapers (W31:structures/imageweights.cpp FinishGridding,
+/// W31:io/imageweightcache.h initializeWeightTapers, in that order).
 void finish_weights(WeightGrid& grid, const WeightingSettings& settings);
 
 /// Adds the samples of channels [channel_begin, channel_end) of `chunk` to `grid`; `freq_hz`

@@ -39,7 +39,7 @@ int run_image(const std::vector<std::string>& args, const std::string& command_l
   for (const std::string& ms : o.ms) metadata.push_back(io::ms::read_ms_metadata(ms));
   const std::vector<io::ms::MsSelection> selections = io::ms::select_visibilities(metadata, run.selection);
   // -channels-out against the selected channels, and the memory plan, before the read.
-  imaging::output_channel_ranges(selections.front().freq_hz.size(), run.run.channels_out);
+  imaging::output_channel_ranges(selections.front().freq_hz, run.run.channels_out, run.run.channel_division_hz);
   const std::string memory = imaging::check_image_memory(selections, run.run);
   // Only now: a refused input prints nothing but its one line on stderr.
   if (!device_note.empty()) std::printf("gpuclean image: %s\n", device_note.c_str());

@@ -30,6 +30,7 @@ imaging::PredictRunSettings predict_settings(const ImageOptions& o) {
   imaging::PredictRunSettings settings;
   settings.image = o.run.image;
   settings.channels_out = o.run.channels_out;
+  settings.channel_division_hz = o.run.channel_division_hz;
   settings.epsilon = o.run.epsilon;
   settings.threads = o.run.threads;
   settings.backend = predict_backend(o.run);

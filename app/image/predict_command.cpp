@@ -19,11 +19,12 @@ int run_predict(const ImageOptions& o) {
   std::vector<io::ms::MsMetadata> metadata;
   for (const std::string& ms : o.ms) metadata.push_back(io::ms::read_ms_metadata(ms));
   const std::vector<io::ms::MsSelection> selections = io::ms::select_visibilities(metadata, request);
-  imaging::output_channel_ranges(selections.front().freq_hz.size(), o.run.channels_out);
+  imaging::output_channel_ranges(selections.front().freq_hz, o.run.channels_out, o.run.channel_division_hz);
 
   imaging::PredictRunSettings settings;
   settings.image = check_models(o.name, o.run.channels_out, o.run.image, selections.front());
   settings.channels_out = o.run.channels_out;
+  settings.channel_division_hz = o.run.channel_division_hz;
   settings.epsilon = o.run.epsilon;
   settings.threads = o.run.threads;
   settings.backend = predict_backend(o.run);

@@ -1,8 +1,9 @@
 #pragma once
-// One option of the single command as data: its names, group, help, default, legal values, its
-// WSClean counterpart and the RunOptions member it sets. The command line (make_cli), batch's
-// manifest columns, the Python keywords, the WSClean hook and docs/options.md are all made from
-// these rows (app/options/option_rows.cpp), so none of them keeps its own copy.
+// One option of the single command as data: its names, group, help, default, legal values and
+// the RunOptions member it sets. The command line (make_cli), batch's manifest columns, the Python
+// keywords, the WSClean hook and docs/options.md are all made from these rows
+// (app/options/option_rows.cpp), so none of them keeps its own copy. WSClean's counterpart of an
+// option is the WSClean option table's (app/wsclean/wsclean_option.hpp wsclean_counterpart).
 
 #include <CLI/CLI.hpp>
 
@@ -21,14 +22,6 @@ namespace gpuclean::app {
 /// Which front ends take a row: the single command takes all; batch (and a manifest's columns)
 /// the observation and cube rows; a manifest the output files too.
 enum class OptionSection { kOutput, kObservation, kOutputFile, kCubeInput, kCube };
-
-/// How WSClean's option of the same meaning reaches gpuclean's hook.
-enum class WscleanReach {
-  kNone,         ///< WSClean has no such option
-  kCommandLine,  ///< read from WSClean's command line and carried as the gpuclean option
-  kMeta,         ///< WSClean passes its value (or what it makes of it) in each call's meta
-  kLayout,       ///< follows from the arrays WSClean hands over (channels, polarizations)
-};
 
 /// The legal values of a number: the interval clean::validate (or, for counts, the command line)
 /// enforces, as data for the docs, the Python keywords and the table's tests.
@@ -53,19 +46,16 @@ struct OptionRow {
   std::string help;
   std::string default_text;  ///< as --help shows it (tests: the member's own default); empty: none
   Range range;               ///< numbers: the legal interval; choices come from the binding
-  std::string wsclean;       ///< WSClean's option of the same meaning ("-multiscale-gain"), or empty
-  WscleanReach reach = WscleanReach::kNone;
   Binding binding;
   std::string needs;         ///< an option this one needs ("--multiscale")
   char delimiter = '\0';     ///< a list's separator
   std::string type_name;     ///< CLI11's value names ("LOW HIGH") where the type's would mislead
 
   OptionRow(std::string names_, OptionSection section_, std::string group_, std::string help_,
-            std::string default_text_, Range range_, std::string wsclean_, WscleanReach reach_, Binding binding_,
+            std::string default_text_, Range range_, Binding binding_,
             std::string needs_ = {}, char delimiter_ = '\0', std::string type_name_ = {})
       : names(std::move(names_)), section(section_), group(std::move(group_)), help(std::move(help_)),
-        default_text(std::move(default_text_)), range(range_), wsclean(std::move(wsclean_)), reach(reach_),
-        binding(std::move(binding_)), needs(std::move(needs_)), delimiter(delimiter_), type_name(std::move(type_name_)) {}
+        default_text(std::move(default_text_)), range(range_), binding(std::move(binding_)), needs(std::move(needs_)), delimiter(delimiter_), type_name(std::move(type_name_)) {}
 
   std::string long_name() const;  ///< without dashes: "quiet"
 };

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <map>
+#include <optional>
 
 #include "app/option_table.hpp"
 #include "app/options/option_row.hpp"
+#include "app/wsclean/wsclean_option.hpp"
 #include "clean/errors.hpp"
 
 namespace gpuclean::app {
@@ -14,24 +17,6 @@ namespace {
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
-
-/// WSClean's command line: an option is given when it stands alone among the arguments.
-struct WscleanArgs {
-  const std::vector<std::string>& args;
-
-  /// The position of the last `name` (WSClean's last option wins), or 0 (args[0] is the program).
-  std::size_t last(const std::string& name) const {
-    for (std::size_t i = args.size(); i-- > 1;)
-      if (args[i] == name) return i;
-    return 0;
-  }
-  bool given(const std::string& name) const { return last(name) > 0; }
-  std::string value(const std::string& name) const {
-    const std::size_t at = last(name);
-    if (at + 1 >= args.size()) throw clean::InvalidSettings("WSClean's " + name + " lacks its value on the command line.");
-    return args[at + 1];
-  }
-};
 
 /// A number as Python's repr() writes it: the shortest text that reads back to the same double.
 std::string shortest(double v) {
@@ -118,18 +103,54 @@ std::vector<std::string> split_words(const std::string& text) {
 
 std::vector<std::string> carried_options(const std::vector<std::string>& wsclean_args,
                                          const std::vector<std::string>& gpuclean_args) {
-  const WscleanArgs wsclean{wsclean_args};
   const std::vector<std::string> given = parse_part(gpuclean_args).given;
+  // The long names WSClean's command line carries, each with its last value (WSClean's last option
+  // wins; -negative undoes -no-negative); nullopt: undone.
+  std::map<std::string, std::optional<std::vector<std::string>>> carried;
+  for (const ReadOption& read : read_wsclean_command(wsclean_args).options) {
+    if (!read.row || read.row->hook != HookUse::kCarried) continue;
+    if (read.row->negates) {
+      carried[read.row->carries] = std::nullopt;
+      continue;
+    }
+    carried[read.row->carries] = read.given.values;
+    for (const std::string& flag : read.row->implies) carried[flag] = std::vector<std::string>{};
+  }
   std::vector<std::string> args;
-  for (const OptionRow& row : option_rows()) {
-    if (row.reach != WscleanReach::kCommandLine || contains(given, row.long_name())) continue;
-    const std::size_t at = wsclean.last(row.wsclean);
-    // WSClean's -negative undoes an earlier -no-negative.
-    if (at == 0 || (row.wsclean == "-no-negative" && wsclean.last("-negative") > at)) continue;
+  for (const OptionRow& row : option_rows()) {  // in the single command's order
+    const auto it = carried.find(row.long_name());
+    if (it == carried.end() || !it->second || contains(given, row.long_name())) continue;
     args.push_back("--" + row.long_name());
-    if (row.binding.values != 0) args.push_back(wsclean.value(row.wsclean));
+    args.insert(args.end(), it->second->begin(), it->second->end());
   }
   return args;
+}
+
+ReadCommandLine read_wsclean_command(const std::vector<std::string>& wsclean_args) {
+  if (wsclean_args.empty()) return {};
+  return read_wsclean_command_line({wsclean_args.begin() + 1, wsclean_args.end()}, false);
+}
+
+std::string hook_refusal(const std::vector<std::string>& wsclean_args) {
+  for (const ReadOption& read : read_wsclean_command(wsclean_args).options) {
+    if (!read.row) continue;
+    if (read.row->hook == HookUse::kRefused)
+      return "WSClean's -" + read.row->name() + " cannot be honoured through gpuclean's hook (" + read.row->hook_why +
+             "); leave it out.";
+    if (read.row->name() == "local-rms-method" && read.given.values.at(0) != "rms")
+      return "WSClean's -local-rms-method " + read.given.values.at(0) +
+             " cannot be honoured through gpuclean's hook (it has WSClean's 'rms' map and its own 'mad'); use rms.";
+  }
+  return {};
+}
+
+std::vector<std::string> hook_ignored(const std::vector<std::string>& wsclean_args) {
+  std::vector<std::string> names;
+  for (const ReadOption& read : read_wsclean_command(wsclean_args).options)
+    if (read.row && read.row->hook == HookUse::kNoMeaning &&
+        std::find(names.begin(), names.end(), "-" + read.row->name()) == names.end())
+      names.push_back("-" + read.row->name());
+  return names;
 }
 
 WscleanSessionSettings wsclean_session_settings(const WscleanSessionRequest& request) {
@@ -168,7 +189,8 @@ WscleanSessionSettings wsclean_session_settings(const WscleanSessionRequest& req
   out.options = parse_outer_loop_options(args);
   if (contains(own, "niter")) out.niter = out.options.settings.niter;
   out.fit_given = contains(own, "fit-spectral-pol") || contains(own, "fit-spectral-log-pol");
-  out.wsclean_auto_mask = WscleanArgs{request.wsclean_args}.given("-auto-mask");
+  for (const ReadOption& read : read_wsclean_command(request.wsclean_args).options)
+    if (read.row && read.row->name() == "auto-mask") out.wsclean_auto_mask = true;
   return out;
 }
 

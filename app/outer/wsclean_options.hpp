@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/outer/outer_loop_run.hpp"
+#include "app/wsclean/wsclean_option.hpp"
 
 namespace gpuclean::app {
 
@@ -20,13 +21,24 @@ namespace gpuclean::app {
 /// anything. Throws clean::InvalidSettings for an unclosed quote.
 std::vector<std::string> split_words(const std::string& text);
 
-/// gpuclean's options for the deconvolution options WSClean's command line `wsclean_args` (argv,
-/// [0] the program) gives, by the option table's WSClean names (its "command line" rows), each
-/// with WSClean's last value; those that `gpuclean_args` (GPUCLEAN_OPTIONS) gives are left out.
-/// -no-negative counts when it comes after any -negative. Throws clean::InvalidSettings when a
-/// value is missing, and the parser's error for `gpuclean_args`.
+/// WSClean's command line `wsclean_args` (argv, [0] the program) read by the WSClean option table
+/// (app/wsclean/wsclean_option.hpp), leniently: WSClean took it already.
+ReadCommandLine read_wsclean_command(const std::vector<std::string>& wsclean_args);
+
+/// gpuclean's options for the deconvolution options WSClean's command line gives: the table's
+/// rows the hook carries (HookUse::kCarried), each with WSClean's last value, and the flags they
+/// imply (-local-rms-window: --local-rms); those that `gpuclean_args` (GPUCLEAN_OPTIONS) gives are
+/// left out. -no-negative counts when no -negative follows it. Throws the parser's error for
+/// `gpuclean_args`.
 std::vector<std::string> carried_options(const std::vector<std::string>& wsclean_args,
                                          const std::vector<std::string>& gpuclean_args);
+
+/// The hook's refusal of WSClean's command line, one line (the first option it cannot honour),
+/// or empty.
+std::string hook_refusal(const std::vector<std::string>& wsclean_args);
+
+/// WSClean's options given that mean nothing for gpuclean (speed switches of its own CLEAN).
+std::vector<std::string> hook_ignored(const std::vector<std::string>& wsclean_args);
 
 struct WscleanSessionRequest {
   std::string gpuclean_options;           ///< GPUCLEAN_OPTIONS' text

@@ -44,7 +44,7 @@ RunBytes run_bytes(const RunShape& shape, const CleanSettings& settings) {
   // prepared the PSF's two convolutions with the widest kernel. --auto-mask: a mask per scale
   // and two search images.
   const std::vector<CleanScale> scales = gpu::estimated_scales(shape, settings);
-  std::size_t multiscale = settings.auto_mask > 0.0 ? scales.size() * n + 2 * n * sizeof(float) : 0;
+  std::size_t multiscale = settings.auto_mask > 0.0 || settings.auto_mask_absolute > 0.0 ? scales.size() * n + 2 * n * sizeof(float) : 0;
   if (settings.multiscale.enabled) {
     multiscale += ScaleImagesGpu::bytes_needed(scales, width, height) + 3 * psf_width * psf_height * sizeof(float);
     const HostImage& widest = scales.back().kernel;

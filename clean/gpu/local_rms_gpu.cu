@@ -127,11 +127,19 @@ __global__ void positive_range_kernel(const float* map, std::size_t n, unsigned 
   }
 }
 
-__global__ void weights_kernel(const float* map, std::size_t n, float min_rms, float* weights) {
+// local_rms_weight (local_rms.hpp) on the device: (min_rms / rms)^strength, the same rounding.
+__global__ void weights_kernel(const float* map, std::size_t n, float min_rms, double strength, float* weights) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     const float r = map[i];
-    weights[i] = r > 0.0f ? __double2float_rn(__ddiv_rn(static_cast<double>(min_rms), static_cast<double>(r))) : 0.0f;
+    if (strength == 0.0) {
+      weights[i] = 1.0f;
+    } else if (!(r > 0.0f)) {
+      weights[i] = 0.0f;
+    } else {
+      const double ratio = __ddiv_rn(static_cast<double>(min_rms), static_cast<double>(r));
+      weights[i] = __double2float_rn(strength == 1.0 ? ratio : pow(ratio, strength));
+    }
   }
 }
 
@@ -296,7 +304,7 @@ void local_noise_gpu(cudaStream_t s, const float* image, std::size_t width, std:
   if (bits[0] != 0xFFFFFFFFu) std::memcpy(&lo, &bits[0], sizeof lo), std::memcpy(&hi, &bits[1], sizeof hi);
   out.min_rms = lo;
   out.max_rms = hi;
-  weights_kernel<<<blocks_for(n), 256, 0, s>>>(out.map.data(), n, lo, out.weights.data());
+  weights_kernel<<<blocks_for(n), 256, 0, s>>>(out.map.data(), n, lo, settings.strength, out.weights.data());
   GPUCLEAN_CHECK_LAUNCH();
 }
 

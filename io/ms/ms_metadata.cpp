@@ -138,6 +138,19 @@ MsMetadata read_ms_metadata(const std::string& path) {
   }
 }
 
+std::size_t count_timesteps(const std::string& path) {
+  try {
+    const casacore::MeasurementSet table(path, casacore::Table::Old);
+    if (table.nrow() == 0) return 0;
+    const casacore::Vector<double> time = casacore::MSMainColumns(table).time().getColumn();
+    std::size_t steps = 1;
+    for (std::size_t r = 1; r < time.size(); ++r) steps += time(r) != time(r - 1);
+    return steps;
+  } catch (const casacore::AipsError& e) {
+    throw MsError(MsError::Kind::kIo, "reading TIME of '" + path + "' failed: " + std::string(e.what()));
+  }
+}
+
 std::string default_data_column(const MsMetadata& first) {
   return first.has_column("CORRECTED_DATA") ? "CORRECTED_DATA" : "DATA";
 }

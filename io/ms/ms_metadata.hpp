@@ -51,6 +51,10 @@ struct MsMetadata {
 /// MeasurementSet, kLayout when a subtable contradicts the main table).
 MsMetadata read_ms_metadata(const std::string& path);
 
+/// The MS's timesteps as WSClean counts them: 1 + the number of TIME changes between consecutive
+/// rows of the main table (reads TIME only). Throws MsError.
+std::size_t count_timesteps(const std::string& path);
+
 /// WSClean's default data column: CORRECTED_DATA if `first` (the first MS given) has it, else DATA.
 std::string default_data_column(const MsMetadata& first);
 

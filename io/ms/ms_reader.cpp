@@ -1,6 +1,7 @@
 #include "io/ms/ms_reader.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <vector>
 
@@ -20,25 +21,48 @@ struct MsReader::Impl {
   std::size_t chunk_rows;
   casacore::MeasurementSet table;
   casacore::ScalarColumn<int> field, ddid, antenna1, antenna2;
+  casacore::ScalarColumn<double> time;
   std::optional<casacore::ScalarColumn<bool>> flag_row;
   casacore::ArrayColumn<double> uvw;
   casacore::ArrayColumn<casacore::Complex> data;
+  std::optional<casacore::ArrayColumn<casacore::Complex>> model;  ///< -subtract-model
   casacore::ArrayColumn<bool> flag;
   casacore::ArrayColumn<float> weight;  ///< WEIGHT_SPECTRUM or WEIGHT
   std::size_t next_row = 0;
   ReadTally tally;
   std::vector<float> row_weight;  ///< one row's [channel][correlation] weights when WEIGHT is expanded
+  std::vector<casacore::Complex> row_data;  ///< one row's data - model (-subtract-model)
+  // The timestep of the row last read: WSClean's count of TIME changes in row order from row 0.
+  std::size_t timestep = 0;
+  double last_time = 0;
+  bool first_row = true;
+
+  bool keeps(std::size_t timestep_index, const double* uvw_row) const;
 
   Impl(const MsSelection& s, std::size_t rows)
       : sel(s), chunk_rows(std::max<std::size_t>(rows, 1)), table(s.path, casacore::Table::Old),
         field(table, "FIELD_ID"), ddid(table, "DATA_DESC_ID"), antenna1(table, "ANTENNA1"),
-        antenna2(table, "ANTENNA2"), uvw(table, "UVW"), data(table, s.data_column), flag(table, "FLAG"),
-        weight(table, s.weight_spectrum ? "WEIGHT_SPECTRUM" : "WEIGHT") {
+        antenna2(table, "ANTENNA2"), time(table, "TIME"), uvw(table, "UVW"), data(table, s.data_column),
+        flag(table, "FLAG"), weight(table, s.weight_spectrum ? "WEIGHT_SPECTRUM" : "WEIGHT") {
     if (table.tableDesc().isColumn("FLAG_ROW")) flag_row.emplace(table, "FLAG_ROW");
+    if (s.subtract_model) model.emplace(table, "MODEL_DATA");
   }
 
   bool next(VisChunk& chunk);
 };
+
+// WSClean's MSSelection::IsSelected, less the field and autocorrelations (checked before).
+bool MsReader::Impl::keeps(std::size_t t, const double* p) const {
+  if (sel.timesteps && (t < sel.timesteps->first || t >= sel.timesteps->second)) return false;
+  if (sel.min_uvw_m > 0 || sel.max_uvw_m > 0) {
+    const double length = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    if (sel.min_uvw_m > 0 && length < sel.min_uvw_m) return false;
+    if (sel.max_uvw_m > 0 && length > sel.max_uvw_m) return false;
+  }
+  if (sel.timestep_parity == TimestepParity::kEven && t % 2 != 0) return false;
+  if (sel.timestep_parity == TimestepParity::kOdd && t % 2 != 1) return false;
+  return true;
+}
 
 bool MsReader::Impl::next(VisChunk& chunk) {
   chunk.clear();
@@ -54,14 +78,18 @@ bool MsReader::Impl::next(VisChunk& chunk) {
                                casacore::IPosition(2, ncorr - 1, sel.channel_end - 1), casacore::Slicer::endIsLast);
   const casacore::Vector<int> f = field.getColumnRange(rows), d = ddid.getColumnRange(rows),
                               a1 = antenna1.getColumnRange(rows), a2 = antenna2.getColumnRange(rows);
+  const casacore::Vector<double> t = time.getColumnRange(rows);
   const casacore::Vector<bool> fr = flag_row ? flag_row->getColumnRange(rows) : casacore::Vector<bool>(n, false);
   const casacore::Array<double> uvw_a = uvw.getColumnRange(rows);                             // (3, n)
   const casacore::Array<casacore::Complex> data_a = data.getColumnRange(rows, cells);         // (ncorr, nchan, n)
+  const casacore::Array<casacore::Complex> model_a =
+      model ? model->getColumnRange(rows, cells) : casacore::Array<casacore::Complex>();
   const casacore::Array<bool> flag_a = flag.getColumnRange(rows, cells);                      // (ncorr, nchan, n)
   const casacore::Array<float> weight_a =
       sel.weight_spectrum ? weight.getColumnRange(rows, cells) : weight.getColumnRange(rows);  // or (ncorr, n)
   const double* uvw_p = uvw_a.data();
   const casacore::Complex* data_p = data_a.data();
+  const casacore::Complex* model_p = model ? model_a.data() : nullptr;
   const bool* flag_p = flag_a.data();
   const float* weight_p = weight_a.data();
   const std::size_t cell = nchan * ncorr;
@@ -73,13 +101,25 @@ bool MsReader::Impl::next(VisChunk& chunk) {
 
   tally.rows_read += n;
   for (std::size_t i = 0; i < n; ++i) {
+    if (first_row) first_row = false, last_time = t(i);
+    if (t(i) != last_time) ++timestep, last_time = t(i);
     if (a1(i) == a2(i)) {
       ++tally.autocorrelation_rows;
       continue;
     }
-    if (f(i) != sel.field || d(i) != sel.data_description) {
+    if (!std::binary_search(sel.fields.begin(), sel.fields.end(), f(i)) || d(i) != sel.data_description) {
       ++tally.other_rows;
       continue;
+    }
+    if (!keeps(timestep, uvw_p + 3 * i)) {
+      ++tally.deselected_rows;
+      continue;
+    }
+    const casacore::Complex* row_values = data_p + i * cell;
+    if (model_p) {
+      row_data.resize(cell);
+      for (std::size_t k = 0; k < cell; ++k) row_data[k] = row_values[k] - model_p[i * cell + k];
+      row_values = row_data.data();
     }
     const float* w = weight_p + i * (sel.weight_spectrum ? cell : ncorr);
     if (!sel.weight_spectrum) {
@@ -93,7 +133,7 @@ bool MsReader::Impl::next(VisChunk& chunk) {
     chunk.w.push_back(uvw_p[3 * i + 2]);
     chunk.vis.resize(chunk.rows * nchan);
     chunk.weight.resize(chunk.rows * nchan);
-    apply_stokes_rule(sel.rule, nchan, ncorr, data_p + i * cell, flag_p + i * cell, w, chunk.vis.data() + k * nchan,
+    apply_stokes_rule(sel.rule, nchan, ncorr, row_values, flag_p + i * cell, w, chunk.vis.data() + k * nchan,
                       chunk.weight.data() + k * nchan);
     // FLAG_ROW flags the whole row whatever FLAG says (WSClean 3.1 and 3.6 ignore it).
     if (fr(i)) {

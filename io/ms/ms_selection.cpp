@@ -1,5 +1,6 @@
 #include "io/ms/ms_selection.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -13,33 +14,69 @@ using Kind = MsError::Kind;
 
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
 
-int choose_field(const MsMetadata& m, const SelectionRequest& request) {
+// The fields asked for (-field ids or all), or the only field with rows; several must share the
+// phase centre (WSClean: "all fields should have the same phase centre").
+std::vector<int> choose_fields(const MsMetadata& m, const SelectionRequest& request) {
   const std::vector<int> with_rows = m.fields_with_rows();
-  if (request.field) {
-    const int f = *request.field;
-    if (f < 0 || static_cast<std::size_t>(f) >= m.fields.size())
-      throw MsError(Kind::kSelection, "-field " + std::to_string(f) + ": " + quoted(m.path) + " has " +
-                                          std::to_string(m.fields.size()) + " field(s), numbered from 0");
-    return f;
+  std::vector<int> fields;
+  if (request.all_fields) {
+    fields = with_rows;
+  } else if (!request.fields.empty()) {
+    for (int f : request.fields) {
+      if (f < 0 || static_cast<std::size_t>(f) >= m.fields.size())
+        throw MsError(Kind::kSelection, "-field " + std::to_string(f) + ": " + quoted(m.path) + " has " +
+                                            std::to_string(m.fields.size()) + " field(s), numbered from 0");
+      fields.push_back(f);
+    }
+    std::sort(fields.begin(), fields.end());
+    fields.erase(std::unique(fields.begin(), fields.end()), fields.end());
+  } else {
+    if (with_rows.size() > 1) {
+      std::string list;
+      for (int f : with_rows) list += (list.empty() ? "" : ", ") + std::to_string(f) + " (" + m.fields[f].name + ")";
+      throw MsError(Kind::kLayout, quoted(m.path) + " has rows of several fields: " + list + "; choose with -field");
+    }
+    fields = with_rows;
   }
-  if (with_rows.size() > 1) {
-    std::string list;
-    for (int f : with_rows) list += (list.empty() ? "" : ", ") + std::to_string(f) + " (" + m.fields[f].name + ")";
-    throw MsError(Kind::kLayout, quoted(m.path) + " has rows of several fields: " + list + "; choose one with -field");
+  if (fields.empty()) throw MsError(Kind::kEmpty, quoted(m.path) + " has no cross-correlation rows");
+  for (int f : fields) {
+    const MsField& field = m.fields[f];
+    if (!field.direction_problem.empty())
+      throw MsError(Kind::kLayout, quoted(m.path) + " field " + std::to_string(f) + ": " + field.direction_problem);
+    const MsField& first = m.fields[fields.front()];
+    if (std::abs(field.ra_rad - first.ra_rad) > 1e-9 || std::abs(field.dec_rad - first.dec_rad) > 1e-9)
+      throw MsError(Kind::kLayout, quoted(m.path) + " fields " + std::to_string(fields.front()) + " and " +
+                                       std::to_string(f) + " have different phase centres: image them one at a time "
+                                       "(-field), as WSClean requires the same centre");
   }
-  if (with_rows.empty()) throw MsError(Kind::kEmpty, quoted(m.path) + " has no cross-correlation rows");
-  return with_rows.front();
+  return fields;
 }
 
-int choose_data_description(const MsMetadata& m, int field) {
-  std::set<int> dds;
-  for (const auto& [key, n] : m.cross_rows)
-    if (key.first == field && n > 0) dds.insert(key.second);
-  if (dds.empty())
-    throw MsError(Kind::kEmpty, quoted(m.path) + " has no cross-correlation rows of field " + std::to_string(field));
-  if (dds.size() > 1)
-    throw MsError(Kind::kLayout, quoted(m.path) + " has rows of several spectral windows (data descriptions) in field " +
-                                     std::to_string(field) + ": not supported yet");
+// The data description of the selected fields' rows, within -spws when given: one.
+int choose_data_description(const MsMetadata& m, const std::vector<int>& fields, const std::set<std::size_t>& spws) {
+  std::set<int> dds, all;
+  for (const auto& [key, n] : m.cross_rows) {
+    if (n == 0 || !std::binary_search(fields.begin(), fields.end(), key.first)) continue;
+    all.insert(key.second);
+    const int spw = m.data_descriptions[key.second].spectral_window;
+    if (spws.empty() || spws.count(static_cast<std::size_t>(spw))) dds.insert(key.second);
+  }
+  if (all.empty())
+    throw MsError(Kind::kEmpty, quoted(m.path) + " has no cross-correlation rows of field " +
+                                    std::to_string(fields.front()));
+  if (dds.empty()) {
+    std::string list;
+    for (int dd : all) list += (list.empty() ? "" : ", ") + std::to_string(m.data_descriptions[dd].spectral_window);
+    throw MsError(Kind::kSelection, "-spws: " + quoted(m.path) + " has rows of spectral window(s) " + list +
+                                        " only in the selected field(s)");
+  }
+  if (dds.size() > 1) {
+    std::string list;
+    for (int dd : dds) list += (list.empty() ? "" : ", ") + std::to_string(m.data_descriptions[dd].spectral_window);
+    throw MsError(Kind::kLayout, quoted(m.path) + " has rows of several spectral windows (" + list +
+                                     ") in the selected field(s): imaging them together is not supported yet; "
+                                     "choose one with -spws");
+  }
   return *dds.begin();
 }
 
@@ -70,15 +107,24 @@ std::vector<MsSelection> select_visibilities(const std::vector<MsMetadata>& sets
       if (!m.has_column(needed))
         throw MsError(Kind::kMissingColumn, quoted(m.path) + " has no " + std::string(needed) + " column");
 
-    s.field = choose_field(m, request);
+    s.fields = choose_fields(m, request);
+    s.field = s.fields.front();
     const MsField& field = m.fields[s.field];
     s.field_name = field.name;
-    if (!field.direction_problem.empty())
-      throw MsError(Kind::kLayout, quoted(m.path) + " field " + std::to_string(s.field) + ": " + field.direction_problem);
     s.ra_rad = field.ra_rad;
     s.dec_rad = field.dec_rad;
-    s.data_description = choose_data_description(m, s.field);
-    s.rows = m.cross_rows.at({s.field, s.data_description});
+    s.data_description = choose_data_description(m, s.fields, request.spws);
+    s.rows = 0;
+    for (int f : s.fields) {
+      const auto it = m.cross_rows.find({f, s.data_description});
+      if (it != m.cross_rows.end()) s.rows += it->second;
+    }
+    s.min_uvw_m = request.min_uvw_m, s.max_uvw_m = request.max_uvw_m;
+    s.timesteps = request.interval;
+    s.timestep_parity = request.timestep_parity;
+    s.subtract_model = request.subtract_model;
+    if (s.subtract_model && !m.has_column("MODEL_DATA"))
+      throw MsError(Kind::kMissingColumn, "-subtract-model: " + quoted(m.path) + " has no MODEL_DATA column");
 
     const MsDataDescription& dd = m.data_descriptions[s.data_description];
     const MsSpectralWindow& spw = m.spectral_windows[dd.spectral_window];

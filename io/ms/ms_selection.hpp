@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/ms/ms_metadata.hpp"
@@ -12,20 +14,33 @@
 
 namespace gpuclean::io::ms {
 
+/// -even-timesteps, -odd-timesteps.
+enum class TimestepParity { kAll, kEven, kOdd };
+
 /// What the command line asked for (WSClean's option names).
 struct SelectionRequest {
-  std::optional<int> field;                  ///< -field; absent: the only field with rows
+  /// -field: these ids (WSClean: several must share the phase centre); empty and not all_fields:
+  /// the only field with rows.
+  std::vector<int> fields;
+  bool all_fields = false;                   ///< -field all
+  std::set<std::size_t> spws;                ///< -spws; empty: every spectral window (one must remain)
   std::string data_column;                   ///< -data-column; empty: default_data_column(first MS)
   std::optional<std::size_t> channel_begin;  ///< -channel-range s e: channels [s, e), end exclusive
   std::optional<std::size_t> channel_end;
   PolRequest pol = PolRequest::kI;           ///< -pol
+  double min_uvw_m = 0, max_uvw_m = 0;       ///< -minuvw-m, -maxuvw-m: rows by |uvw| (0: no limit)
+  /// -interval a b: timesteps [a, b) of the MS (its distinct TIME values in row order); absent: all.
+  std::optional<std::pair<std::size_t, std::size_t>> interval;
+  TimestepParity timestep_parity = TimestepParity::kAll;
+  bool subtract_model = false;  ///< -subtract-model: image data - MODEL_DATA
 };
 
 /// What to read from one MS.
 struct MsSelection {
   std::string path;
   std::string data_column;
-  int field = 0;
+  int field = 0;            ///< the first selected field (its phase centre is the image's)
+  std::vector<int> fields;  ///< every selected field, ascending (one phase centre)
   int data_description = 0;
   std::size_t channel_begin = 0, channel_end = 0;  ///< [begin, end) of the spectral window's channels
   std::vector<double> freq_hz, width_hz;           ///< of the selected channels
@@ -35,6 +50,12 @@ struct MsSelection {
   std::size_t rows = 0;          ///< cross-correlation rows of the field (before flags)
   double ra_rad = 0, dec_rad = 0;  ///< the field's J2000 phase centre
   std::string field_name;
+  double min_uvw_m = 0, max_uvw_m = 0;  ///< rows kept: min <= |uvw| <= max (0: no limit)
+  /// Timesteps kept, [begin, end) of the MS's distinct times in row order (the whole MS when
+  /// absent), and their parity.
+  std::optional<std::pair<std::size_t, std::size_t>> timesteps;
+  TimestepParity timestep_parity = TimestepParity::kAll;
+  bool subtract_model = false;  ///< read MODEL_DATA too and image data - model
 };
 
 /// Checks `request` against the metadata of every MS (in command-line order) and says what to

@@ -30,6 +30,7 @@ struct ReadTally {
   std::size_t rows_kept = 0;             ///< in the chunks
   std::size_t autocorrelation_rows = 0;  ///< dropped: ANTENNA1 == ANTENNA2
   std::size_t other_rows = 0;            ///< dropped: another field or data description
+  std::size_t deselected_rows = 0;       ///< dropped: -interval, -even/-odd-timesteps, -minuvw-m, -maxuvw-m
   std::size_t flag_row_rows = 0;         ///< kept with every weight 0: FLAG_ROW set
   std::size_t samples = 0;               ///< kept (row, channel) values
   std::size_t weighted_samples = 0;      ///< of them with a nonzero weight

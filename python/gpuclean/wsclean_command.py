@@ -2,13 +2,12 @@
 runs in: the deconvolution settings WSClean does not pass to a Python deconvolver (its `meta`
 carries only gain, mgain, the iteration counts and thresholds), turned into gpuclean's options.
 
-WSClean's option names and meanings (`wsclean --help`, versions 3.1 to 3.7):
-* carried: each option of gpuclean's option table whose WSClean name reaches the hook from the
-  command line (docs/options.md, its WSClean column) maps to that gpuclean option (C++:
-  app/outer/wsclean_options.hpp);
-* accepted without effect: WSClean's speed switches of its own CLEAN (_NO_MEANING);
-* refused: what gpuclean cannot do inside WSClean's loop, each with the reason (_REFUSED).
-An option given in GPUCLEAN_OPTIONS wins over WSClean's for the same setting.
+The command line is read by gpuclean's WSClean option table (C++: app/wsclean/wsclean_option.hpp,
+docs/imaging.md's table), which knows each of WSClean's options (3.1's and 3.7's names), how many
+values it takes and what the hook does with it: carried into a gpuclean option, passed by WSClean
+in `meta`, following from the arrays' layout, meaningless for gpuclean (speed switches of
+WSClean's own CLEAN), or refused with the reason. An option given in GPUCLEAN_OPTIONS wins over
+WSClean's for the same setting.
 """
 
 import os
@@ -18,50 +17,28 @@ import subprocess
 from . import _gpuclean
 from .errors import UsageError
 
-# Switches of WSClean's own minor loops that change its speed, not what is asked for.
-_NO_MEANING = ("-no-fast-subminor", "-no-multiscale-fast-subminor", "-multiscale-convolution-padding",
-               "-deconvolution-threads")
-
-_REFUSED = {
-    "-iuwt": "selects WSClean's IUWT algorithm instead of the hook",
-    "-moresane-ext": "selects MoreSane instead of the hook",
-    "-squared-channel-joining": "gpuclean joins channels by their weighted sum only",
-    "-link-polarizations": "gpuclean links no polarizations; use -join-polarizations",
-    "-force-spectrum": "gpuclean fits each component's spectrum itself",
-    "-spectral-correction": "gpuclean applies no spectral correction while cleaning",
-    "-horizon-mask": "gpuclean has no horizon mask; give the mask with -fits-mask",
-    "-casa-mask": "gpuclean reads FITS masks only; convert it and give -fits-mask",
-    "-stop-negative": "gpuclean does not stop on a negative component; -no-negative keeps them out",
-    "-save-source-list": "WSClean writes no source list for a Python deconvolver",
-}
-
 _VERSION = re.compile(r"WSClean version (\d+)\.(\d+)")
 
 
 class WscleanCommand:
-    """WSClean's command line `args` (args[0] is the program)."""
+    """WSClean's command line `args` (args[0] is the program), read by the option table: names are
+    WSClean 3.7's with one dash ("-channels-out" also finds 3.1's "-channelsout")."""
 
     def __init__(self, args):
         self.args = list(args)
+        self._options = [("-" + name.lstrip("-"), list(values)) for name, values in _gpuclean.wsclean_read(self.args)]
 
     def given(self, name):
-        return name in self.args[1:]
+        return any(n == name for n, _ in self._options)
 
     def value(self, name, count=1):
-        """The `count` values after the last `name` (WSClean's last option wins), or None."""
-        for i in range(len(self.args) - 1, 0, -1):
-            if self.args[i] == name:
-                values = self.args[i + 1:i + 1 + count]
+        """The `count` values of the last `name` (WSClean's last option wins), or None."""
+        for n, values in reversed(self._options):
+            if n == name:
                 if len(values) < count:
                     raise UsageError(f"WSClean's {name} lacks its value on the command line.")
-                return values[0] if count == 1 else values
+                return values[0] if count == 1 else values[:count]
         return None
-
-    def last_of(self, *names):
-        """Which of `names` comes last on the command line (None: none of them)."""
-        at = {n: max((i for i, a in enumerate(self.args) if a == n), default=-1) for n in names}
-        name = max(at, key=at.get)
-        return name if at[name] >= 0 else None
 
     def integer(self, name, default):
         text = self.value(name)
@@ -133,12 +110,9 @@ def check_layout(command):
 
 def refuse_options(command):
     """Raises UsageError for WSClean's options that gpuclean's hook cannot honour."""
-    for name, why in _REFUSED.items():
-        if command.given(name):
-            raise UsageError(f"WSClean's {name} cannot be honoured through gpuclean's hook ({why}); leave it out.")
-    if command.value("-local-rms-method") not in (None, "rms"):
-        raise UsageError(f"WSClean's -local-rms-method {command.value('-local-rms-method')} cannot be honoured "
-                         "through gpuclean's hook (it has WSClean's 'rms' map and its own 'mad'); use rms.")
+    why = _gpuclean.wsclean_hook_refusal(command.args)
+    if why:
+        raise UsageError(why)
 
 
 def carried_options(command, tokens):
@@ -150,4 +124,4 @@ def carried_options(command, tokens):
 
 def ignored_options(command):
     """WSClean's options given that mean nothing for gpuclean (for the first call's line)."""
-    return [name for name in _NO_MEANING if command.given(name)]
+    return _gpuclean.wsclean_hook_ignored(command.args)

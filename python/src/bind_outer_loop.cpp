@@ -236,6 +236,19 @@ void bind_outer_loop(py::module_& m) {
   // gpuclean's options for WSClean's command line (the option table's WSClean names), less those
   // `gpuclean_args` gives.
   m.def("wsclean_carried", &app::carried_options, py::arg("wsclean_args"), py::arg("gpuclean_args"));
+  // WSClean's command line read by the WSClean option table: (name without dashes as WSClean 3.7
+  // spells it, values) in order; aliases (WSClean 3.1's -channelsout ...) read as their option.
+  m.def(
+      "wsclean_read",
+      [](const std::vector<std::string>& args) {
+        std::vector<std::pair<std::string, std::vector<std::string>>> out;
+        for (const app::ReadOption& read : app::read_wsclean_command(args).options)
+          out.emplace_back(read.row ? read.row->name() : read.given.option, read.given.values);
+        return out;
+      },
+      py::arg("wsclean_args"));
+  m.def("wsclean_hook_refusal", &app::hook_refusal, py::arg("wsclean_args"));
+  m.def("wsclean_hook_ignored", &app::hook_ignored, py::arg("wsclean_args"));
   m.def("split_options", &app::split_words, py::arg("text"));
   m.def("device_is_cpu", &app::device_is_cpu, py::arg("gpuclean_options"));
   py::class_<Session>(m, "OuterLoopSession")

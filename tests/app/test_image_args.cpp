@@ -70,7 +70,6 @@ TEST(ImageArgs, DefaultsAreWsclean31s) {
   EXPECT_FALSE(d.settings.join_channels);
   EXPECT_EQ(d.settings.fit_spectral_pol, 0u);
   EXPECT_EQ(d.deconvolution_channels, 0u);
-  EXPECT_FALSE(d.squared_channel_joining);
   EXPECT_FALSE(d.save_source_list);
   EXPECT_TRUE(d.update_model_required);
   EXPECT_FALSE(d.settings.beam_shape.has_value());
@@ -159,10 +158,10 @@ TEST(ImageArgs, BeamAndModelAndNotes) {
   EXPECT_NEAR(shape.settings.beam_shape->bmin_arcsec, 12.0, 1e-9);
   EXPECT_NEAR(shape.settings.beam_shape->bpa_deg, 30.0, 1e-9);
   EXPECT_FALSE(parse({"-no-update-model-required"}).deconvolution.update_model_required);
-  const app::DeconvolutionOptions par = parse({"-parallel-deconvolution", "512", "-no-reorder"}).deconvolution;
-  EXPECT_EQ(par.parallel_deconvolution, 512u);
-  ASSERT_EQ(par.notes.size(), 1u);
-  EXPECT_NE(par.notes[0].find("whole image at once"), std::string::npos);
+  const app::ImageOptions par = parse({"-parallel-deconvolution", "512", "-no-reorder"});
+  EXPECT_EQ(par.deconvolution.parallel_deconvolution, 512u);
+  ASSERT_EQ(par.notes.size(), 1u);  // -no-reorder is mapped: one note says how
+  EXPECT_NE(par.notes[0].find("-no-reorder: gpuclean reads each MS once"), std::string::npos) << par.notes[0];
 }
 
 TEST(ImageArgs, BadValuesExitTwo) {

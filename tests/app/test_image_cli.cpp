@@ -225,7 +225,7 @@ TEST(ImageCli, ParsesWsCleanValues) {
   EXPECT_EQ(o.run.padding, 1.5);
   EXPECT_EQ(o.selection.channel_begin, 1u);
   EXPECT_EQ(o.selection.channel_end, 7u);
-  EXPECT_EQ(o.selection.field, 2);
+  EXPECT_EQ(o.selection.fields, std::vector<int>{2});
   EXPECT_TRUE(o.run.make_psf);
   EXPECT_EQ(o.ms, (std::vector<std::string>{"a.ms", "b.ms"}));
   EXPECT_EQ(app::parse_image_args({"-size", "8", "8", "-scale", "1asec", "x.ms"}).run.weighting.mode,

@@ -11,6 +11,7 @@
 #include "app/option_table.hpp"
 #include "app/options/option_row.hpp"
 #include "app/options/options_markdown.hpp"
+#include "app/wsclean/wsclean_option.hpp"
 #include "clean/errors.hpp"
 #include "tests/support/paths.hpp"
 #include "tests/support/run_command.hpp"
@@ -41,19 +42,24 @@ TEST(OptionTable, EveryDefaultIsTheMembersOwn) {
   }
 }
 
-TEST(OptionTable, WscleanNamesAreUniqueAndSaidHowTheyArrive) {
-  std::set<std::string> seen;
-  for (const OptionRow& row : option_rows()) {
-    if (row.wsclean.empty()) {
-      EXPECT_EQ(row.reach, WscleanReach::kNone) << row.names;
+// The single command's WSClean counterparts come from the WSClean option table: each names a row
+// of the single command, and no single-command option has two.
+TEST(OptionTable, WscleanCounterpartsNameSingleCommandOptions) {
+  std::set<std::string> carried;
+  for (const WscleanOption& w : wsclean_options()) {
+    if (w.hook != HookUse::kCarried && w.hook != HookUse::kMeta && w.hook != HookUse::kLayout) {
+      EXPECT_TRUE(w.carries.empty()) << w.name();
       continue;
     }
-    EXPECT_TRUE(seen.insert(row.wsclean).second) << row.wsclean << " twice";
-    EXPECT_NE(row.reach, WscleanReach::kNone) << row.names;
-    EXPECT_EQ(row.wsclean.rfind('-', 0), 0u) << row.wsclean;
-    EXPECT_NE(row.wsclean.rfind("--", 0), 0u) << row.wsclean << ": WSClean's options take one dash";
+    EXPECT_NE(find_option_row(w.carries), nullptr) << "-" << w.name() << " carries --" << w.carries;
+    for (const std::string& flag : w.implies) EXPECT_NE(find_option_row(flag), nullptr) << flag;
+    if (!w.negates) EXPECT_TRUE(carried.insert(w.carries).second) << "--" << w.carries << " twice";
   }
-  EXPECT_GE(seen.size(), 14u);  // at least what the hook carried before the table
+  EXPECT_GE(carried.size(), 20u);  // what the hook carried before the WSClean table, and -local-rms-strength
+  EXPECT_EQ(wsclean_counterpart("auto-mask")->name(), "auto-mask");
+  EXPECT_EQ(wsclean_counterpart("threshold")->name(), "abs-threshold");
+  EXPECT_EQ(wsclean_counterpart("no-negative")->name(), "no-negative");
+  EXPECT_EQ(wsclean_counterpart("select-k"), nullptr);
 }
 
 TEST(OptionTable, LongNamesAreUniqueAndFound) {

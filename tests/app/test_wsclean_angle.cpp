@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "app/image/wsclean_angle.hpp"
+#include "app/wsclean/wsclean_angle.hpp"
 #include "clean/errors.hpp"
 
 namespace gpuclean::app {

@@ -174,7 +174,7 @@ TEST(MsSelection, SeveralFieldsNeedField) {
   for (int field : {0, 1}) {
     SCOPED_TRACE(field);
     SelectionRequest request;
-    request.field = field;
+    request.fields = {field};
     const MsSelection s = select_one(ms, request);
     EXPECT_EQ(s.rows, field == 1 ? 34u : 134u);  // every 5th of 168 rows is field 1
     ReadTally tally;
@@ -183,7 +183,7 @@ TEST(MsSelection, SeveralFieldsNeedField) {
     expect_same(got, test::expected_vis(dir, ms, "--field " + std::to_string(field)));
   }
   SelectionRequest absent;
-  absent.field = 7;
+  absent.fields = {7};
   EXPECT_EQ(error_kind([&] { select_one(ms, absent); }), MsError::Kind::kSelection);
 }
 
@@ -193,7 +193,7 @@ TEST(MsSelection, NoRowsAreRefused) {
   const std::string ms = test::make_ms(dir, "a.ms", "--extra-field");
   EXPECT_EQ(select_one(ms).field, 0);
   SelectionRequest request;
-  request.field = 1;
+  request.fields = {1};
   std::string message;
   EXPECT_EQ(error_kind([&] { select_one(ms, request); }, &message), MsError::Kind::kEmpty);
   EXPECT_NE(message.find("no cross-correlation rows of field 1"), std::string::npos) << message;

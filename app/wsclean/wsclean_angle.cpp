@@ -1,4 +1,4 @@
-#include "app/image/wsclean_angle.hpp"
+#include "app/wsclean/wsclean_angle.hpp"
 
 #include <cctype>
 #include <cmath>
