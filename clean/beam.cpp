@@ -198,7 +198,7 @@ SkyBeam to_sky(const PixelGaussian& g, const PixelToSky& t) {
   double pa = 90.0 - theta * 180.0 / std::numbers::pi;
   pa = std::fmod(pa, 180.0);
   if (pa < 0) pa += 180.0;
-  b.bpa_deg = pa;
+  b.bpa_deg = d == 0.0 ? 0.0 : pa;  // a circular beam has no axis: 0, as WSClean writes it
   return b;
 }
 

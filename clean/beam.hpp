@@ -52,7 +52,13 @@ PixelGaussian fit_psf_beam(const PreparedPsf& psf, BeamFit method = BeamFit::kWs
 /// initial_fwhm_pixels: the quadrant alone also fits an ellipse infinitely long towards dx < 0 < dy,
 /// which a fit from elsewhere (a log-linear fit of the quadrant) runs into (BMAJ 10⁷ px).
 PixelGaussian fit_psf_beam_wsclean_box(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height,
-                                       double initial_fwhm_pixels);
+                                       double initial_fwhm_pixels, bool skip_negatives = false);
+
+/// WSClean's -circular-beam fit in the same box (schaapcommon Fit2DCircularGaussianCentredInBox):
+/// one σ, amplitude 1, centred, fitted to the same quadrant (the same size_t wrap-around), from
+/// initial_fwhm_pixels. Returns the FWHM in pixels.
+double fit_psf_beam_wsclean_circular(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height,
+                                     double initial_fwhm_pixels);
 SkyBeam to_sky(const PixelGaussian& g, const PixelToSky& t);
 PixelGaussian from_sky(const SkyBeam& b, const PixelToSky& t);
 

@@ -106,10 +106,9 @@ PixelGaussian to_pixel_gaussian(const Params& q) {
   return PixelGaussian{a1 * c * c + a2 * sn * sn, (a1 - a2) * c * sn, a1 * sn * sn + a2 * c * c};
 }
 
-}  // namespace
-
-PixelGaussian fit_psf_beam_wsclean_box(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height,
-                                       double initial_fwhm_pixels) {
+// The box's quadrant dx, dy >= 0 only: the pixels WSClean's model does not zero (see beam.hpp).
+std::vector<Sample> quadrant(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height,
+                             bool skip_negatives) {
   const HostImage& im = psf.image;
   std::vector<Sample> samples;
   const auto bw = static_cast<std::ptrdiff_t>(box_width), bh = static_cast<std::ptrdiff_t>(box_height);
@@ -119,12 +118,65 @@ PixelGaussian fit_psf_beam_wsclean_box(const PreparedPsf& psf, std::size_t box_w
       const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(psf.peak_x) + dx;
       const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(psf.peak_y) + dy;
       if (x >= static_cast<std::ptrdiff_t>(im.width) || y >= static_cast<std::ptrdiff_t>(im.height)) continue;
-      samples.push_back({static_cast<double>(dx), static_cast<double>(dy),
-                         im.at(static_cast<std::size_t>(x), static_cast<std::size_t>(y))});
+      const double v = im.at(static_cast<std::size_t>(x), static_cast<std::size_t>(y));
+      if (skip_negatives && v < 0) continue;  // WSClean 3.7's -fit-beam-without-negatives
+      samples.push_back({static_cast<double>(dx), static_cast<double>(dy), v});
     }
+  return samples;
+}
+
+// One σ by Levenberg-Marquardt on the circular model exp(-(dx² + dy²)/2σ²), from the estimate.
+double fit_circular(const std::vector<Sample>& s, double initial_sigma, double box_scale) {
+  const auto error = [&](double sigma) {
+    double e = 0;
+    for (const Sample& p : s) {
+      const double r = p.v - std::exp(-(p.dx * p.dx + p.dy * p.dy) / (2 * sigma * sigma));
+      e += r * r;
+    }
+    return std::isfinite(e) ? e : INFINITY;
+  };
+  double sigma = initial_sigma, err = error(sigma), lambda = 1e-3;
+  for (int iter = 0; iter < 500; ++iter) {
+    double jtj = 0, jtr = 0;
+    for (const Sample& p : s) {
+      const double d2 = p.dx * p.dx + p.dy * p.dy, g = std::exp(-d2 / (2 * sigma * sigma));
+      const double jac = d2 / (sigma * sigma * sigma) * g;
+      jtj += jac * jac;
+      jtr += jac * (p.v - g);
+    }
+    bool accepted = false, converged = false;
+    while (lambda < 1e16 && jtj > 0) {
+      const double step = jtr / (jtj * (1.0 + lambda));
+      const double trial = sigma + step, trial_err = error(trial);
+      if (trial_err < err) {
+        converged = std::abs(step) < 1e-10 * (box_scale + std::abs(sigma));
+        sigma = trial, err = trial_err;
+        lambda = std::max(lambda * 0.1, 1e-15);
+        accepted = true;
+        break;
+      }
+      lambda *= 10;
+    }
+    if (!accepted || converged) break;
+  }
+  return std::abs(sigma);
+}
+
+}  // namespace
+
+PixelGaussian fit_psf_beam_wsclean_box(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height,
+                                       double initial_fwhm_pixels, bool skip_negatives) {
+  const std::vector<Sample> samples = quadrant(psf, box_width, box_height, skip_negatives);
   // WSClean works in units of the box's mean side, (w + h) / 2 in integers; its absolute tolerance is in them.
   const double box_scale = static_cast<double>((box_width + box_height) / 2);
   return to_pixel_gaussian(fit(samples, initial_fwhm_pixels / kFwhmPerSigma, box_scale));
+}
+
+double fit_psf_beam_wsclean_circular(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height,
+                                     double initial_fwhm_pixels) {
+  const std::vector<Sample> samples = quadrant(psf, box_width, box_height, false);
+  const double box_scale = static_cast<double>((box_width + box_height) / 2);
+  return fit_circular(samples, initial_fwhm_pixels / kFwhmPerSigma, box_scale) * kFwhmPerSigma;
 }
 
 }  // namespace gpuclean::clean

@@ -106,6 +106,8 @@ def parse_args(argv):
     p.add_argument("--noise", type=float, default=0.01,
                    help="noise of each real and imaginary part of a visibility [Jy] (0.01)")
     p.add_argument("--seed", type=int, default=1, help="seed of the sky and the noise (1)")
+    p.add_argument("--corrected-data", action="store_true",
+                   help="also write CORRECTED_DATA, a copy of DATA, as calibration leaves an MS")
     args = p.parse_args(argv)
     for name in ("radius", "hours", "integration", "channels", "freq", "bandwidth"):
         if getattr(args, name) <= 0:
@@ -142,6 +144,8 @@ def main(argv=None):
         sources = sky.preset_sky(args.sky, rng, args.radius)
     info = simulate(out, sources, args.antennas, args.hours, args.integration, args.channels, args.freq,
                     args.bandwidth, args.ra, args.dec, args.noise, args.seed, args.correlations)
+    if args.corrected_data:
+        tables.add_corrected_data(out)
     sky.write_truth_csv(truth, sources, args.freq, args.ra, args.dec)
     size_mb = sum(f.stat().st_size for f in out.rglob("*") if f.is_file()) / 1e6
     print(f"simulate_ms: {out}: {info['rows']} rows ({info['baselines']} baselines x {info['times']} times), "

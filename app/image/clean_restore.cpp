@@ -79,8 +79,12 @@ std::vector<ImagePlaneSummary> restore_clean_images(const ImageOptions& o, imagi
     mfs->theoretic_beam_rad = result.channels.back().theoretic_beam_rad;
     mfs->dirty = imaging::mfs_mean(d, weights);
     mfs->psf = imaging::mfs_mean(p, weights);
-    clean.push_back({imaging::mfs_mean(r, weights), imaging::mfs_mean(m, weights), {},
-                     clean.front().major_iterations, clean.front().minor_iterations});
+    CleanImages mfs_images;
+    mfs_images.residual = imaging::mfs_mean(r, weights);
+    mfs_images.model = imaging::mfs_mean(m, weights);
+    mfs_images.major_iterations = clean.front().major_iterations;
+    mfs_images.minor_iterations = clean.front().minor_iterations;
+    clean.push_back(std::move(mfs_images));
   }
   const std::size_t jobs = n + (mfs ? 1 : 0);
   const int all = o.run.threads > 0 ? o.run.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

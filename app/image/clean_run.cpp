@@ -1,4 +1,5 @@
 #include "app/image/clean_run.hpp"
+#include "app/image/image_log.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -48,6 +49,7 @@ std::optional<clean::HostImage> read_fits_mask(const ImageOptions& o) {
 /// One group's images at the end: per output channel of the group, in its order.
 struct GroupImages {
   std::vector<clean::HostImage> dirty, psfs, models, residuals;
+  std::vector<clean::HostImage> first_residuals;  ///< -save-first-residual
 };
 
 /// Cleans one group of output channels: its session over its channels, or over M averaged planes
@@ -87,13 +89,13 @@ GroupImages clean_group(const ImageOptions& o, imaging::VisStore& store, const i
   input.fits_mask = fits_mask;
   input.gpus = split_gpus;
   if (settings.multiscale.enabled || settings.local_rms.enabled)
-    std::printf("gpuclean image: %s%s in WSClean's theoretical beam of %.3f pixels\n", who.c_str(),
+    image_log::info("gpuclean image: %s%s in WSClean's theoretical beam of %.3f pixels\n", who.c_str(),
                 settings.multiscale.enabled && settings.local_rms.enabled ? "scales and the local-RMS window"
                 : settings.multiscale.enabled                             ? "scales"
                                                                           : "the local-RMS window",
                 beam);
   if (averaged)
-    std::printf("gpuclean image: %sdeconvolving %zu channels averaged from %zu\n", who.c_str(), averaged->planes(),
+    image_log::info("gpuclean image: %sdeconvolving %zu channels averaged from %zu\n", who.c_str(), averaged->planes(),
                 group.size());
   std::vector<const float*> first_pixels;
   for (const clean::HostImage& d : first) first_pixels.push_back(d.pixels.data());
@@ -101,18 +103,26 @@ GroupImages clean_group(const ImageOptions& o, imaging::VisStore& store, const i
   stage = std::chrono::steady_clock::now();
   clean::OuterLoopSession session(settings, std::move(input), first_pixels);
   if (!session.plan().split_gpus.empty())
-    std::printf("gpuclean image: %sthe joined planes split over GPUs %s\n", who.c_str(),
+    image_log::info("gpuclean image: %sthe joined planes split over GPUs %s\n", who.c_str(),
                 gpu_list_text(session.plan().split_gpus).c_str());
-  const MajorCycleSettings loop{o.deconvolution.niter, o.deconvolution.mgain, o.deconvolution.nmiter};
-  const auto progress = [&who](const std::string& line) { std::printf("gpuclean image: %s%s\n", who.c_str(), line.c_str()); };
+  MajorCycleSettings loop;
+  loop.niter = o.deconvolution.niter, loop.mgain = o.deconvolution.mgain, loop.nmiter = o.deconvolution.nmiter;
+  loop.mgain_boosting = o.deconvolution.mgain_boosting;
+  loop.auto_mask_nmiter = o.deconvolution.auto_mask_nmiter;
+  loop.mode = o.deconvolution.major_iteration_mode;
+  loop.auto_masking = settings.auto_mask > 0 || settings.auto_mask_absolute > 0;
+  loop.skip_final_iteration = o.deconvolution.skip_final_iteration;
+  loop.keep_first_residual = o.deconvolution.save_first_residual && !averaged;
+  const auto progress = [&who](const std::string& line) { image_log::info("gpuclean image: %s%s\n", who.c_str(), line.c_str()); };
   run = ImageCleanRun{group, run_major_cycles(imager, session, loop, progress), session.result(), settings};
   run.result.images = {};  // the components and the ledger are what is kept
   const MajorCycleReport& report = run.report;
-  std::printf("gpuclean image: %s%zu major cycle(s), %zu components, %zu prediction(s), stopped: %.*s\n", who.c_str(),
+  image_log::info("gpuclean image: %s%zu major cycle(s), %zu components, %zu prediction(s), stopped: %.*s\n", who.c_str(),
               report.cycles.size(), report.iterations, report.predictions,
               static_cast<int>(to_string(report.stop).size()), to_string(report.stop).data());
   seconds.loop += seconds_since(stage);
   out.models = session.models(), out.residuals = session.residuals();
+  out.first_residuals = std::move(run.report.first_residuals);
   if (averaged) {  // the N imaging channels' models and residuals, as WSClean writes them
     ChannelAveragingImager::ChannelImages per_channel = averaged->channel_outputs(out.models, out.residuals);
     out.models = std::move(per_channel.models), out.residuals = std::move(per_channel.residuals);
@@ -184,7 +194,7 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
   imaging::ImageRunResult result;
   auto store = std::make_unique<imaging::VisStore>(imaging::make_vis_store(selections, o.run, &result.channels));
   seconds.first_inversion = seconds_since(stage);
-  std::printf("gpuclean image: visibilities %s\n", store->describe().c_str());
+  image_log::info("gpuclean image: visibilities %s\n", store->describe().c_str());
   // MODEL_DATA (WSClean 3.1: only when the loop predicts, -mgain < 1, and not with
   // -no-update-model-required): its rows are read while the major cycles run.
   std::optional<ModelDataUpdate> model_data;
@@ -209,6 +219,7 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
       result.channels[c].psf = to_double(images.psfs[k]);
       clean[c].model = to_double(images.models[k]);
       clean[c].residual = to_double(images.residuals[k]);
+      if (k < images.first_residuals.size()) clean[c].first_residual = to_double(images.first_residuals[k]);
       clean[c].major_iterations = runs[r].report.cycles.size();  // WSCMAJOR: WSClean counts its rounds
       clean[c].minor_iterations = runs[r].report.iterations;
     }
@@ -264,10 +275,11 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
   };
   write_image_outputs(o, result, ImageContext{&metadata.front(), &selections.front(), command_line}, &outputs);
   if (write_model_data)
-    std::printf("gpuclean image: MODEL_DATA: the final model predicted into %zu rows of %zu MS (%.3f s after the images)\n",
+    image_log::info("gpuclean image: %s: the final model predicted into %zu rows of %zu MS (%.3f s after the images)\n",
+                    o.selection.model_column.c_str(),
                 predicted.rows, o.ms.size(), seconds.model_data);
   else
-    std::printf("gpuclean image: MODEL_DATA left as it was (%s)\n",
+    image_log::info("gpuclean image: %s left as it was (%s)\n", o.selection.model_column.c_str(),
                 o.deconvolution.update_model_required ? "-mgain 1: nothing was predicted, as in WSClean 3.1"
                                                       : "-no-update-model-required");
   if (o.json == "-") std::printf("%s\n", summary.dump(2).c_str());

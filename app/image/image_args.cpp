@@ -86,11 +86,15 @@ void finish(ImageOptions& o, bool size_given, bool scale_given) {
   if (!o.beam.fit && !o.beam.theoretic && !s.beam_shape && o.niter > 0)
     throw InvalidSettings("-no-fit-beam leaves the restoring beam undefined (WSClean writes NaN): add "
                           "-theoretic-beam or -beam-size");
-  if (o.continue_run && (!o.reuse_dirty.empty() || o.predict))
-    throw InvalidSettings(std::string("-continue with ") + (o.predict ? "-predict" : "-reuse-dirty") +
-                          ": a continued run images its residual from the visibilities; leave one out");
+  if (d.save_first_residual && d.deconvolution_channels != 0 && d.deconvolution_channels != o.run.channels_out)
+    throw InvalidSettings("-save-first-residual with -deconvolution-channels is not supported yet; leave one out");
   if (d.skip_final_iteration && o.niter == 0)
     throw InvalidSettings("-skip-final-iteration without -niter: there is no deconvolution to skip after");
+  // WSClean's sub-minor loop keeps every pixel above its threshold (W31:deconvolution/subminorloop.h):
+  // Clark's active set is not cut at AIPS's MAXPIXEL here. Cut at 20050, a deep round that runs
+  // into -niter cleans other pixels than WSClean (oxkat's flag step: residual 2.1 % above WSClean's,
+  // against 0.02 % uncut).
+  if (size_given) s.select_k = o.run.image.width * o.run.image.height;
   resolve_gridder(o);
   o.run.host_memory_fraction = std::min(o.resources.mem_percent / 100.0, 1.0);
   o.run.host_memory_bytes = o.resources.abs_mem_gb * 1024.0 * 1024.0 * 1024.0;

@@ -62,8 +62,6 @@ struct RestoringBeamOptions {
 struct ResourceOptions {
   double mem_percent = 100;      ///< -mem: % of the machine's memory
   double abs_mem_gb = 0;         ///< -abs-mem: GiB (0: no limit)
-  std::size_t parallel_gridding = 1;    ///< -parallel-gridding: output channels imaged at once on the host
-  std::size_t parallel_reordering = 1;  ///< -parallel-reordering: MSs read at once
   std::size_t deconvolution_threads = 0;  ///< -deconvolution-threads (0: -j)
   std::string temp_dir;          ///< -temp-dir: where temporary files go (checked; gpuclean writes none)
 };
@@ -87,10 +85,6 @@ struct ImageOptions {
   bool no_mf_weighting = false;              ///< -no-mf-weighting (undoes -join-channels' MF weighting)
   bool no_dirty = false;                     ///< -no-dirty: NAME-dirty.fits is not written
   bool make_psf_only = false;                ///< -make-psf-only: only NAME-psf.fits
-  std::string model_column = "MODEL_DATA";   ///< -model-column: where -predict and the loop write
-  std::string reuse_psf, reuse_dirty;        ///< -reuse-psf / -reuse-dirty PREFIX
-  bool continue_run = false;                 ///< -continue: start from NAME-model.fits
-  bool save_weights = false;                 ///< -save-weights: NAME[-000c]-weights.fits
   std::size_t intervals_out = 1;             ///< -intervals-out: NAME-t000i-... per interval
   /// -gridder and its relatives as given (empty: none), and -wgridder-accuracy (or
   /// -wtowers-accuracy): finish_image_options turns them into run.epsilon and one note.

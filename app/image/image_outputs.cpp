@@ -31,12 +31,21 @@ std::string output_name(const ImageOptions& o, int channel, const std::string& k
   return o.name + tag + kind + ".fits";
 }
 
-std::vector<std::string> kinds(const ImageOptions& o) {
-  // With -niter 0 WSClean also writes -image.fits, equal to the dirty image (plan §5, measured).
-  // With -niter > 0 the PSF is always made (the loop needs it) and written.
-  if (o.niter > 0) return {"dirty", "residual", "model", "image", "psf"};
-  std::vector<std::string> k = {"dirty", "image"};
-  if (o.run.make_psf) k.push_back("psf");
+/// The files of a channel (mfs: of the MFS). With -niter 0 WSClean also writes -image.fits, equal
+/// to the dirty image (plan §5, measured); with -niter > 0 the PSF is always made (the loop needs
+/// it) and written. -no-dirty leaves the dirty image out, -make-psf-only all but the PSF;
+/// -save-first-residual (with -mgain < 1) adds each channel's first-residual.
+std::vector<std::string> kinds(const ImageOptions& o, bool mfs) {
+  if (o.make_psf_only) return {"psf"};
+  std::vector<std::string> k;
+  if (o.niter > 0) {
+    k = {"dirty", "residual", "model", "image", "psf"};
+    if (o.deconvolution.save_first_residual && o.deconvolution.mgain != 1.0 && !mfs) k.push_back("first-residual");
+  } else {
+    k = {"dirty", "image"};
+    if (o.run.make_psf) k.push_back("psf");
+  }
+  if (o.no_dirty) k.erase(k.begin());
   return k;
 }
 
@@ -158,14 +167,15 @@ void add_jobs(std::vector<FileJob>& jobs, io::StagedOutputs& staged, const Image
   w.history = {ctx.command_line};  // cfitsio continues it over as many HISTORY cards as it needs
   w.overwrite = true;
   w.inputs = o.ms;
-  for (const std::string& kind : kinds(o)) {
+  for (const std::string& kind : kinds(o, channel < 0)) {
     const std::vector<double>* data = kind == "psf" ? &c.psf : &c.dirty;  // -niter 0: image = dirty
     if (clean && kind == "residual") data = &clean->residual;
+    if (clean && kind == "first-residual") data = &clean->first_residual;
     if (clean && kind == "model") data = &clean->model;
     if (clean && kind == "image") data = &clean->image;
     io::WriteOptions wk = w;
     if (kind == "model") wk.bunit = "JY/PIXEL";
-    const bool result_kind = kind == "residual" || kind == "model" || kind == "image";
+    const bool result_kind = kind == "residual" || kind == "model" || kind == "image" || kind == "first-residual";
     const io::FitsHeader& hk = !result_kind ? h : (kind == "image" && channel < 0 && outputs) ? bare : counted;
     jobs.push_back({staged.stage(output_name(o, channel, kind)), data, hk, wk});
   }
@@ -185,9 +195,9 @@ std::vector<std::string> image_output_paths(const ImageOptions& o) {
   std::vector<std::string> paths;
   const int n = static_cast<int>(o.run.channels_out);
   for (int c = 0; c < n; ++c)
-    for (const std::string& k : kinds(o)) paths.push_back(output_name(o, n == 1 ? 0 : c, k));
+    for (const std::string& k : kinds(o, false)) paths.push_back(output_name(o, n == 1 ? 0 : c, k));
   if (n > 1)
-    for (const std::string& k : kinds(o)) paths.push_back(output_name(o, -1, k));
+    for (const std::string& k : kinds(o, true)) paths.push_back(output_name(o, -1, k));
   if (o.niter > 0 && o.deconvolution.save_source_list) paths.push_back(source_list_path(o));
   if (!o.json.empty() && o.json != "-") paths.push_back(o.json);
   return paths;

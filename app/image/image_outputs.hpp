@@ -38,6 +38,7 @@ struct ImageContext {
 /// (Jy/pixel) and restored image (model ⊛ the fitted beam + residual).
 struct CleanImages {
   std::vector<double> residual, model, image;
+  std::vector<double> first_residual;  ///< -save-first-residual: after the first round's CLEAN
   /// WSCMAJOR (major iterations, as WSClean counts them: the rounds) and WSCMINOR (components)
   /// of the group that cleaned the channel, on its residual, model and image. The MFS: channel
   /// 0's, as WSClean 3.1 copies channel 0's header (its MFS image has no WSC* card at all).

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "app/outer/major_cycle_rule.hpp"
 #include "clean/errors.hpp"
@@ -46,8 +47,15 @@ std::string_view to_string(MajorCycleStop s) {
     case MajorCycleStop::kNiter: return "niter";
     case MajorCycleStop::kNmiter: return "nmiter";
     case MajorCycleStop::kNothingLeft: return "nothing left to clean";
+    case MajorCycleStop::kAutoMaskNmiter: return "auto-mask-nmiter";
   }
   return "?";
+}
+
+double boosted_gain(double mgain, double boost, std::size_t k) {
+  if (k > 2) return mgain;
+  if (k == 2) boost = (boost - 1.0) * 0.5 + 1.0;
+  return 1.0 - std::pow(1.0 - mgain, boost);
 }
 
 std::string progress_line(const MajorCycleStep& step, std::size_t iterations_so_far) {
@@ -56,6 +64,10 @@ std::string progress_line(const MajorCycleStep& step, std::size_t iterations_so_
                 step.index, step.round.components, iterations_so_far, double(step.round.peak),
                 double(step.round.peak_left), step.round.threshold);
   std::string out = line;
+  if (step.round.noise_sigma > 0) {
+    std::snprintf(line, sizeof line, " (noise %.4g Jy)", step.round.noise_sigma);
+    out += line;
+  }
   if (step.predicted) {
     std::snprintf(line, sizeof line, ", re-imaged peak %.4g Jy", double(step.peak_reimaged));
     out += line;
@@ -77,21 +89,50 @@ MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::OuterLoopSess
     throw clean::InvalidSettings("-mgain must be in (0, 1]; got " + std::to_string(settings.mgain) + ".");
   MajorCycleReport report;
   if (settings.niter == 0) return report;  // WSClean images only (runMajorIterations skips the loop)
+  std::optional<std::size_t> auto_mask_cycle;  // the cycle whose round reached the auto-mask threshold
   for (std::size_t k = 1;; ++k) {
     MajorCycleStep step;
     step.index = k;
     step.budget = settings.niter - report.iterations;
+    step.gain = settings.mgain == 1.0 ? 1.0 : boosted_gain(settings.mgain, settings.mgain_boosting, k);
     // The floor is 0: the session's own thresholds (-threshold, -auto-threshold) are the rule.
     auto start = std::chrono::steady_clock::now();
-    step.round = session.clean(0.0, settings.mgain, step.budget, on_cycle);
-    step.deconvolve_s = seconds_since(start);
+    step.round = session.clean(0.0, step.gain, step.budget, on_cycle);
     report.iterations += step.round.components;
     // At --auto-mask's switch WSClean continues "with deeper threshold and mask" if budget is left.
-    const bool due = round_wants_more(step.round, step.budget) ||
-                     (step.round.auto_mask_started && step.round.components < step.budget);
-    step.more = due && !(settings.nmiter != 0 && k >= settings.nmiter);
-    // WSClean predicts and re-images after every round with -mgain != 1, the last one included.
-    if (settings.mgain != 1.0) {
+    const bool finished_now = step.round.auto_mask_started && !auto_mask_cycle;
+    if (finished_now) auto_mask_cycle = k;
+    bool due = round_wants_more(step.round, step.budget) ||
+               (step.round.auto_mask_started && step.round.components < step.budget);
+    const bool nmiter_due = due && settings.nmiter != 0 && k >= settings.nmiter;
+    const bool mask_nmiter_due = due && !nmiter_due && auto_mask_cycle && settings.auto_mask_nmiter &&
+                                 k - *auto_mask_cycle >= *settings.auto_mask_nmiter;
+    step.more = due && !nmiter_due && !mask_nmiter_due;
+    // WSClean 3.7's dual and full modes: while the mask is being made (and in the cycle that made
+    // it), the round goes on in the image (radler's Perform and CalculateContinuedLoopGain).
+    if (settings.mode != MajorIterationMode::kSingle && settings.auto_masking && step.more &&
+        (!auto_mask_cycle || finished_now) && report.iterations < settings.niter) {
+      double achieved = 0.0;
+      if (step.round.peak != 0.0f && step.round.peak_left != 0.0f)
+        achieved = std::max(0.0, 1.0 - std::abs(double(step.round.peak_left) / double(step.round.peak)));
+      if (settings.mode == MajorIterationMode::kFull) step.continued_gain = 1.0;
+      else if (finished_now) step.continued_gain = achieved > 0 ? std::max(0.0, 1.0 - (1.0 - settings.mgain) / (1.0 - achieved)) : 0.0;
+      else step.continued_gain = settings.mgain;
+      if (step.continued_gain != 0.0) {
+        const clean::OuterLoopRound more = session.clean(0.0, step.continued_gain, settings.niter - report.iterations, on_cycle);
+        step.continued_components = more.components;
+        report.iterations += more.components;
+        step.round.components += more.components;
+        step.round.peak_left = more.peak_left;
+        step.round.threshold = more.threshold;
+        if (report.iterations >= settings.niter) step.more = false;
+      }
+    }
+    step.deconvolve_s = seconds_since(start);
+    if (k == 1 && settings.keep_first_residual && settings.mgain != 1.0) report.first_residuals = session.residuals();
+    // WSClean predicts and re-images after every round with -mgain != 1, the last one included,
+    // unless -skip-final-iteration (WSClean 3.7) skips it after the last.
+    if (settings.mgain != 1.0 && !(settings.skip_final_iteration && !step.more)) {
       start = std::chrono::steady_clock::now();
       imager.predict(session.models());
       step.predict_s = seconds_since(start);
@@ -109,7 +150,7 @@ MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::OuterLoopSess
     report.cycles.push_back(step);
     if (progress) progress(progress_line(step, report.iterations));
     if (!step.more) {
-      report.stop = stop_of(step, report.iterations, settings, due);
+      report.stop = mask_nmiter_due ? MajorCycleStop::kAutoMaskNmiter : stop_of(step, report.iterations, settings, due);
       return report;
     }
   }

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/image/image_options.hpp"
 #include "clean/host_image.hpp"
 #include "clean/outer_loop.hpp"
 
@@ -34,12 +35,21 @@ class MajorCycleImager {
   virtual std::vector<clean::HostImage> invert_residual() = 0;
 };
 
-/// WSClean's loop options (3.1's defaults).
+/// WSClean's loop options (3.1's defaults; the rest WSClean 3.7's, radler.cc Perform).
 struct MajorCycleSettings {
   std::size_t niter = 0;    ///< -niter: components over all major cycles (0: no deconvolution)
   double mgain = 1.0;       ///< -mgain: each round stops once its peak fell by this fraction
   std::size_t nmiter = 20;  ///< -nmiter: most major cycles (0: no limit)
+  double mgain_boosting = 1.0;  ///< -mgain-boosting: cycle 1 at 1 - (1 - mgain)^b, cycle 2 at b' = (b - 1)/2 + 1
+  std::optional<std::size_t> auto_mask_nmiter;  ///< -auto-mask-nmiter: cycles after the auto-mask threshold
+  MajorIterationMode mode = MajorIterationMode::kSingle;  ///< -major-iteration-mode
+  bool auto_masking = false;          ///< -auto-mask or -abs-auto-mask is on (the mode and nmiter need it)
+  bool skip_final_iteration = false;  ///< -skip-final-iteration: no predict and re-image after the last round
+  bool keep_first_residual = false;   ///< -save-first-residual: the report keeps the first round's residuals
 };
+
+/// radler's CalculateBoostedGain: the major-loop gain of cycle k (1-based).
+double boosted_gain(double mgain, double boost, std::size_t k);
 
 /// Why the loop ended.
 enum class MajorCycleStop {
@@ -48,6 +58,7 @@ enum class MajorCycleStop {
   kNiter,         ///< -niter components were made
   kNmiter,        ///< -nmiter major cycles were run
   kNothingLeft,   ///< a round stopped with nothing (more) to clean, or diverged
+  kAutoMaskNmiter,  ///< -auto-mask-nmiter cycles were run after the auto-mask threshold
 };
 std::string_view to_string(MajorCycleStop s);
 
@@ -56,6 +67,10 @@ struct MajorCycleStep {
   std::size_t index = 0;         ///< 1-based, as WSClean's "== Deconvolving (k) =="
   std::size_t budget = 0;        ///< components the round was allowed
   clean::OuterLoopRound round;   ///< the session's round (components, peaks, threshold, reason)
+  double gain = 1.0;             ///< the round's major-loop gain (-mgain, boosted in cycles 1 and 2)
+  /// -major-iteration-mode dual or full: the round continued in the image with this gain (0: not).
+  double continued_gain = 0.0;
+  std::size_t continued_components = 0;  ///< made by that continuation
   bool predicted = false;        ///< the model was predicted and the residual re-imaged after it
   float peak_reimaged = 0.0f;    ///< the re-imaged residual's peak (|max| over every plane); 0 when not
   bool more = false;             ///< another major cycle followed
@@ -69,6 +84,9 @@ struct MajorCycleReport {
   std::size_t iterations = 0;          ///< components over every cycle
   std::size_t predictions = 0;         ///< model predictions (and re-imagings) made
   MajorCycleStop stop = MajorCycleStop::kNone;
+  /// -save-first-residual (with -mgain < 1): each plane's residual after the first round's CLEAN,
+  /// before the first prediction (WSClean's writeFirstResidualImages).
+  std::vector<clean::HostImage> first_residuals;
 };
 
 /// One line per major cycle for the log.

@@ -1,4 +1,5 @@
 #include "app/image/predict_command.hpp"
+#include "app/image/image_log.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -39,15 +40,15 @@ int run_predict(const ImageOptions& o) {
   for (const imaging::PredictChannel& c : result.channels) samples += c.samples, planes = std::max(planes, c.w_planes);
   // The key=value line of `gpuclean image` (scripts/imaging_bench.py): predict covers reading
   // u, v, w, the models, degridding and writing MODEL_DATA.
-  std::printf(
+  image_log::info(
                "gpuclean image: timings read=0 weights=0 invert=0 predict=%.3f write=0 inversions=0 samples=%zu "
                "gridding_vis_per_s=0 device=%s\n",
                std::chrono::duration<double>(end - predict_start).count(), samples,
                o.run.device == clean::Device::kGpu ? "gpu" : "cpu");
-  std::printf("predicted %zu MS, %zux%zu, %zu output channel(s): %zu visibilities in %zu rows, up to %zu w-planes, "
-              "%.2f s -> MODEL_DATA\n",
+  image_log::info("predicted %zu MS, %zux%zu, %zu output channel(s): %zu visibilities in %zu rows, up to %zu w-planes, "
+              "%.2f s -> %s\n",
               o.ms.size(), settings.image.width, settings.image.height, result.channels.size(), samples, result.rows,
-              planes, seconds);
+              planes, seconds, o.selection.model_column.c_str());
   return 0;
 }
 

@@ -31,15 +31,16 @@ void general_rows(std::vector<WscleanOption>& rows) {
               },
               "checked to be a writable directory before any work; gpuclean writes no temporary files (it keeps the "
               "visibilities in memory) and stages its outputs beside them"),
-          yes("save-weights,saveweights", 0, "", "Save the imaging weight grid as NAME-weights.fits.",
-              [](ImageOptions& o, const GivenOption&) { o.save_weights = true; }),
+          refused("save-weights,saveweights", 0, "", "Save the imaging weight grid as NAME-weights.fits.",
+                  "not supported yet: gpuclean does not write its weight grids"),
           refused("save-uv,saveuv", 0, "", "Save the gridded uv plane of the residual (NAME-uv-real/imag.fits).",
                   "gpuclean writes no uv-plane images (its grids are w-stacked and never whole); Fourier-transform "
                   "NAME-residual.fits instead"),
-          yes("reuse-psf", 1, "<prefix>", "Read the PSFs from PREFIX[-000c]-psf.fits instead of imaging them.",
-              [](ImageOptions& o, const GivenOption& g) { o.reuse_psf = g.values[0]; }),
-          yes("reuse-dirty", 1, "<prefix>", "Read the dirty images from PREFIX[-000c]-dirty.fits instead of imaging them.",
-              [](ImageOptions& o, const GivenOption& g) { o.reuse_dirty = g.values[0]; }),
+          refused("reuse-psf", 1, "<prefix>", "Read the PSFs from PREFIX[-000c]-psf.fits instead of imaging them.",
+                  "not supported yet: gpuclean images the PSF with the dirty image in one pass (it costs little)"),
+          refused("reuse-dirty", 1, "<prefix>",
+                  "Read the dirty images from PREFIX[-000c]-dirty.fits instead of imaging them.",
+                  "not supported yet: gpuclean images the dirty image from the visibilities"),
           yes("dry-run", 0, "", "Parse the command line and stop: no imaging.",
               [](ImageOptions& o, const GivenOption&) { o.dry_run = true; },
               "every check gpuclean makes before reading visibilities (the MSs' metadata, the outputs' folder, "
@@ -53,12 +54,19 @@ void general_rows(std::vector<WscleanOption>& rows) {
               "as -mem; the lower of the two caps holds"),
           yes("j", 1, "<threads>", "Threads to use (default: every core).",
               [](ImageOptions& o, const GivenOption& g) { o.run.threads = static_cast<int>(v::count(g, 1)); }),
-          yes("parallel-reordering", 1, "<count>", "Measurement sets reordered at once.",
-              [](ImageOptions& o, const GivenOption& g) { o.resources.parallel_reordering = v::count(g, 1); },
-              "MSs read at once (gpuclean reads them one after another, each with its reader threads)"),
-          yes("parallel-gridding", 1, "<count>", "Gridders run at once.",
-              [](ImageOptions& o, const GivenOption& g) { o.resources.parallel_gridding = v::count(g, 1); },
-              "output channels imaged at once on the host (the CPU path); their threads share -j"),
+          mapped("parallel-reordering", 1, "<count>", "Measurement sets reordered at once.",
+                 "gpuclean reorders nothing: it reads the MSs one after another into memory",
+                 [](ImageOptions& o, const GivenOption& g) {
+                   v::count(g, 1);
+                   note(o, g, "gpuclean reorders nothing: it reads the MSs one after another into memory");
+                 }),
+          mapped("parallel-gridding", 1, "<count>", "Gridders run at once.",
+                 "gpuclean grids one output channel at a time on the host, each with all -j threads (and each GPU "
+                 "its own channels), which any count allows",
+                 [](ImageOptions& o, const GivenOption& g) {
+                   v::count(g, 1);
+                   note(o, g, "gpuclean grids one output channel at a time on the host, each with all -j threads");
+                 }),
           mapped("no-work-on-master", 0, "", "MPI: do no gridding on the master rank.", mpi),
           mapped("channel-to-node", 1, "<list>", "MPI: which rank images each output channel.", mpi),
           mapped("max-mpi-message-size", 1, "<size>", "MPI: the largest message.", mpi),

@@ -45,7 +45,7 @@ void selection_rows(std::vector<WscleanOption>& rows) {
           yes("model-column", 1, "<column>", "The column the model visibilities are written to (default MODEL_DATA).",
               [](ImageOptions& o, const GivenOption& g) {
                 if (g.values[0].empty()) throw clean::InvalidSettings(g.option + " must not be empty");
-                o.model_column = g.values[0];
+                o.selection.model_column = g.values[0];
               }),
           yes("model-storage-manager", 1, "default|stokes-i|sisco",
               "The storage manager of a model column that has to be added.",

@@ -55,6 +55,17 @@ def write_ms(path, obs, ant1, ant2, time_s, interval_s, uvw_m, data, sigma):
     _write_subtables(str(path), obs)
 
 
+def add_corrected_data(path):
+    """Adds CORRECTED_DATA, a copy of DATA, as a calibration pipeline leaves it (pipelines image
+    -data-column CORRECTED_DATA)."""
+    ms = tables.table(str(path), readonly=False, ack=False)
+    desc = ms.getcoldesc("DATA")
+    desc["name"] = "CORRECTED_DATA"
+    ms.addcols(tables.maketabdesc([tables.makecoldesc("CORRECTED_DATA", desc)]))
+    ms.putcol("CORRECTED_DATA", ms.getcol("DATA"))
+    ms.close()
+
+
 def _fill(path, name, columns):
     t = tables.table(f"{path}/{name}", readonly=False, ack=False)
     t.addrows(len(next(iter(columns.values()))))

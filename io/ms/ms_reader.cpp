@@ -45,7 +45,7 @@ struct MsReader::Impl {
         antenna2(table, "ANTENNA2"), time(table, "TIME"), uvw(table, "UVW"), data(table, s.data_column),
         flag(table, "FLAG"), weight(table, s.weight_spectrum ? "WEIGHT_SPECTRUM" : "WEIGHT") {
     if (table.tableDesc().isColumn("FLAG_ROW")) flag_row.emplace(table, "FLAG_ROW");
-    if (s.subtract_model) model.emplace(table, "MODEL_DATA");
+    if (s.subtract_model) model.emplace(table, s.model_column);
   }
 
   bool next(VisChunk& chunk);

@@ -123,8 +123,13 @@ std::vector<MsSelection> select_visibilities(const std::vector<MsMetadata>& sets
     s.timesteps = request.interval;
     s.timestep_parity = request.timestep_parity;
     s.subtract_model = request.subtract_model;
-    if (s.subtract_model && !m.has_column("MODEL_DATA"))
-      throw MsError(Kind::kMissingColumn, "-subtract-model: " + quoted(m.path) + " has no MODEL_DATA column");
+    s.model_column = request.model_column;
+    if (s.model_column == column || s.model_column == "DATA")
+      throw clean::InvalidSettings("-model-column " + s.model_column + " would overwrite the data " +
+                                   (s.model_column == column ? "being imaged" : "column") +
+                                   "; give another column (MODEL_DATA is the default)");
+    if (s.subtract_model && !m.has_column(s.model_column))
+      throw MsError(Kind::kMissingColumn, "-subtract-model: " + quoted(m.path) + " has no " + s.model_column + " column");
 
     const MsDataDescription& dd = m.data_descriptions[s.data_description];
     const MsSpectralWindow& spw = m.spectral_windows[dd.spectral_window];

@@ -32,7 +32,8 @@ struct SelectionRequest {
   /// -interval a b: timesteps [a, b) of the MS (its distinct TIME values in row order); absent: all.
   std::optional<std::pair<std::size_t, std::size_t>> interval;
   TimestepParity timestep_parity = TimestepParity::kAll;
-  bool subtract_model = false;  ///< -subtract-model: image data - MODEL_DATA
+  bool subtract_model = false;  ///< -subtract-model: image data - the model column
+  std::string model_column = "MODEL_DATA";  ///< -model-column: written by -predict and the loop
 };
 
 /// What to read from one MS.
@@ -55,7 +56,8 @@ struct MsSelection {
   /// absent), and their parity.
   std::optional<std::pair<std::size_t, std::size_t>> timesteps;
   TimestepParity timestep_parity = TimestepParity::kAll;
-  bool subtract_model = false;  ///< read MODEL_DATA too and image data - model
+  bool subtract_model = false;  ///< read the model column too and image data - model
+  std::string model_column = "MODEL_DATA";  ///< the column model visibilities go to (and come from)
 };
 
 /// Checks `request` against the metadata of every MS (in command-line order) and says what to

@@ -17,14 +17,13 @@
 namespace gpuclean::io::ms {
 namespace {
 
-constexpr const char* kModel = "MODEL_DATA";
 constexpr std::uint64_t kMaxSpan = std::uint64_t{1} << 15;  // table rows per get/put
 
-/// Adds MODEL_DATA as W31 InitializeModelColumn does: first into the data manager *named*
+/// Adds the model column as W31 InitializeModelColumn does: first into the data manager *named*
 /// StandardStMan (where simulated and CASA-made MSs keep their scalar columns), and when there is
 /// none, into a new one of that type.
-void add_model_column(casacore::Table& table, const casacore::IPosition& shape) {
-  const casacore::ArrayColumnDesc<casacore::Complex> desc(kModel, shape, casacore::ColumnDesc::FixedShape);
+void add_model_column(casacore::Table& table, const std::string& name, const casacore::IPosition& shape) {
+  const casacore::ArrayColumnDesc<casacore::Complex> desc(name, shape, casacore::ColumnDesc::FixedShape);
   try {
     table.addColumn(desc, "StandardStMan", true);
   } catch (const casacore::AipsError&) {
@@ -42,9 +41,9 @@ struct ModelDataWriter::Impl {
   explicit Impl(const MsSelection& s) : sel(s), table(s.path, casacore::Table::Update) {
     const std::string shape_from = table.tableDesc().isColumn("DATA") ? "DATA" : s.data_column;
     const casacore::IPosition shape = casacore::ArrayColumn<casacore::Complex>(table, shape_from).shape(0);
-    const bool existed = table.tableDesc().isColumn(kModel);
-    if (!existed) add_model_column(table, shape);
-    model.attach(table, kModel);
+    const bool existed = table.tableDesc().isColumn(s.model_column);
+    if (!existed) add_model_column(table, s.model_column, shape);
+    model.attach(table, s.model_column);
     if (!existed || !model.isDefined(0) || model.shape(0) != shape)
       model.fillColumn(casacore::Array<casacore::Complex>(shape, casacore::Complex(0, 0)));
   }
@@ -56,7 +55,7 @@ void ModelDataWriter::Impl::write(const std::vector<std::uint64_t>& rows,
                                   const std::vector<std::complex<float>>& values) {
   const std::size_t nchan = sel.channel_end - sel.channel_begin, ncorr = sel.ncorr;
   if (values.size() != rows.size() * nchan)
-    throw MsError(MsError::Kind::kIo, "writing MODEL_DATA of '" + sel.path + "': values do not match the rows");
+    throw MsError(MsError::Kind::kIo, "writing " + sel.model_column + " of '" + sel.path + "': values do not match the rows");
   const casacore::Slicer cells(casacore::IPosition(2, 0, sel.channel_begin),
                                casacore::IPosition(2, ncorr - 1, sel.channel_end - 1), casacore::Slicer::endIsLast);
   const bool both = sel.rule.kind == StokesRule::Kind::kAverage;
@@ -87,7 +86,7 @@ ModelDataWriter::ModelDataWriter(const MsSelection& selection) {
   try {
     impl_ = std::make_unique<Impl>(selection);
   } catch (const casacore::AipsError& e) {
-    throw MsError(MsError::Kind::kIo, "cannot write MODEL_DATA of '" + selection.path + "': " + std::string(e.what()));
+    throw MsError(MsError::Kind::kIo, "cannot write " + selection.model_column + " of '" + selection.path + "': " + std::string(e.what()));
   }
 }
 
@@ -97,7 +96,7 @@ void ModelDataWriter::write(const std::vector<std::uint64_t>& rows, const std::v
   try {
     impl_->write(rows, values);
   } catch (const casacore::AipsError& e) {
-    throw MsError(MsError::Kind::kIo, "writing MODEL_DATA of '" + impl_->sel.path + "' failed: " + std::string(e.what()));
+    throw MsError(MsError::Kind::kIo, "writing " + impl_->sel.model_column + " of '" + impl_->sel.path + "' failed: " + std::string(e.what()));
   }
 }
 
