@@ -45,6 +45,8 @@ void validate(const CleanSettings& s) {
     fail("--local-rms runs on Clark's major/minor cycles (with or without --multiscale); drop --algorithm hogbom.");
   if (!(s.local_rms.window > 0.0) || !std::isfinite(s.local_rms.window))
     fail("--local-rms-window must be a finite number of beams > 0; WSClean's default is 25.");
+  if (!(s.local_rms.strength >= 0.0) || !std::isfinite(s.local_rms.strength))
+    fail("--local-rms-strength must be a finite number >= 0 (1: the map as it is, 0: no weighing).");
   if (!(s.local_rms.beam_pixels >= 0.0) || !std::isfinite(s.local_rms.beam_pixels))
     fail("--local-rms-beam must be a finite number of pixels >= 0 (0: the restoring beam).");
   if (s.join_channels && s.join_polarizations)

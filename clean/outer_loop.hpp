@@ -60,7 +60,23 @@ struct OuterLoopRound {
   bool auto_mask_started = false;
 };
 
-class OuterLoopSession {
+/// What a Cotton-Schwab loop drives round by round: one session over the whole image
+/// (OuterLoopSession), or WSClean's sub-images each with its own (parallel_deconvolution.hpp).
+class RoundEngine {
+ public:
+  virtual ~RoundEngine() = default;
+  virtual std::size_t planes() const = 0;
+  /// Sub-images cleaned on their own (1: the whole image). Above 1 a round's `budget` is each
+  /// sub-image's, as WSClean gives each sub-image -niter.
+  virtual std::size_t sub_images() const { return 1; }
+  virtual void set_residuals(const std::vector<const float*>& planes) = 0;
+  virtual OuterLoopRound clean(double floor, double round_gain, std::size_t budget, const CycleCallback& on_cycle) = 0;
+  virtual std::vector<HostImage> models() = 0;
+  virtual std::vector<HostImage> residuals() = 0;
+  virtual const CleanResult& result() const = 0;
+};
+
+class OuterLoopSession : public RoundEngine {
  public:
   /// `first`: the first round's residual, one image per plane (channels x polarizations,
   /// channel-major), width x height each. `settings` are validated by the caller; its device is
@@ -71,7 +87,7 @@ class OuterLoopSession {
   OuterLoopSession(const OuterLoopSession&) = delete;
   OuterLoopSession& operator=(const OuterLoopSession&) = delete;
 
-  std::size_t planes() const { return input_.channels * input_.polarizations; }
+  std::size_t planes() const override { return input_.channels * input_.polarizations; }
   Device device() const { return settings_.device; }
   const RunPlan& plan() const { return plan_; }
   /// --device auto: what was found (for the verbose log).
@@ -79,17 +95,17 @@ class OuterLoopSession {
   /// The residual's peak now (over the cleanable pixels, integrated, without --local-rms weights).
   float peak();
   /// The next round's residual (every plane, as in the constructor).
-  void set_residuals(const std::vector<const float*>& planes);
+  void set_residuals(const std::vector<const float*>& planes) override;
   /// Cleans down to max(`floor`, the settings' thresholds, (1 - `round_gain`) x the round's first
   /// peak key), at most `budget` components (MajorCycleDriver::resume).
-  OuterLoopRound clean(double floor, double round_gain, std::size_t budget, const CycleCallback& on_cycle);
+  OuterLoopRound clean(double floor, double round_gain, std::size_t budget, const CycleCallback& on_cycle) override;
 
   /// Every plane's model so far (Jy/pixel) and residual now, in the input's order.
-  std::vector<HostImage> models();
-  std::vector<HostImage> residuals();
+  std::vector<HostImage> models() override;
+  std::vector<HostImage> residuals() override;
   /// The run so far: its components (and each one's plane fluxes when joined), iterations and
   /// the driver's own major cycles.
-  const CleanResult& result() const { return result_; }
+  const CleanResult& result() const override { return result_; }
 
  private:
   std::vector<HostImage> to_input_order(std::vector<HostImage> active, bool models);

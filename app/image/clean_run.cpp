@@ -22,6 +22,7 @@
 #include "app/image/source_list.hpp"
 #include "app/image/vis_store_imager.hpp"
 #include "clean/outer_loop.hpp"
+#include "clean/parallel_deconvolution.hpp"
 #include "imaging/image_run.hpp"
 #include "io/fits_reader.hpp"
 #include "io/text_writer.hpp"
@@ -101,10 +102,23 @@ GroupImages clean_group(const ImageOptions& o, imaging::VisStore& store, const i
   for (const clean::HostImage& d : first) first_pixels.push_back(d.pixels.data());
 
   stage = std::chrono::steady_clock::now();
-  clean::OuterLoopSession session(settings, std::move(input), first_pixels);
-  if (!session.plan().split_gpus.empty())
-    image_log::info("gpuclean image: %sthe joined planes split over GPUs %s\n", who.c_str(),
-                gpu_list_text(session.plan().split_gpus).c_str());
+  // -parallel-deconvolution N: WSClean's sub-images when the image is larger than N (WSClean 3.1's
+  // count, ceil(size / N) a side); else one session over the whole image.
+  std::unique_ptr<clean::RoundEngine> engine;
+  const std::size_t n_max = o.deconvolution.parallel_deconvolution;
+  if (n_max > 0 && (g.width > n_max || g.height > n_max)) {
+    auto parallel = std::make_unique<clean::ParallelDeconvolution>(settings, input, first_pixels, n_max);
+    image_log::info("gpuclean image: %s-parallel-deconvolution %zu: %zu sub-images, each cleaned on its own with "
+                    "-niter %zu", who.c_str(), n_max, parallel->sub_images(), o.deconvolution.niter);
+    engine = std::move(parallel);
+  } else {
+    auto session = std::make_unique<clean::OuterLoopSession>(settings, std::move(input), first_pixels);
+    if (!session->plan().split_gpus.empty())
+      image_log::info("gpuclean image: %sthe joined planes split over GPUs %s\n", who.c_str(),
+                      gpu_list_text(session->plan().split_gpus).c_str());
+    engine = std::move(session);
+  }
+  clean::RoundEngine& session = *engine;
   MajorCycleSettings loop;
   loop.niter = o.deconvolution.niter, loop.mgain = o.deconvolution.mgain, loop.nmiter = o.deconvolution.nmiter;
   loop.mgain_boosting = o.deconvolution.mgain_boosting;

@@ -32,8 +32,11 @@ std::vector<const float*> pointers(const std::vector<clean::HostImage>& planes) 
 
 // Why the last round ended the loop, in WSClean's order of precedence: -niter, then -nmiter
 // (Deconvolution::Perform checks both after the round), then the round's own reason.
-MajorCycleStop stop_of(const MajorCycleStep& last, std::size_t iterations, const MajorCycleSettings& s, bool due) {
-  if (iterations >= s.niter) return MajorCycleStop::kNiter;
+// With sub-images (per_sub_image) only a sub-image's own budget ends the loop at -niter.
+MajorCycleStop stop_of(const MajorCycleStep& last, std::size_t iterations, const MajorCycleSettings& s, bool due,
+                       bool per_sub_image) {
+  if ((!per_sub_image && iterations >= s.niter) || last.round.reason == clean::StopReason::kMaxIterations)
+    return MajorCycleStop::kNiter;
   if (due) return MajorCycleStop::kNmiter;
   return last.round.reason == clean::StopReason::kThreshold ? MajorCycleStop::kConverged : MajorCycleStop::kNothingLeft;
 }
@@ -82,7 +85,7 @@ std::string progress_line(const MajorCycleStep& step, std::size_t iterations_so_
   return out;
 }
 
-MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::OuterLoopSession& session,
+MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::RoundEngine& session,
                                   const MajorCycleSettings& settings, const MajorCycleProgress& progress,
                                   const clean::CycleCallback& on_cycle) {
   if (!(settings.mgain > 0.0 && settings.mgain <= 1.0))
@@ -90,10 +93,14 @@ MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::OuterLoopSess
   MajorCycleReport report;
   if (settings.niter == 0) return report;  // WSClean images only (runMajorIterations skips the loop)
   std::optional<std::size_t> auto_mask_cycle;  // the cycle whose round reached the auto-mask threshold
+  const bool per_sub_image = session.sub_images() > 1;  // -niter is each sub-image's (WSClean)
+  const auto budget_left = [&] {
+    return per_sub_image ? settings.niter : report.iterations < settings.niter ? settings.niter - report.iterations : 0;
+  };
   for (std::size_t k = 1;; ++k) {
     MajorCycleStep step;
     step.index = k;
-    step.budget = settings.niter - report.iterations;
+    step.budget = budget_left();
     step.gain = settings.mgain == 1.0 ? 1.0 : boosted_gain(settings.mgain, settings.mgain_boosting, k);
     // The floor is 0: the session's own thresholds (-threshold, -auto-threshold) are the rule.
     auto start = std::chrono::steady_clock::now();
@@ -102,8 +109,12 @@ MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::OuterLoopSess
     // At --auto-mask's switch WSClean continues "with deeper threshold and mask" if budget is left.
     const bool finished_now = step.round.auto_mask_started && !auto_mask_cycle;
     if (finished_now) auto_mask_cycle = k;
-    bool due = round_wants_more(step.round, step.budget) ||
-               (step.round.auto_mask_started && step.round.components < step.budget);
+    // Sub-images: another round while one of them stopped at the floor, none used its budget.
+    const bool wants_more = per_sub_image ? step.round.reason == clean::StopReason::kThreshold && step.round.round_floor
+                                          : round_wants_more(step.round, step.budget);
+    const bool budget_used = per_sub_image ? step.round.reason == clean::StopReason::kMaxIterations
+                                           : step.round.components >= step.budget;
+    bool due = wants_more || (step.round.auto_mask_started && !budget_used);
     const bool nmiter_due = due && settings.nmiter != 0 && k >= settings.nmiter;
     const bool mask_nmiter_due = due && !nmiter_due && auto_mask_cycle && settings.auto_mask_nmiter &&
                                  k - *auto_mask_cycle >= *settings.auto_mask_nmiter;
@@ -111,7 +122,7 @@ MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::OuterLoopSess
     // WSClean 3.7's dual and full modes: while the mask is being made (and in the cycle that made
     // it), the round goes on in the image (radler's Perform and CalculateContinuedLoopGain).
     if (settings.mode != MajorIterationMode::kSingle && settings.auto_masking && step.more &&
-        (!auto_mask_cycle || finished_now) && report.iterations < settings.niter) {
+        (!auto_mask_cycle || finished_now) && budget_left() > 0) {
       double achieved = 0.0;
       if (step.round.peak != 0.0f && step.round.peak_left != 0.0f)
         achieved = std::max(0.0, 1.0 - std::abs(double(step.round.peak_left) / double(step.round.peak)));
@@ -119,13 +130,14 @@ MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::OuterLoopSess
       else if (finished_now) step.continued_gain = achieved > 0 ? std::max(0.0, 1.0 - (1.0 - settings.mgain) / (1.0 - achieved)) : 0.0;
       else step.continued_gain = settings.mgain;
       if (step.continued_gain != 0.0) {
-        const clean::OuterLoopRound more = session.clean(0.0, step.continued_gain, settings.niter - report.iterations, on_cycle);
+        const clean::OuterLoopRound more = session.clean(0.0, step.continued_gain, budget_left(), on_cycle);
         step.continued_components = more.components;
         report.iterations += more.components;
         step.round.components += more.components;
         step.round.peak_left = more.peak_left;
         step.round.threshold = more.threshold;
-        if (report.iterations >= settings.niter) step.more = false;
+        if (more.reason == clean::StopReason::kMaxIterations || (!per_sub_image && report.iterations >= settings.niter))
+          step.more = false;
       }
     }
     step.deconvolve_s = seconds_since(start);
@@ -150,7 +162,7 @@ MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::OuterLoopSess
     report.cycles.push_back(step);
     if (progress) progress(progress_line(step, report.iterations));
     if (!step.more) {
-      report.stop = mask_nmiter_due ? MajorCycleStop::kAutoMaskNmiter : stop_of(step, report.iterations, settings, due);
+      report.stop = mask_nmiter_due ? MajorCycleStop::kAutoMaskNmiter : stop_of(step, report.iterations, settings, due, per_sub_image);
       return report;
     }
   }

@@ -96,9 +96,11 @@ using MajorCycleProgress = std::function<void(const std::string&)>;
 std::string progress_line(const MajorCycleStep& step, std::size_t iterations_so_far);
 
 /// Runs the loop on `session` (built from `imager`'s dirty images and PSFs with the caller's
-/// thresholds); on return the session holds the final model and residual. `on_cycle` reports the
+/// thresholds); on return the session holds the final model and residual. With WSClean's
+/// sub-images (session.sub_images() > 1) -niter is each sub-image's budget, as WSClean gives it,
+/// and the loop ends when one of them used it. `on_cycle` reports the
 /// session's own (image-domain) cycles, `progress` one line per major cycle.
-MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::OuterLoopSession& session,
+MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::RoundEngine& session,
                                   const MajorCycleSettings& settings, const MajorCycleProgress& progress = {},
                                   const clean::CycleCallback& on_cycle = {});
 

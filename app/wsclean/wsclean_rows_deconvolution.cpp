@@ -122,9 +122,9 @@ void deconvolution_rows(std::vector<WscleanOption>& rows) {
           hook_refused(refused("stop-negative,stopnegative", 0, "", "Stop at the first negative component.",
                                "not supported yet: -no-negative keeps negative components out"),
                        "gpuclean does not stop on a negative component; -no-negative keeps them out"),
-          hook_refused(refused("python-deconvolution", 1, "<script>", "Deconvolve with a Python script.",
-                               "gpuclean image deconvolves itself; a Python deconvolver runs inside WSClean"),
-                       "WSClean's hook is itself the Python deconvolver"),
+          refused("python-deconvolution", 1, "<script>", "Deconvolve with a Python script.",
+                  "gpuclean image deconvolves itself; a Python deconvolver runs inside WSClean (gpuclean's hook is "
+                  "one: docs/wsclean.md)"),
           hook_refused(refused("iuwt", 0, "", "Deconvolve with IUWT.", own_clean),
                        "selects WSClean's IUWT algorithm instead of the hook"),
           refused("iuwt-snr-test", 0, "", "IUWT: stop when the SNR falls.", own_clean),

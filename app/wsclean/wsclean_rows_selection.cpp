@@ -116,7 +116,7 @@ void selection_rows(std::vector<WscleanOption>& rows) {
                 else if (m == "uniform") o.run.weighting.mode = imaging::WeightMode::kUniform;
                 else if (m == "briggs") {
                   o.run.weighting.mode = imaging::WeightMode::kBriggs;
-                  o.run.weighting.briggs_robustness = v::number(g, 1);
+                  o.run.weighting.briggs_robustness = v::number(GivenOption{g.option + " briggs", {g.values[1]}});
                 } else {
                   throw clean::InvalidSettings(g.option + " '" + m + "': natural, uniform or briggs R");
                 }

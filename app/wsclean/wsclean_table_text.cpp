@@ -35,7 +35,9 @@ std::string wsclean_options_usage() {
   std::string section;
   for (const WscleanOption& row : wsclean_options()) {
     if (row.section != section) s << "\n" << (section = row.section) << "\n";
-    s << "  " << row.usage() << "  " << row.meaning;
+    s << "  " << row.usage();
+    if (row.names.size() > 1) s << " (also " << aliases(row) << ")";
+    s << "  " << row.meaning;
     if (row.image != ImageUse::kYes || !row.gpuclean.empty())
       s << "  [" << (row.image == ImageUse::kYes ? "gpuclean" : std::string(to_string(row.image))) << ": "
         << row.gpuclean << "]";

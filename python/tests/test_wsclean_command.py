@@ -49,7 +49,8 @@ def test_what_cannot_be_honoured_is_refused_in_one_line(option):
 def test_rms_with_min_is_refused():
     with pytest.raises(UsageError, match="rms-with-min"):
         carried(["-local-rms", "-local-rms-method", "rms-with-min"])
-    assert carried(["-local-rms-method", "rms"]) == ["--local-rms-method", "rms"]
+    # WSClean (3.1 and 3.7): the method alone turns the local RMS on.
+    assert carried(["-local-rms-method", "rms"]) == ["--local-rms", "--local-rms-method", "rms"]
 
 
 def test_speed_switches_are_accepted_and_named():

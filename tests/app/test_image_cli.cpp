@@ -150,7 +150,7 @@ TEST(ImageCli, BadCommandLinesFailBeforeAnyOutput) {
       {base + "-scale 1parsec {ms}", 2, "unknown unit 'parsec'"},
       {base + "-scale 0 {ms}", 2, "-scale must be positive"},
       {"-size 0 0 -scale 1asec {ms}", 2, "-size 0 must be at least 2"},
-      {base + "-weight briggs", 2, "-weight needs 2 value(s)"},
+      {base + "-weight briggs", 2, "-weight needs 2 values"},
       {base + "-weight briggs x {ms}", 2, "-weight briggs 'x' is not a number"},
       {base + "-weight super {ms}", 2, "natural, uniform or briggs R"},
       {base + "-pol q {ms}", 2, "not supported yet"},

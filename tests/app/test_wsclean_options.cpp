@@ -46,13 +46,12 @@ TEST(WscleanOptions, TheLastOfNegativeAndNoNegativeWins) {
   EXPECT_EQ(carried_options(with({"-negative", "-no-negative"}), {}), Words{"--no-negative"});
 }
 
-TEST(WscleanOptions, AMissingValueIsNamed) {
-  try {
-    carried_options({"wsclean", "-fits-mask"}, {});
-    FAIL() << "no error";
-  } catch (const clean::InvalidSettings& e) {
-    EXPECT_STREQ(e.what(), "WSClean's -fits-mask lacks its value on the command line.");
-  }
+// WSClean took its command line before the hook reads it (3.7 refuses a missing value, 3.1
+// crashes), so a trailing option without its value is left out, not guessed at.
+TEST(WscleanOptions, ATrailingOptionWithoutItsValueIsLeftOut) {
+  EXPECT_TRUE(carried_options({"wsclean", "-fits-mask"}, {}).empty());
+  EXPECT_EQ(carried_options({"wsclean", "-auto-mask", "5", "-fits-mask"}, {}),
+            (std::vector<std::string>{"--auto-mask", "5"}));
 }
 
 TEST(WscleanOptions, SettingsFromMetaAndTheLayout) {
