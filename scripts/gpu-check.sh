@@ -30,6 +30,7 @@ Usage: scripts/gpu-check.sh MODE (default: tests)
   wsclean-survey      WSClean's own deconvolution against the gpuclean hook with oxkat-like survey settings
   imaging             gpuclean image's GPU tests with WSClean's pack (.devwsc: MSs, wsclean), memcheck of the VisStore
   image-gpus          gpuclean image -max-gpus: its GPU tests, case A dirty, joined and unjoined on 1, 2, 4 GPUs
+  pipelines           the pipelines' WSClean lines on the GPU against WSClean 3.1, the option table, sub-images; oxkat at 4096^2
 EOF
 }
 mode=${1:-tests}
@@ -95,6 +96,51 @@ case "$mode" in
       grep -E "PASSED|FAILED|SKIPPED|Failure|residual RMS|model flux|: psf|RMS" "$out/$t.log" | head -12
     done
     sanitized memcheck 300 test_vis_store_gpu 'VisStoreGpu.*' memcheck_vis_store
+    exit $status ;;
+  pipelines)
+    # Issue 44, with scripts/wsclean-pack.sh's archive sourced (GPUCLEAN_BUILD=.devwsc/root, GPUCLEAN_PYTHON=$WSC_PYTHON;
+    # WSC_PACK_BINARIES: gpuclean, tests/test_pipeline_lines, tests/test_wsclean_table, tests/test_clean,
+    # tests/test_image_clean_gpu). The pipelines' lines run gpuclean image -device gpu.
+    status=0
+    export GPUCLEAN_TEST_IMAGE_DEVICE=gpu
+    for t in "test_pipeline_lines" "test_wsclean_table" "test_image_clean_gpu" \
+      "test_clean --gtest_filter=*ParallelDecon*:*Divide*:*LocalRms*:*OuterLoop*"; do
+      name=${t%% *}
+      start=$(date +%s)
+      timeout "${PIPELINES_TIMEOUT:-300}" "$bin/tests/$name" ${t#"$name"} --gtest_brief=1 >"$out/$name.log" 2>&1 || status=1
+      echo "== $name: $(( $(date +%s) - start )) s"
+      grep -E "PASSED|FAILED|SKIPPED|Failure|residual RMS|MODEL_DATA max" "$out/$name.log" | head -24
+    done
+    # oxkat's flag line at 4096^2 x 8 channels (1.1asec, a 64-antenna 2 h track): -parallel-deconvolution 2560
+    # (2 x 2 sub-images) and without it, wall times; WSClean 3.1 on the same line and cores.
+    work=${PIPELINES_WORK:-/tmp/pipelines}  # the images stay off $out (3 GB)
+    mkdir -p "$work"
+    ms=$work/oxkat.ms
+    "$GPUCLEAN_PYTHON" data/simulate_ms.py --out "$ms" --sky survey --sources 300 --radius 1500 --antennas 64 \
+      --hours 2 --integration 300 --channels 8 --noise 0.03 --overwrite >/dev/null
+    line="-log-time -mem 90 -parallel-reordering 8 -save-source-list -data-column DATA -field 0 -size 4096 4096
+      -scale 1.1asec -use-wgridder -no-update-model-required -weight briggs -0.3 -niter 80000 -gain 0.15
+      -mgain 0.9 -channels-out 8 -fit-spectral-pol 4 -join-channels -circular-beam -threshold 1e-06"
+    for pd in "-parallel-deconvolution 2560" ""; do
+      start=$(date +%s.%N)
+      timeout 300 "$bin/gpuclean" image $line $pd -name "$work/ox${pd:+pd}" "$ms" >"$out/ox${pd:+pd}.log" 2>&1
+      echo "gpuclean image oxkat flag ${pd:-(whole image)}: rc $?, $(syspy -c "print(round($(date +%s.%N)-$start,1))") s"
+      grep -E "sub-images|major cycle\(s\)|memory" "$out/ox${pd:+pd}.log" | cut -c1-200
+    done
+    start=$(date +%s.%N)
+    timeout 400 wsclean -no-small-inversion $line -parallel-deconvolution 2560 -name "$work/oxw" "$ms" >"$out/oxw.log" 2>&1
+    echo "wsclean 3.1 oxkat flag -parallel-deconvolution 2560: rc $?, $(syspy -c "print(round($(date +%s.%N)-$start,1))") s"
+    "$WSC_PYTHON" - "$work" <<'PY'
+import sys, numpy as np
+import gpuclean.fits as f
+for n in ("oxpd", "ox", "oxw"):
+    try:
+        r = np.asarray(f.read(f"{sys.argv[1]}/{n}-MFS-residual.fits").data, float)
+        m = np.asarray(f.read(f"{sys.argv[1]}/{n}-MFS-model.fits").data, float)
+        print(f"{n}: MFS residual RMS {np.sqrt(np.nanmean(r**2))*1e3:.4f} mJy, model flux {np.nansum(m):.4f} Jy")
+    except Exception as e:
+        print(n, "missing:", e)
+PY
     exit $status ;;
   image-gpus)
     # gpuclean image over several GPUs (issue 37): test_vis_store_multi and test_image_gpus, then
