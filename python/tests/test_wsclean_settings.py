@@ -99,8 +99,9 @@ def test_the_messages_are_the_command_lines():
         settings("--gain 2", m=meta())
     with pytest.raises(UsageError, match="--device: tpu not in"):
         settings("--device tpu")
-    with pytest.raises(UsageError, match="WSClean's -auto-mask lacks its value"):
-        _gpuclean.wsclean_carried(["wsclean", "-auto-mask"], [])
+    # WSClean took its command line before the hook reads it: a trailing option without its value
+    # (which WSClean 3.7 refuses) is left out, not guessed at.
+    assert _gpuclean.wsclean_carried(["wsclean", "-auto-mask"], []) == []
     with pytest.raises(UsageError, match="not for a run inside WSClean"):
         settings("--model m.fits")
 

@@ -117,6 +117,40 @@ double compare_runs(const std::string& options, std::size_t channels_out, int co
 }
 
 TEST(ImageCli, NaturalAsWsclean) { EXPECT_LE(compare_runs("-weight natural", 1), kPixelTolerance); }
+// WSClean's uv range, Tukey and edge tapers of the weight grid, and its row selections (issue 44).
+TEST(ImageCli, UvRangeAndTukeyTapersAsWsclean) {
+  EXPECT_LE(compare_runs("-weight briggs 0 -weighting-rank-filter 0 -minuv-l 600 -maxuv-l 15000 -taper-tukey 3000 "
+                         "-taper-inner-tukey 800",
+                         1),
+            kPixelTolerance);
+}
+TEST(ImageCli, EdgeTapersAsWsclean) {
+  EXPECT_LE(compare_runs("-weight uniform -weighting-rank-filter 0 -taper-edge 2000 -taper-edge-tukey 3000", 1),
+            kPixelTolerance);
+}
+// -intervals-out: each interval imaged as a run of its own, NAME-t000i-..., as WSClean.
+TEST(ImageCli, IntervalsOutAsWsclean) {
+  TempDir dir;
+  const std::string ms = make_ms(dir);
+  const std::string common = "-niter 0 -make-psf -no-small-inversion -size 128 128 -scale 4asec -intervals-out 3 ";
+  const test::CommandResult w =
+      test::run_command(dir, "wsclean -use-wgridder -j 2 " + common + "-name " + dir.file("wsc") + " " + ms);
+  ASSERT_EQ(w.code, 0) << w.err;
+  const test::CommandResult g = test::run_gpuclean(dir, "image -j 2 " + common + "-name " + dir.file("gpc") + " " + ms);
+  ASSERT_EQ(g.code, 0) << g.err;
+  for (const char* t : {"-t0000", "-t0001", "-t0002"})
+    for (const char* kind : {"dirty", "psf"}) {
+      const std::string suffix = std::string(t) + "-" + kind + ".fits";
+      ASSERT_TRUE(std::filesystem::exists(dir.file("gpc" + suffix))) << suffix;
+      // Beams not compared: a third of the track gives an elongated PSF, where WSClean 3.1's fit stops
+      // off its minimum (BMIN up to 4.9 % apart here; the beam fit on such PSFs is issue 45's).
+      EXPECT_LE(compare_file(dir.file("wsc" + suffix), dir.file("gpc" + suffix), false), kPixelTolerance) << suffix;
+    }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("gpc-dirty.fits")));
+}
+TEST(ImageCli, RowSelectionsAsWsclean) {
+  EXPECT_LE(compare_runs("-weight natural -minuvw-m 200 -maxuvw-m 4000 -interval 1 9 -odd-timesteps", 1), kPixelTolerance);
+}
 TEST(ImageCli, UniformAsWsclean) { EXPECT_LE(compare_runs("-weight uniform", 1), kPixelTolerance); }
 // Briggs without the rank filter: 3.1's Briggs rule (empty cells 1) then equals 3.6's (plan §3).
 TEST(ImageCli, Briggs0AsWsclean) {

@@ -226,3 +226,64 @@ TEST(MajorCycles, RoundWantsMoreOnlyAtItsFloorWithBudgetLeft) {
 }
 
 }  // namespace
+
+namespace {
+
+// WSClean 3.7's loop options (radler): the boosted gain of the first two major cycles, and
+// -skip-final-iteration's missing last prediction.
+TEST(MajorCycles, BoostedGainIsRadlers) {
+  EXPECT_DOUBLE_EQ(ga::boosted_gain(0.8, 1.0, 1), 0.8);
+  EXPECT_NEAR(ga::boosted_gain(0.8, 2.0, 1), 1.0 - 0.2 * 0.2, 1e-15);       // as deep as two cycles
+  EXPECT_NEAR(ga::boosted_gain(0.8, 2.0, 2), 1.0 - std::pow(0.2, 1.5), 1e-15);  // half the boost
+  EXPECT_DOUBLE_EQ(ga::boosted_gain(0.8, 2.0, 3), 0.8);
+  LoopRun plain(0.01, {.niter = 10000, .mgain = 0.8, .nmiter = 20});
+  LoopRun boosted(0.01, {.niter = 10000, .mgain = 0.8, .nmiter = 20, .mgain_boosting = 2.0});
+  ASSERT_GE(boosted.report.cycles.size(), 2u);
+  EXPECT_NEAR(boosted.report.cycles[0].gain, 0.96, 1e-12);
+  EXPECT_GT(boosted.report.cycles[0].round.components, plain.report.cycles[0].round.components);
+  EXPECT_LE(boosted.report.cycles.size(), plain.report.cycles.size());
+}
+
+TEST(MajorCycles, SkipFinalIterationLeavesTheLastRoundUnpredicted) {
+  LoopRun plain(0.01, {.niter = 10000, .mgain = 0.8, .nmiter = 20});
+  LoopRun skipped(0.01, {.niter = 10000, .mgain = 0.8, .nmiter = 20, .skip_final_iteration = true});
+  ASSERT_EQ(skipped.report.cycles.size(), plain.report.cycles.size());
+  EXPECT_EQ(skipped.report.predictions, plain.report.predictions - 1);
+  EXPECT_FALSE(skipped.report.cycles.back().predicted);
+  EXPECT_TRUE(skipped.report.cycles.front().predicted);
+  EXPECT_EQ(skipped.report.iterations, plain.report.iterations);
+}
+
+// -auto-mask-nmiter N (radler): at most N major cycles after the one that reached the auto-mask
+// threshold (here -abs-auto-mask's 0.05 Jy, between the sources); -save-first-residual keeps the
+// first round's residual.
+TEST(MajorCycles, AutoMaskNmiterAndFirstResidual) {
+  ImagePlaneImager imager(2.0, 2.0);
+  std::vector<gc::HostImage> dirty = imager.dirty();
+  gc::CleanSettings s = clean_settings(0.001);
+  s.auto_mask_absolute = 0.05;
+  gc::OuterLoopSession session(s, LoopRun::input(imager), {dirty[0].pixels.data()});
+  const ga::MajorCycleReport free_run = [&] {
+    ImagePlaneImager other(2.0, 2.0);
+    std::vector<gc::HostImage> d = other.dirty();
+    gc::OuterLoopSession free_session(s, LoopRun::input(other), {d[0].pixels.data()});
+    return ga::run_major_cycles(other, free_session, {.niter = 100000, .mgain = 0.8, .nmiter = 30});
+  }();
+  const ga::MajorCycleReport limited = ga::run_major_cycles(
+      imager, session,
+      {.niter = 100000, .mgain = 0.8, .nmiter = 30, .auto_mask_nmiter = 1, .auto_masking = true,
+       .keep_first_residual = true});
+  std::size_t switched = 0;
+  for (const ga::MajorCycleStep& c : limited.cycles)
+    if (c.round.auto_mask_started) switched = c.index;
+  ASSERT_GT(switched, 0u) << "the auto-mask threshold was not reached";
+  std::printf("auto-mask reached in cycle %zu; %zu cycles with -auto-mask-nmiter 1, %zu without\n", switched,
+              limited.cycles.size(), free_run.cycles.size());
+  ASSERT_GT(free_run.cycles.size(), switched + 1) << "the limit would not bind here";
+  EXPECT_EQ(limited.cycles.size(), switched + 1);
+  EXPECT_EQ(limited.stop, ga::MajorCycleStop::kAutoMaskNmiter);
+  ASSERT_EQ(limited.first_residuals.size(), 1u);
+  EXPECT_EQ(limited.first_residuals[0].width, kN);
+}
+
+}  // namespace

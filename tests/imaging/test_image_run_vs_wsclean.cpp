@@ -134,6 +134,13 @@ TEST(ImageRunPlan, OutputChannelRanges) {
   EXPECT_EQ(output_channel_ranges(3, 3), (R{{0, 1}, {1, 2}, {2, 3}}));
   EXPECT_THROW(output_channel_ranges(2, 3), clean::InvalidSettings);
   EXPECT_THROW(output_channel_ranges(2, 0), clean::InvalidSettings);
+  // -channel-division-frequencies (W31 makeImagingTableEntry): 8 channels at 1..8 GHz cut at 3.5 and
+  // 6.5 GHz into parts of 3, 3 and 2 channels; 6 outputs share them 2, 2, 2.
+  const std::vector<double> f = {1e9, 2e9, 3e9, 4e9, 5e9, 6e9, 7e9, 8e9};
+  EXPECT_EQ(output_channel_ranges(f, 6, {3.5e9, 6.5e9}), (R{{0, 1}, {1, 3}, {3, 4}, {4, 6}, {6, 7}, {7, 8}}));
+  EXPECT_EQ(output_channel_ranges(f, 3, {3.5e9, 6.5e9}), (R{{0, 3}, {3, 6}, {6, 8}}));
+  EXPECT_EQ(output_channel_ranges(f, 2, {}), output_channel_ranges(8, 2));
+  EXPECT_THROW(output_channel_ranges(f, 6, {7.5e9}), clean::InvalidSettings);  // 1 channel for 3 outputs
 }
 
 }  // namespace
