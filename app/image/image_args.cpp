@@ -93,8 +93,10 @@ void finish(ImageOptions& o, bool size_given, bool scale_given) {
   // WSClean's sub-minor loop keeps every pixel above its threshold (W31:deconvolution/subminorloop.h):
   // Clark's active set is not cut at AIPS's MAXPIXEL here. Cut at 20050, a deep round that runs
   // into -niter cleans other pixels than WSClean (oxkat's flag step: residual 2.1 % above WSClean's,
-  // against 0.02 % uncut).
-  if (size_given) s.select_k = o.run.image.width * o.run.image.height;
+  // against 0.02 % uncut). The set's GPU buffers take about 60 bytes a member, so it is cut at
+  // 2^22 pixels (250 MB), beyond which a round takes more of Clark's cycles.
+  constexpr std::size_t kLargestSet = std::size_t{1} << 22;
+  if (size_given) s.select_k = std::min(o.run.image.width * o.run.image.height, kLargestSet);
   resolve_gridder(o);
   o.run.host_memory_fraction = std::min(o.resources.mem_percent / 100.0, 1.0);
   o.run.host_memory_bytes = o.resources.abs_mem_gb * 1024.0 * 1024.0 * 1024.0;
