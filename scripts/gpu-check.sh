@@ -123,12 +123,12 @@ case "$mode" in
       -mgain 0.9 -channels-out 8 -fit-spectral-pol 4 -join-channels -circular-beam -threshold 1e-06"
     for pd in "-parallel-deconvolution 2560" ""; do
       start=$(date +%s.%N)
-      timeout 300 "$bin/gpuclean" image $line $pd -name "$work/ox${pd:+pd}" "$ms" >"$out/ox${pd:+pd}.log" 2>&1
+      timeout 120 "$bin/gpuclean" image $line $pd -name "$work/ox${pd:+pd}" "$ms" >"$out/ox${pd:+pd}.log" 2>&1
       echo "gpuclean image oxkat flag ${pd:-(whole image)}: rc $?, $(syspy -c "print(round($(date +%s.%N)-$start,1))") s"
       grep -E "sub-images|major cycle\(s\)|memory" "$out/ox${pd:+pd}.log" | cut -c1-200
     done
     start=$(date +%s.%N)
-    timeout 400 wsclean -no-small-inversion $line -parallel-deconvolution 2560 -name "$work/oxw" "$ms" >"$out/oxw.log" 2>&1
+    timeout "${PIPELINES_WSCLEAN_TIMEOUT:-150}" wsclean -no-small-inversion $line -parallel-deconvolution 2560 -name "$work/oxw" "$ms" >"$out/oxw.log" 2>&1
     echo "wsclean 3.1 oxkat flag -parallel-deconvolution 2560: rc $?, $(syspy -c "print(round($(date +%s.%N)-$start,1))") s"
     "$WSC_PYTHON" - "$work" <<'PY'
 import sys, numpy as np
