@@ -140,6 +140,11 @@ OuterLoopRound OuterLoopSession::clean(double floor, double round_gain, std::siz
   return round;
 }
 
+void OuterLoopSession::finish() {
+  driver_->finish(result_);
+  result_.images = {};
+}
+
 std::vector<HostImage> OuterLoopSession::models() { return to_input_order(steps_->model_images(), true); }
 std::vector<HostImage> OuterLoopSession::residuals() { return to_input_order(steps_->residual_images(), false); }
 

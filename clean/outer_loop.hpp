@@ -73,6 +73,9 @@ class RoundEngine {
   virtual OuterLoopRound clean(double floor, double round_gain, std::size_t budget, const CycleCallback& on_cycle) = 0;
   virtual std::vector<HostImage> models() = 0;
   virtual std::vector<HostImage> residuals() = 0;
+  /// The run is over: its components, with their plane fluxes and scales, into result().
+  /// Ends the session: models() and residuals() are not valid afterwards.
+  virtual void finish() = 0;
   virtual const CleanResult& result() const = 0;
 };
 
@@ -103,8 +106,10 @@ class OuterLoopSession : public RoundEngine {
   /// Every plane's model so far (Jy/pixel) and residual now, in the input's order.
   std::vector<HostImage> models() override;
   std::vector<HostImage> residuals() override;
-  /// The run so far: its components (and each one's plane fluxes when joined), iterations and
-  /// the driver's own major cycles.
+  /// The driver's finish (major_cycle.hpp), its images dropped: the result keeps the components.
+  void finish() override;
+  /// The run so far: iterations and the driver's own major cycles; after finish(), also its
+  /// components (and each one's plane fluxes when joined).
   const CleanResult& result() const override { return result_; }
 
  private:

@@ -269,7 +269,29 @@ const CleanResult& ParallelDeconvolution::result() const {
   }
   if (!subs_.empty()) merged_.diagnostics = subs_.front()->session->result().diagnostics, merged_.diagnostics.seconds = {};
   for (const std::unique_ptr<Sub>& s : subs_) merged_.diagnostics.seconds += s->session->result().diagnostics.seconds;
+  // The components (present after finish()), moved from each sub-image's box to the image.
+  CleanResult::Components& all = merged_.components;
+  for (const std::unique_ptr<Sub>& s : subs_) {
+    const CleanResult::Components& c = s->session->result().components;
+    for (Component k : c.list) {
+      k.x += static_cast<std::uint32_t>(s->box.x), k.y += static_cast<std::uint32_t>(s->box.y);
+      all.list.push_back(k);
+    }
+    all.plane_fluxes.insert(all.plane_fluxes.end(), c.plane_fluxes.begin(), c.plane_fluxes.end());
+    all.spectral_terms.insert(all.spectral_terms.end(), c.spectral_terms.begin(), c.spectral_terms.end());
+    if (all.reference_frequency_hz == 0) all.reference_frequency_hz = c.reference_frequency_hz;
+    // Every sub-image has the same scales (one PSF, one settings): their counts and fluxes add.
+    for (std::size_t i = 0; i < c.scales.size(); ++i) {
+      if (i == all.scales.size()) all.scales.push_back({c.scales[i].size, c.scales[i].bias, 0, 0.0});
+      all.scales[i].components += c.scales[i].components;
+      all.scales[i].flux += c.scales[i].flux;
+    }
+  }
   return merged_;
+}
+
+void ParallelDeconvolution::finish() {
+  for (const std::unique_ptr<Sub>& s : subs_) s->session->finish();
 }
 
 }  // namespace gpuclean::clean

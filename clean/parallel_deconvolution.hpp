@@ -55,7 +55,9 @@ class ParallelDeconvolution : public RoundEngine {
   OuterLoopRound clean(double floor, double round_gain, std::size_t budget, const CycleCallback& on_cycle) override;
   std::vector<HostImage> models() override;
   std::vector<HostImage> residuals() override { return residuals_; }
-  /// The sub-images' ledgers summed (components, the largest peak, threshold and noise).
+  void finish() override;
+  /// The sub-images' ledgers summed (components, the largest peak, threshold and noise); after
+  /// finish(), their components in the whole image's pixels, sub-image by sub-image.
   const CleanResult& result() const override;
 
  private:

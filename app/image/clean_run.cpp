@@ -21,6 +21,7 @@
 #include "app/image/model_data.hpp"
 #include "app/image/source_list.hpp"
 #include "app/image/vis_store_imager.hpp"
+#include "clean/errors.hpp"
 #include "clean/outer_loop.hpp"
 #include "clean/parallel_deconvolution.hpp"
 #include "imaging/image_run.hpp"
@@ -137,6 +138,13 @@ GroupImages clean_group(const ImageOptions& o, imaging::VisStore& store, const i
   seconds.loop += seconds_since(stage);
   out.models = session.models(), out.residuals = session.residuals();
   out.first_residuals = std::move(run.report.first_residuals);
+  if (o.deconvolution.save_source_list && settings.multiscale.enabled) {
+    // Multiscale's list is made of the components (a line per pixel and scale), which a session
+    // gives at its end; only then, since its end takes the images off the GPU once more.
+    session.finish();
+    run.result = session.result();
+    run.result.images = {};
+  }
   if (averaged) {  // the N imaging channels' models and residuals, as WSClean writes them
     ChannelAveragingImager::ChannelImages per_channel = averaged->channel_outputs(out.models, out.residuals);
     out.models = std::move(per_channel.models), out.residuals = std::move(per_channel.residuals);
@@ -200,9 +208,15 @@ std::vector<GroupImages> clean_groups_on_lanes(const ImageOptions& o, imaging::V
 void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& metadata,
                const std::vector<io::ms::MsSelection>& selections, const std::string& command_line) {
   const bool joined = o.deconvolution.settings.join_channels;
-  if (o.deconvolution.save_source_list)  // WSClean's refusals, before any read (per group of channels)
+  if (o.deconvolution.save_source_list) {  // WSClean's refusals, before any read (per group of channels)
     check_source_list(o.deconvolution.settings, joined ? o.run.channels_out : 1,
                       o.selection.pol == io::ms::PolRequest::kI);
+    const std::size_t m = o.deconvolution.deconvolution_channels;
+    if (o.deconvolution.settings.multiscale.enabled && joined && m > 0 && m < o.run.channels_out)
+      throw clean::InvalidSettings(
+          "-save-source-list with -multiscale and -deconvolution-channels is not built yet: leave out "
+          "-deconvolution-channels, or -save-source-list");
+  }
   ImageCleanSeconds seconds;
   auto stage = std::chrono::steady_clock::now();
   imaging::ImageRunResult result;
