@@ -43,6 +43,7 @@ class ClarkStepsCpu final : public MajorCycleSteps {
     return peak_key(scale_images_->residual_peak(st_.residual().pixels, neg_, settings_.threads), neg_);
   }
 
+  void residuals_replaced() override { scale_images_->forget_peak(); }
   void restrict(const std::vector<std::vector<std::uint8_t>>& masks) override { scale_images_->restrict(masks); }
 
   Selection select(const ScaleChoice& choice, double limit, std::size_t) override {

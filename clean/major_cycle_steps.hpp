@@ -82,9 +82,15 @@ class MajorCycleSteps {
   /// The run is over, before the state's finish: the steps' own statistics into the result, and
   /// the memory they free for the restoration. By default nothing.
   virtual void release(CleanResult& result);
+  /// The residual was replaced from outside (set_residuals): what the steps remember of the old
+  /// one (a cached peak) is forgotten. By default nothing.
+  virtual void residuals_replaced() {}
 
   /// The state's, for an outer loop (ImageState says what they do).
-  void set_residuals(const std::vector<const float*>& planes) { state().set_residuals(planes); }
+  void set_residuals(const std::vector<const float*>& planes) {
+    state().set_residuals(planes);
+    residuals_replaced();
+  }
   std::vector<HostImage> model_images() { return state().model_images(); }
   std::vector<HostImage> residual_images() { return state().residual_images(); }
 };

@@ -70,6 +70,9 @@ class RoundEngine {
   /// sub-image's, as WSClean gives each sub-image -niter.
   virtual std::size_t sub_images() const { return 1; }
   virtual void set_residuals(const std::vector<const float*>& planes) = 0;
+  /// The residual's peak where the stopping rule searches: over the cleanable pixels (inside any
+  /// mask), integrated over the planes.
+  virtual float peak() = 0;
   virtual OuterLoopRound clean(double floor, double round_gain, std::size_t budget, const CycleCallback& on_cycle) = 0;
   virtual std::vector<HostImage> models() = 0;
   virtual std::vector<HostImage> residuals() = 0;
@@ -96,7 +99,7 @@ class OuterLoopSession : public RoundEngine {
   /// --device auto: what was found (for the verbose log).
   const std::string& device_note() const { return device_note_; }
   /// The residual's peak now (over the cleanable pixels, integrated, without --local-rms weights).
-  float peak();
+  float peak() override;
   /// The next round's residual (every plane, as in the constructor).
   void set_residuals(const std::vector<const float*>& planes) override;
   /// Cleans down to max(`floor`, the settings' thresholds, (1 - `round_gain`) x the round's first

@@ -290,6 +290,15 @@ const CleanResult& ParallelDeconvolution::result() const {
   return merged_;
 }
 
+float ParallelDeconvolution::peak() {
+  float peak = 0.0f;
+  for (const std::unique_ptr<Sub>& s : subs_) {
+    const float p = s->session->peak();
+    if (std::abs(p) > std::abs(peak)) peak = p;
+  }
+  return peak;
+}
+
 void ParallelDeconvolution::finish() {
   for (const std::unique_ptr<Sub>& s : subs_) s->session->finish();
 }

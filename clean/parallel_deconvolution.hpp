@@ -51,6 +51,8 @@ class ParallelDeconvolution : public RoundEngine {
   std::size_t sub_images() const override { return subs_.size(); }
   const std::vector<SubImage>& division() const { return division_; }
   void set_residuals(const std::vector<const float*>& planes) override;
+  /// The largest of the sub-images' peaks (each over its own area).
+  float peak() override;
   /// One major iteration over every sub-image; `budget` is each sub-image's -niter (see above).
   OuterLoopRound clean(double floor, double round_gain, std::size_t budget, const CycleCallback& on_cycle) override;
   std::vector<HostImage> models() override;

@@ -16,14 +16,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-float peak_of(const std::vector<clean::HostImage>& planes) {
-  float peak = 0.0f;
-  for (const clean::HostImage& p : planes)
-    for (float v : p.pixels)
-      if (std::isfinite(v)) peak = std::max(peak, std::abs(v));
-  return peak;
-}
-
 std::vector<const float*> pointers(const std::vector<clean::HostImage>& planes) {
   std::vector<const float*> out;
   for (const clean::HostImage& p : planes) out.push_back(p.pixels.data());
@@ -156,7 +148,9 @@ MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::RoundEngine& 
                                   std::to_string(session.planes()) + ".");
       session.set_residuals(pointers(residuals));
       step.predicted = true;
-      step.peak_reimaged = peak_of(residuals);
+      // Where the stopping rule looks (inside the mask), as WSClean's "Initial peak" of the next
+      // major iteration: the whole image's peak read as a failure beside a masked threshold.
+      step.peak_reimaged = session.peak();
       ++report.predictions;
     }
     report.cycles.push_back(step);

@@ -72,7 +72,9 @@ struct MajorCycleStep {
   double continued_gain = 0.0;
   std::size_t continued_components = 0;  ///< made by that continuation
   bool predicted = false;        ///< the model was predicted and the residual re-imaged after it
-  float peak_reimaged = 0.0f;    ///< the re-imaged residual's peak (|max| over every plane); 0 when not
+  /// The re-imaged residual's peak where the stopping rule looks (inside the mask, integrated over
+  /// the planes); 0 when not re-imaged.
+  float peak_reimaged = 0.0f;
   bool more = false;             ///< another major cycle followed
   /// Wall seconds of the round's CLEAN, of predicting the model and of re-imaging the residual
   /// (0 when not predicted).

@@ -136,6 +136,7 @@ class ClarkStepsGpu final : public MajorCycleSteps {
     return {choice_.scale, peak_key(choice_.peak, neg_), choice_.biased, choice_.unweighted};
   }
   float residual_peak() override { return peak_key(scale_images_->residual_peak(), neg_); }
+  void residuals_replaced() override { scale_images_->forget_peak(); }
 
   void restrict(const std::vector<std::vector<std::uint8_t>>& masks) override { scale_images_->restrict(masks); }
 

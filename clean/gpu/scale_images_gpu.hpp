@@ -40,6 +40,8 @@ class ScaleImagesGpu {
   /// --multiscale): the delta scale's search of the last choose() when it was that search, else a
   /// search of its own.
   Peak residual_peak();
+  /// The residual changed outside choose() (an outer loop's re-imaged one): residual_peak() searches.
+  void forget_peak() { residual_peak_.reset(); }
 
   /// From now on scale s searches only where masks[s] is set (--auto-mask's second phase).
   void restrict(const std::vector<std::vector<std::uint8_t>>& masks);

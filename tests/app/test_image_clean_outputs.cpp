@@ -32,6 +32,7 @@
 #include "clean/clean_settings.hpp"
 #include "clean/errors.hpp"
 #include "io/fits_reader.hpp"
+#include "io/fits_writer.hpp"
 #include "tests/imaging/predict_test_files.hpp"
 #include "tests/io/ms_test_files.hpp"
 #include "tests/support/wsclean_version.hpp"
@@ -325,6 +326,47 @@ TEST_F(ImageCleanOutputs, MultiscaleSourceListSumsToTheModel) {
   EXPECT_EQ(refused.code, 2) << refused.err;
   EXPECT_NE(refused.err.find("-deconvolution-channels is not built yet"), std::string::npos) << refused.err;
   EXPECT_FALSE(std::filesystem::exists(dir_.file("r-MFS-image.fits")));
+}
+
+/// The numbers after `what` in each line of `log` that has it.
+std::vector<double> numbers_after(const std::string& log, const std::string& what) {
+  std::vector<double> out;
+  for (std::size_t at = log.find(what); at != std::string::npos; at = log.find(what, at + 1))
+    out.push_back(std::stod(log.substr(at + what.size())));
+  return out;
+}
+
+// Issue 45: with a mask, the progress line gave the whole image's re-imaged peak (here the bright
+// sources the mask leaves out), which read as a failure beside a threshold met. It states the peak
+// the stopping rule searches: inside the mask, the next cycle's starting peak.
+TEST_F(ImageCleanOutputs, ProgressLineGivesTheMaskedReimagedPeak) {
+  const std::size_t n = 256;
+  std::vector<float> mask(n * n, 0.0f);
+  for (std::size_t y = 8; y < 48; ++y)  // a corner without the bright sources
+    for (std::size_t x = 8; x < 48; ++x) mask[y * n + x] = 1.0f;
+  const std::string path = dir_.file("mask.fits");
+  io::write_fits_image(path, mask.data(), n, n, io::FitsHeader{}, {long(n), long(n), 1, 1}, io::WriteOptions{});
+  const test::CommandResult g =
+      gpuclean("-niter 400 -mgain 0.5 -threshold 1mJy -fits-mask " + path + " -name " + dir_.file("k"), copy("k.ms"));
+  ASSERT_EQ(g.code, 0) << g.err;
+  const std::vector<double> reimaged = numbers_after(g.out, "re-imaged peak ");
+  const std::vector<double> starts = numbers_after(g.out, " in all), peak ");
+  const io::FitsImage dirty = io::read_fits_image(dir_.file("k-dirty.fits"));
+  float whole = 0, inside = 0;
+  for (std::size_t i = 0; i < dirty.pixels.size(); ++i) {
+    whole = std::max(whole, std::abs(dirty.pixels[i]));
+    if (mask[i] > 0) inside = std::max(inside, std::abs(dirty.pixels[i]));
+  }
+  std::printf("dirty peak %.4g Jy, inside the mask %.4g Jy; re-imaged peaks:", whole, inside);
+  for (double v : reimaged) std::printf(" %.4g", v);
+  std::printf("\n");
+  ASSERT_GE(reimaged.size(), 2u) << g.out;
+  ASSERT_EQ(starts.size(), reimaged.size()) << g.out;
+  ASSERT_LT(inside, 0.2f * whole);  // the mask leaves the bright sources out
+  for (std::size_t k = 0; k < reimaged.size(); ++k) {
+    EXPECT_LE(reimaged[k], 1.001 * inside) << g.out;
+    if (k + 1 < starts.size()) EXPECT_NEAR(starts[k + 1], reimaged[k], 1e-3 * reimaged[k]) << g.out;
+  }
 }
 
 TEST_F(ImageCleanOutputs, SourceListAndJsonOfARun) {
