@@ -12,7 +12,11 @@ namespace gpuclean::io::ms {
 class MsError : public clean::InvalidInput {
  public:
   enum class Kind {
-    kNotMs,          ///< missing, not a table, or not a MeasurementSet
+    kNotMs,          ///< missing, a file, a folder that is no table, or a table that is no MeasurementSet
+    kUnreadable,     ///< no permission to read it
+    kLocked,         ///< another process holds a permanent write lock on it
+    kStorageManager,  ///< a column is stored with a data manager casacore cannot load (LofarStMan, ...)
+    kMissingSubtable,  ///< a subtable (SPECTRAL_WINDOW, FIELD, ...) is missing or cannot be opened
     kMissingColumn,  ///< the data column (or another needed column) is absent
     kLayout,         ///< several fields without -field, several spectral windows, unusable correlations
     kSelection,      ///< the selection names what the MS lacks (a field, channels)

@@ -18,6 +18,7 @@
 #include <casacore/tables/Tables/Table.h>
 
 #include "io/ms/ms_error.hpp"
+#include "io/ms/ms_open.hpp"
 
 namespace gpuclean::io::ms {
 namespace {
@@ -30,6 +31,25 @@ std::vector<double> to_vector(const casacore::Array<double>& a) {
 /// converted at the first TIME (as WSClean does), which can need casacore-data: when that fails,
 /// the field keeps the reason and is refused only if it is selected.
 void read_direction(const casacore::MSFieldColumns& fc, int field, double time_s, MsField& out) {
+  // A centre that moves (an ephemeris object): PHASE_DIR a polynomial in time (NUM_POLY > 0 with a
+  // nonzero higher term), or an ephemeris table (EPHEMERIS_ID >= 0). WSClean 3.1 images such a
+  // field at its 0th term, which labels the image with one direction while the data track another.
+  const int poly = fc.numPoly()(field);
+  bool moves = !fc.ephemerisId().isNull() && fc.ephemerisId()(field) >= 0;
+  if (poly > 0) {
+    const casacore::Array<double> dir = fc.phaseDir()(field);  // (2, NUM_POLY + 1)
+    const double* d = dir.data();
+    for (std::size_t i = 2; i < dir.size(); ++i) moves = moves || d[i] != 0;
+  }
+  if (moves) {
+    out.direction_problem = "its phase centre moves (FIELD PHASE_DIR " +
+                            (poly > 0 ? "is a polynomial in time, NUM_POLY " + std::to_string(poly)
+                                      : "follows an ephemeris table, EPHEMERIS_ID " +
+                                            std::to_string(fc.ephemerisId()(field))) +
+                            "), which gpuclean cannot image: fix the field to one direction first (e.g. CASA's "
+                            "fixplanets with fixuvw=True), or choose another field with -field";
+    return;
+  }
   try {
     casacore::MDirection dir = fc.phaseDirMeas(field);
     if (dir.getRef().getType() != casacore::MDirection::J2000) {
@@ -45,6 +65,12 @@ void read_direction(const casacore::MSFieldColumns& fc, int field, double time_s
 }
 
 MsMetadata read(const casacore::MeasurementSet& table, const std::string& path) {
+  // The subtables read below: casacore opens an MS whose main table lacks their keyword.
+  for (const char* name : {"SPECTRAL_WINDOW", "POLARIZATION", "DATA_DESCRIPTION", "FIELD", "OBSERVATION"})
+    if (!table.keywordSet().isDefined(name))
+      throw MsError(MsError::Kind::kMissingSubtable,
+                    "'" + path + "' has no " + name + " subtable (its main table has no " + name +
+                        " keyword): the MS is incomplete; use the original MS");
   MsMetadata m;
   m.path = path;
   m.rows = table.nrow();
@@ -69,11 +95,19 @@ MsMetadata read(const casacore::MeasurementSet& table, const std::string& path) 
 
   const casacore::MSMainColumns mc(table);
   if (m.rows > 0) m.first_time_s = mc.time()(0);
-  const casacore::MSFieldColumns fc(table.field());
+  std::unique_ptr<casacore::MSFieldColumns> fc;
+  try {  // it opens the ephemeris tables that EPHEMERIS_ID names
+    fc = std::make_unique<casacore::MSFieldColumns>(table.field());
+  } catch (const casacore::AipsError& e) {
+    std::string why = e.what();
+    std::replace(why.begin(), why.end(), '\n', ' ');
+    throw MsError(MsError::Kind::kMissingSubtable, "'" + path + "': its FIELD subtable cannot be read (" + why +
+                                                       "): restore the FIELD folder from the original MS");
+  }
   for (casacore::rownr_t r = 0; r < table.field().nrow(); ++r) {
     MsField f;
-    f.name = fc.name()(r);
-    read_direction(fc, static_cast<int>(r), m.first_time_s, f);
+    f.name = fc->name()(r);
+    read_direction(*fc, static_cast<int>(r), m.first_time_s, f);
     m.fields.push_back(std::move(f));
   }
   const casacore::MSObservationColumns oc(table.observation());
@@ -125,22 +159,17 @@ std::vector<int> MsMetadata::fields_with_rows() const {
 }
 
 MsMetadata read_ms_metadata(const std::string& path) {
-  std::unique_ptr<casacore::MeasurementSet> table;
+  const casacore::MeasurementSet table = open_measurement_set(path);
   try {
-    table = std::make_unique<casacore::MeasurementSet>(path, casacore::Table::Old);
-  } catch (const casacore::AipsError& e) {
-    throw MsError(MsError::Kind::kNotMs, "'" + path + "' is not a MeasurementSet (" + std::string(e.what()) + ")");
-  }
-  try {
-    return read(*table, path);
+    return read(table, path);
   } catch (const casacore::AipsError& e) {
     throw MsError(MsError::Kind::kIo, "reading the metadata of '" + path + "' failed: " + std::string(e.what()));
   }
 }
 
 std::size_t count_timesteps(const std::string& path) {
+  const casacore::MeasurementSet table = open_measurement_set(path);
   try {
-    const casacore::MeasurementSet table(path, casacore::Table::Old);
     if (table.nrow() == 0) return 0;
     const casacore::Vector<double> time = casacore::MSMainColumns(table).time().getColumn();
     std::size_t steps = 1;

@@ -13,6 +13,7 @@
 #include <casacore/tables/Tables/ScalarColumn.h>
 
 #include "io/ms/ms_error.hpp"
+#include "io/ms/ms_open.hpp"
 
 namespace gpuclean::io::ms {
 
@@ -40,7 +41,7 @@ struct MsReader::Impl {
   bool keeps(std::size_t timestep_index, const double* uvw_row) const;
 
   Impl(const MsSelection& s, std::size_t rows)
-      : sel(s), chunk_rows(std::max<std::size_t>(rows, 1)), table(s.path, casacore::Table::Old),
+      : sel(s), chunk_rows(std::max<std::size_t>(rows, 1)), table(open_measurement_set(s.path)),
         field(table, "FIELD_ID"), ddid(table, "DATA_DESC_ID"), antenna1(table, "ANTENNA1"),
         antenna2(table, "ANTENNA2"), time(table, "TIME"), uvw(table, "UVW"), data(table, s.data_column),
         flag(table, "FLAG"), weight(table, s.weight_spectrum ? "WEIGHT_SPECTRUM" : "WEIGHT") {

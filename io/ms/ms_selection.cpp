@@ -42,12 +42,15 @@ std::vector<int> choose_fields(const MsMetadata& m, const SelectionRequest& requ
   for (int f : fields) {
     const MsField& field = m.fields[f];
     if (!field.direction_problem.empty())
-      throw MsError(Kind::kLayout, quoted(m.path) + " field " + std::to_string(f) + ": " + field.direction_problem);
+      throw MsError(Kind::kLayout, quoted(m.path) + " field " + std::to_string(f) + " (" + field.name +
+                                       "): " + field.direction_problem);
     const MsField& first = m.fields[fields.front()];
     if (std::abs(field.ra_rad - first.ra_rad) > 1e-9 || std::abs(field.dec_rad - first.dec_rad) > 1e-9)
-      throw MsError(Kind::kLayout, quoted(m.path) + " fields " + std::to_string(fields.front()) + " and " +
-                                       std::to_string(f) + " have different phase centres: image them one at a time "
-                                       "(-field), as WSClean requires the same centre");
+      throw MsError(Kind::kLayout, quoted(m.path) + " fields " + std::to_string(fields.front()) + " (" + first.name +
+                                       ") and " + std::to_string(f) + " (" + field.name +
+                                       ") have different phase centres (FIELD PHASE_DIR): image one field at a time "
+                                       "with -field (WSClean 3.1 grids them all at the first field's centre, which "
+                                       "misplaces the others)");
   }
   return fields;
 }

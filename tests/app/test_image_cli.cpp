@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "app/image/image_args.hpp"
 #include "io/fits_reader.hpp"
@@ -194,7 +195,7 @@ TEST(ImageCli, BadCommandLinesFailBeforeAnyOutput) {
       {"-scale 1asec {ms}", 2, "-size W H is required"},
       {base + "-field 7 {ms}", 3, "7"},
       {base + "-data-column CORRECTED_DATA {ms}", 3, "CORRECTED_DATA"},
-      {base + dir.file("nothing.ms"), 3, "is not a MeasurementSet"},
+      {base + dir.file("nothing.ms"), 3, "nothing.ms' does not exist"},
       {"-size 64 64 -scale 4asec -name " + dir.file("no/such/folder/out") + " {ms}", 4, "does not exist"},
       {base + "-device tpu {ms}", 2, "-device 'tpu' is not one of auto, gpu, cpu"},
   };
@@ -208,6 +209,58 @@ TEST(ImageCli, BadCommandLinesFailBeforeAnyOutput) {
     for (const auto& e : std::filesystem::directory_iterator(dir.path()))
       EXPECT_NE(e.path().filename().string().rfind("out", 0), 0u) << args << " left " << e.path();
   }
+}
+
+// Issue 45: an MS that gpuclean cannot read (a storage manager casacore cannot load, a missing
+// subtable, a moving or varying phase centre, no MS at all) is refused with one line on stderr that
+// names the MS and the table or column, exit code 3, before any output is written.
+TEST(ImageCli, AnUnreadableMeasurementSetGetsOneLine) {
+  TempDir dir;
+  struct Case {
+    std::string edit;     ///< ms_fixture.py edit's options; empty: `ms` is the path as given
+    std::string options;  ///< before the MS
+    std::vector<std::string> says;
+  };
+  const std::string folder = dir.file("folder"), file = dir.file("file.ms");
+  std::filesystem::create_directory(folder);
+  std::ofstream(file) << "not a table";
+  const std::vector<Case> cases = {
+      {"--storage-manager LofarStMan", "", {"column DATA", "LofarStMan", "liblofarstman.so"}},
+      {"--storage-manager LofarStMan", "-intervals-out 2 ", {"column DATA", "LofarStMan"}},  // counts timesteps first
+      {"--field-storage-manager NoSuchStMan", "", {"column NAME of its FIELD subtable", "NoSuchStMan"}},
+      {"--remove-subtable SPECTRAL_WINDOW", "", {"lacks its SPECTRAL_WINDOW subtable"}},
+      {"--remove-subtable-keyword POLARIZATION", "", {"no POLARIZATION subtable"}},
+      {"--remove-subtable-file FIELD", "", {"lacks its FIELD subtable"}},
+      {"--ephemeris-id", "", {"FIELD subtable", "EPHEM0"}},
+      {"--moving-centre 1e-6", "", {"field 0 (SIM)", "PHASE_DIR", "NUM_POLY 1"}},
+      {"--second-field", "-field all ", {"fields 0 (SIM) and 1 (OTHER)", "FIELD PHASE_DIR", "-field"}},
+      {"--second-field", "-field 0,1 ", {"fields 0 (SIM) and 1 (OTHER)", "FIELD PHASE_DIR", "-field"}},
+      {"", "", {"does not exist"}},
+      {"", "", {"is a folder but not a casacore table"}},
+      {"", "", {"is a file, not a MeasurementSet"}},
+  };
+  const std::vector<std::string> paths = {dir.file("absent.ms"), folder, file};
+  std::string name = "a.ms";
+  std::size_t given = 0;
+  for (const Case& c : cases) {
+    ++name[0];  // b.ms, c.ms, ...
+    const std::string ms = c.edit.empty() ? paths.at(given++) : test::make_ms(dir, name, c.edit);
+    const std::string args =
+        "image -niter 0 -size 128 128 -scale 10asec -name " + dir.file("out") + " " + c.options + ms;
+    SCOPED_TRACE(args);
+    const test::CommandResult r = test::run_gpuclean(dir, args);
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("gpuclean: error: '" + ms + "'", 0), 0u) << r.err;  // the MS first
+    for (const std::string& part : c.says) EXPECT_NE(r.err.find(part), std::string::npos) << part << ": " << r.err;
+    EXPECT_EQ(r.out, "");
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+      EXPECT_NE(e.path().filename().string().rfind("out", 0), 0u) << "left " << e.path();
+  }
+  // The fixtures change nothing else: with the field chosen, the same MS images.
+  const std::string two = test::make_ms(dir, "two.ms", "--second-field");
+  EXPECT_EQ(test::run_gpuclean(dir, "image -niter 0 -size 128 128 -scale 10asec -name " + dir.file("ok") + " -field 1 " +
+                                        two).code, 0);
 }
 
 TEST(ImageCli, AFailedOutputLeavesNone) {

@@ -7,16 +7,27 @@
                           [--extra-field] [--only-autocorrelations]
                           [--flag-baseline A B] [--remove-baseline A B]
                           [--zero-weight-rows K J] [--remove-rows K J]
+                          [--storage-manager TYPE] [--field-storage-manager TYPE] [--dysco]
+                          [--remove-subtable NAME] [--remove-subtable-keyword NAME]
+                          [--remove-subtable-file NAME] [--moving-centre RATE] [--ephemeris-id]
     ms_fixture.py expect MS OUT [--column C] [--field F] [--channels S E] [--pol P]
     ms_fixture.py direction MS    (field 0's PHASE_DIR in J2000 by casacore.measures: "ra dec" [rad])
+    ms_fixture.py hold-lock MS SECONDS READY  (a permanent write lock for SECONDS; writes its pid to READY)
 
-`edit` changes an MS that data/simulate_ms.py made, deterministically. `expect` writes what the
+`edit` changes an MS that data/simulate_ms.py made, deterministically. The options that break it
+(for the reader's one-line errors) come last: --storage-manager stores DATA with a data manager of
+that type name, which casacore cannot load unless the type exists (table.dat is rewritten, as no
+casacore program can write a type it does not have); --field-storage-manager does so for FIELD's
+NAME; --dysco stores DATA with DyscoStMan (lossy, read back identically by any casacore with it). `expect` writes what the
 reader must return, computed here with NumPy from python-casacore's own reading of the MS (an
 independent reference): a line "rows channels", then per kept row "row u v w" and per channel
 "re im weight". The Stokes rule is WSClean's (W31:msproviders/msprovider.cpp CopyData/CopyWeights).
 """
 
 import argparse
+import os
+import shutil
+import struct
 import sys
 
 import casacore.tables as tables
@@ -120,7 +131,74 @@ def edit(args):
         t.removerows(baseline_rows(t, args.remove_baseline))
     if args.remove_rows:
         t.removerows(every_kth_row(t, args.remove_rows))
+    if args.dysco:
+        move_column(t, "DATA", {"TYPE": "DyscoStMan", "NAME": "DyscoData",
+                                "SPEC": {"dataBitCount": 10, "weightBitCount": 12, "distribution": "TruncatedGaussian",
+                                         "distributionTruncation": 2.5, "normalization": "AF", "studentTNu": 0.0}})
+    if args.storage_manager:
+        move_column(t, "DATA", {"TYPE": "TiledColumnStMan", "NAME": "Renamed"})
+    if args.moving_centre is not None or args.ephemeris_id:
+        f = tables.table(args.ms + "/FIELD", readonly=False, ack=False)
+        if args.moving_centre is not None:  # PHASE_DIR + RATE·(t - TIME) rad, RATE in rad/s
+            f.putcell("NUM_POLY", 0, 1)
+            for column in ("PHASE_DIR", "DELAY_DIR", "REFERENCE_DIR"):
+                d = f.getcell(column, 0)
+                f.putcell(column, 0, np.array([d[0], [args.moving_centre, args.moving_centre]]))
+        if args.ephemeris_id:  # a field that follows ephemeris table 0, which is not there
+            f.addcols(tables.maketabdesc(tables.makescacoldesc("EPHEMERIS_ID", 0)))
+            f.putcol("EPHEMERIS_ID", np.zeros(f.nrows(), np.int32))
+        f.close()
+    if args.field_storage_manager:
+        f = tables.table(args.ms + "/FIELD", readonly=False, ack=False)
+        move_column(f, "NAME", {"TYPE": "IncrementalStMan", "NAME": "Renamed"})
+        f.close()
+    for name in args.remove_subtable_keyword:
+        t.removekeyword(name)
     t.close()
+    if args.storage_manager:
+        rename_data_manager(args.ms, "TiledColumnStMan", args.storage_manager)
+    if args.field_storage_manager:
+        rename_data_manager(args.ms + "/FIELD", "IncrementalStMan", args.field_storage_manager)
+    for name in args.remove_subtable + args.remove_subtable_keyword:
+        shutil.rmtree(f"{args.ms}/{name}")
+    for name in args.remove_subtable_file:
+        os.remove(f"{args.ms}/{name}/table.dat")
+
+
+def move_column(t, name, dminfo):
+    """Stores column `name` with its own data manager (dminfo), values kept."""
+    values = t.getcol(name)
+    desc = t.getcoldesc(name)
+    t.removecols(name)
+    if dminfo["TYPE"] == "DyscoStMan":
+        desc["option"] = 5  # Direct | FixedShape, as Dysco requires
+    t.addcols(tables.maketabdesc(tables.makecoldesc(name, desc)), dminfo=dminfo)
+    t.putcol(name, values)
+
+
+def rename_data_manager(table, old, new):
+    """Renames the data manager type `old` (used once) in table.dat to `new`.
+
+    table.dat is a casacore AipsIO file: a string is a big-endian uint32 length and its bytes, and
+    an object starts with the magic 0xbebebebe and its length in bytes (from the magic on), which
+    every object around the string must lose or gain."""
+    path = table + "/table.dat"
+    with open(path, "rb") as f:
+        b = bytearray(f.read())
+    key = struct.pack(">I", len(old)) + old.encode()
+    at = b.find(key)
+    if at < 0 or b.find(key, at + 1) >= 0:
+        sys.exit(f"ms_fixture: {path} does not hold the data manager type {old} once")
+    change = len(new) - len(old)
+    magic = b.find(b"\xbe\xbe\xbe\xbe")
+    while magic >= 0:
+        length = struct.unpack(">I", b[magic + 4:magic + 8])[0]
+        if magic <= at < magic + length:
+            b[magic + 4:magic + 8] = struct.pack(">I", length + change)
+        magic = b.find(b"\xbe\xbe\xbe\xbe", magic + 1)
+    b[at:at + len(key)] = struct.pack(">I", len(new)) + new.encode()
+    with open(path, "wb") as f:
+        f.write(b)
 
 
 def baseline_rows(t, pair):
@@ -194,6 +272,16 @@ def direction(args):
     print(f"{j2000['m0']['value']:.17g} {j2000['m1']['value']:.17g}")
 
 
+def hold_lock(args):
+    import time
+    t = tables.table(args.ms, readonly=False, lockoptions="permanent", ack=False)
+    with open(args.ready + ".tmp", "w") as f:
+        f.write(f"{os.getpid()}\n")
+    os.rename(args.ready + ".tmp", args.ready)  # whole, once the lock is held
+    time.sleep(args.seconds)
+    t.close()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
@@ -210,6 +298,15 @@ def main():
                          ("zero-weight-rows", "WEIGHT (and WEIGHT_SPECTRUM) 0 on rows r % K == J"),
                          ("remove-rows", "delete rows r % K == J")):
         e.add_argument("--" + option, type=int, nargs=2, help=what)
+    e.add_argument("--storage-manager", help="store DATA with a data manager of this type name")
+    e.add_argument("--field-storage-manager", help="store FIELD's NAME with a data manager of this type name")
+    e.add_argument("--dysco", action="store_true", help="store DATA with DyscoStMan")
+    for option, what in (("remove-subtable", "delete this subtable's folder (the keyword stays)"),
+                         ("remove-subtable-keyword", "delete this subtable and its keyword"),
+                         ("remove-subtable-file", "delete this subtable's table.dat")):
+        e.add_argument("--" + option, action="append", default=[], help=what)
+    e.add_argument("--moving-centre", type=float, help="field 0's PHASE_DIR moves at RATE rad/s (NUM_POLY 1)")
+    e.add_argument("--ephemeris-id", action="store_true", help="field 0 follows ephemeris table 0 (absent)")
     x = sub.add_parser("expect")
     x.add_argument("ms")
     x.add_argument("out")
@@ -219,8 +316,12 @@ def main():
     x.add_argument("--pol", default="i")
     d = sub.add_parser("direction")
     d.add_argument("ms")
+    h = sub.add_parser("hold-lock")
+    h.add_argument("ms")
+    h.add_argument("seconds", type=float)
+    h.add_argument("ready")
     args = p.parse_args()
-    {"edit": edit, "expect": expect, "direction": direction}[args.command](args)
+    {"edit": edit, "expect": expect, "direction": direction, "hold-lock": hold_lock}[args.command](args)
 
 
 if __name__ == "__main__":

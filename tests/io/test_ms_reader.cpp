@@ -2,9 +2,16 @@
 // expect), on MSs that data/simulate_ms.py makes at test time.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <sstream>
+#include <thread>
 
 #include "clean/errors.hpp"
 #include "io/ms/ms_error.hpp"
@@ -259,15 +266,27 @@ TEST(MsReader, EverythingFlaggedIsRefused) {
   EXPECT_NE(message.find("flagged"), std::string::npos) << message;
 }
 
+/// `f` throws an MsError of `kind` whose message holds every one of `parts` (the MS, the table or
+/// column at fault) and is one line.
+template <typename F>
+void expect_refused(F&& f, MsError::Kind kind, const std::vector<std::string>& parts) {
+  std::string message;
+  EXPECT_EQ(error_kind(f, &message), kind) << message;
+  for (const std::string& part : parts) EXPECT_NE(message.find(part), std::string::npos) << part << ": " << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
 TEST(MsMetadata, NotAMeasurementSet) {
   TempDir dir;
-  EXPECT_EQ(error_kind([&] { read_ms_metadata(dir.file("absent.ms")); }), MsError::Kind::kNotMs);
-  EXPECT_EQ(error_kind([&] { read_ms_metadata(test::source_dir() + "/data/sample/dirty.fits"); }),
-            MsError::Kind::kNotMs);
-  EXPECT_EQ(error_kind([&] { read_ms_metadata(dir.path().string()); }), MsError::Kind::kNotMs);
+  const std::string absent = dir.file("absent.ms"), file = test::source_dir() + "/data/sample/dirty.fits";
+  expect_refused([&] { read_ms_metadata(absent); }, MsError::Kind::kNotMs, {absent, "does not exist"});
+  expect_refused([&] { read_ms_metadata(file); }, MsError::Kind::kNotMs, {file, "is a file"});
+  expect_refused([&] { read_ms_metadata(dir.path().string()); }, MsError::Kind::kNotMs,
+                 {dir.path().string(), "no table.dat"});
   // A table that is not an MS (the FIELD subtable) is refused too.
   const std::string ms = test::make_ms(dir, "a.ms");
-  EXPECT_EQ(error_kind([&] { read_ms_metadata(ms + "/FIELD"); }), MsError::Kind::kNotMs);
+  expect_refused([&] { read_ms_metadata(ms + "/FIELD"); }, MsError::Kind::kNotMs,
+                 {ms + "/FIELD", "not a MeasurementSet"});
   // MsError is an InvalidInput: the CLI maps it to exit code 3.
   EXPECT_THROW(read_ms_metadata(dir.file("absent.ms")), clean::InvalidInput);
 }
@@ -334,6 +353,123 @@ TEST(MsSelection, MeasurementSetsOfDifferentPhaseCentresAreRefused) {
   EXPECT_EQ(error_kind([&] { select_visibilities({read_ms_metadata(a), read_ms_metadata(b)}, {}); }, &message),
             MsError::Kind::kLayout);
   EXPECT_NE(message.find("phase centre"), std::string::npos) << message;
+}
+
+// Issue 45: an MS that casacore cannot open is refused in one sentence that names the MS and the
+// table or column at fault, by read_ms_metadata (the first to open it), count_timesteps and MsReader.
+
+TEST(MsMetadata, AStorageManagerCasacoreCannotLoadNamesTheColumn) {
+  // As a LOFAR raw MS without the LofarStMan library: casacore's own message names only the library.
+  TempDir dir;
+  const std::string ms = test::make_ms(dir, "a.ms", "--storage-manager LofarStMan");
+  const std::vector<std::string> parts = {ms, "column DATA", "LofarStMan", "liblofarstman.so"};
+  expect_refused([&] { read_ms_metadata(ms); }, MsError::Kind::kStorageManager, parts);
+  expect_refused([&] { count_timesteps(ms); }, MsError::Kind::kStorageManager, parts);
+  MsSelection s;
+  s.path = ms;
+  expect_refused([&] { MsReader reader(s); }, MsError::Kind::kStorageManager, parts);
+  // In a subtable: the column and the subtable.
+  const std::string field = test::make_ms(dir, "b.ms", "--field-storage-manager NoSuchStMan");
+  expect_refused([&] { read_ms_metadata(field); }, MsError::Kind::kStorageManager,
+                 {field, "column NAME of its FIELD subtable", "NoSuchStMan", "libnosuchstman.so"});
+}
+
+TEST(MsReader, DyscoCompressedDataIsRead) {
+  // Debian's casacore (3.5) includes DyscoStMan: a Dysco MS is read, not refused.
+  TempDir dir;
+  const std::string ms = dir.file("a.ms");
+  test::run_python(dir, test::source_dir() + "/data/simulate_ms.py --out " + ms +
+                            " --sky points --antennas 8 --hours 1 --integration 600 --channels 3 --noise 0.01");
+  const test::CommandResult r = test::run_command(
+      dir, test::ms_python() + " " + test::source_dir() + "/tests/io/ms_fixture.py edit " + ms + " --dysco --flags");
+  if (r.code != 0 && r.err.find("DyscoStMan") != std::string::npos) GTEST_SKIP() << "no Dysco in casacore: " << r.err;
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_NE(test::slurp(ms + "/table.dat").find("DyscoStMan"), std::string::npos);  // the edit took
+  expect_same(read_visibilities(select_one(ms)), test::expected_vis(dir, ms));
+}
+
+TEST(MsMetadata, AMissingSubtableIsNamed) {
+  TempDir dir;
+  struct Case {
+    std::string edit, subtable, says;
+  };
+  const std::vector<Case> cases = {
+      {"--remove-subtable SPECTRAL_WINDOW", "SPECTRAL_WINDOW", "does not exist"},
+      {"--remove-subtable ANTENNA", "ANTENNA", "does not exist"},  // not read, but casacore opens it
+      {"--remove-subtable-file FIELD", "FIELD", "holds no table.dat"},
+      {"--remove-subtable-keyword POLARIZATION", "POLARIZATION", "has no POLARIZATION keyword"},
+      {"--remove-subtable-keyword DATA_DESCRIPTION", "DATA_DESCRIPTION", "has no DATA_DESCRIPTION keyword"},
+      {"--ephemeris-id", "FIELD", "EPHEM0"},  // the ephemeris table that EPHEMERIS_ID names is absent
+  };
+  std::string name = "a.ms";
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.edit);
+    ++name[0];  // b.ms, c.ms, ...
+    const std::string ms = test::make_ms(dir, name, c.edit);
+    expect_refused([&] { read_ms_metadata(ms); }, MsError::Kind::kMissingSubtable,
+                   {ms, c.subtable + " subtable", c.says});
+  }
+}
+
+TEST(MsSelection, AMovingPhaseCentreIsRefused) {
+  // NUM_POLY 1 with a rate: an ephemeris object. WSClean 3.1 images it at the 0th term.
+  TempDir dir;
+  const std::string ms = test::make_ms(dir, "a.ms", "--moving-centre 1e-6");
+  const MsMetadata m = read_ms_metadata(ms);  // reading is fine; selecting the field is not
+  EXPECT_FALSE(m.fields[0].direction_problem.empty());
+  expect_refused([&] { select_visibilities({m}, {}); }, MsError::Kind::kLayout,
+                 {ms, "field 0 (SIM)", "PHASE_DIR", "NUM_POLY 1", "-field"});
+  // A zero rate is a fixed centre: imaged at it.
+  const std::string still = test::make_ms(dir, "b.ms", "--moving-centre 0");
+  const MsSelection s = select_one(still);
+  EXPECT_NEAR(s.ra_rad, 53.0 * M_PI / 180, 1e-12);
+  EXPECT_NEAR(s.dec_rad, -28.0 * M_PI / 180, 1e-12);
+  // Only a selected field is refused: field 1 of the same MS is fixed.
+  const std::string two = test::make_ms(dir, "c.ms", "--second-field --moving-centre 1e-6");
+  SelectionRequest one;
+  one.fields = {1};
+  EXPECT_EQ(select_one(two, one).field, 1);
+  SelectionRequest all;
+  all.all_fields = true;
+  expect_refused([&] { select_one(two, all); }, MsError::Kind::kLayout, {two, "field 0 (SIM)", "NUM_POLY"});
+}
+
+TEST(MsSelection, SeveralFieldsOfDifferentCentresAreRefused) {
+  // WSClean 3.1 grids -field all at field 0's centre with each field's own uvw.
+  TempDir dir;
+  const std::string ms = test::make_ms(dir, "a.ms", "--second-field");
+  for (bool all : {true, false}) {
+    SelectionRequest request;
+    request.all_fields = all;
+    if (!all) request.fields = {0, 1};
+    expect_refused([&] { select_one(ms, request); }, MsError::Kind::kLayout,
+                   {ms, "fields 0 (SIM) and 1 (OTHER)", "different phase centres (FIELD PHASE_DIR)", "-field"});
+  }
+}
+
+TEST(MsMetadata, APermanentWriteLockIsRefusedNotWaitedFor) {
+  // casacore would wait for the lock for ever; a lock that is not permanent is waited for.
+  TempDir dir;
+  const std::string ms = test::make_ms(dir, "a.ms"), ready = dir.file("ready");
+  ASSERT_EQ(std::system((test::ms_python() + " " + test::source_dir() + "/tests/io/ms_fixture.py hold-lock " + ms +
+                         " 60 " + ready + " >/dev/null 2>&1 &").c_str()),
+            0);
+  for (int i = 0; i < 300 && !std::filesystem::exists(ready); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(std::filesystem::exists(ready)) << "the lock holder did not start";
+  const int pid = std::stoi(test::slurp(ready));
+  expect_refused([&] { read_ms_metadata(ms); }, MsError::Kind::kLocked,
+                 {ms, "locked for writing by process " + std::to_string(pid)});
+  ::kill(pid, SIGTERM);
+}
+
+TEST(MsMetadata, AnUnreadableMsIsRefused) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads any file";
+  TempDir dir;
+  const std::string ms = test::make_ms(dir, "a.ms");
+  std::filesystem::permissions(ms + "/table.dat", std::filesystem::perms::none);
+  expect_refused([&] { read_ms_metadata(ms); }, MsError::Kind::kUnreadable, {ms, "cannot be read", "table.dat"});
+  std::filesystem::permissions(ms + "/table.dat", std::filesystem::perms::owner_all);
 }
 
 }  // namespace
