@@ -84,7 +84,9 @@ void selection_rows(std::vector<WscleanOption>& rows) {
                 if (b <= a) throw clean::InvalidSettings(g.option + " " + g.values[0] + " " + g.values[1] +
                                                          " is empty (the end is exclusive)");
                 o.selection.channel_begin = a, o.selection.channel_end = b;
-              }),
+              },
+              "counted in increasing frequency, as WSClean 3.1 counts them: an MS whose channel frequencies "
+              "decrease has channel 0 last"),
           yes("field", 1, "<list>|all", "The fields to image: ids, comma-separated, or all (default 0).",
               [](ImageOptions& o, const GivenOption& g) {
                 o.selection.fields.clear();

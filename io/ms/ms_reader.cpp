@@ -10,6 +10,7 @@
 #include <casacore/casa/Exceptions/Error.h>
 #include <casacore/ms/MeasurementSets/MeasurementSet.h>
 #include <casacore/tables/Tables/ArrayColumn.h>
+#include <casacore/tables/Tables/RefRows.h>
 #include <casacore/tables/Tables/ScalarColumn.h>
 
 #include "io/ms/ms_error.hpp"
@@ -33,6 +34,7 @@ struct MsReader::Impl {
   ReadTally tally;
   std::vector<float> row_weight;  ///< one row's [channel][correlation] weights when WEIGHT is expanded
   std::vector<casacore::Complex> row_data;  ///< one row's data - model (-subtract-model)
+  std::vector<std::size_t> at;              ///< each row of the chunk: its place in the cells read
   // The timestep of the row last read: WSClean's count of TIME changes in row order from row 0.
   std::size_t timestep = 0;
   double last_time = 0;
@@ -82,12 +84,29 @@ bool MsReader::Impl::next(VisChunk& chunk) {
   const casacore::Vector<double> t = time.getColumnRange(rows);
   const casacore::Vector<bool> fr = flag_row ? flag_row->getColumnRange(rows) : casacore::Vector<bool>(n, false);
   const casacore::Array<double> uvw_a = uvw.getColumnRange(rows);                             // (3, n)
-  const casacore::Array<casacore::Complex> data_a = data.getColumnRange(rows, cells);         // (ncorr, nchan, n)
-  const casacore::Array<casacore::Complex> model_a =
-      model ? model->getColumnRange(rows, cells) : casacore::Array<casacore::Complex>();
-  const casacore::Array<bool> flag_a = flag.getColumnRange(rows, cells);                      // (ncorr, nchan, n)
-  const casacore::Array<float> weight_a =
-      sel.weight_spectrum ? weight.getColumnRange(rows, cells) : weight.getColumnRange(rows);  // or (ncorr, n)
+  // The cells of the rows of the selected data description: all n rows of the chunk in one range
+  // read, unless rows of another data description lie among them, whose cells may have another
+  // shape (a spectral window of fewer channels, another polarization setup): then those rows alone.
+  // at[i]: row i's place in the arrays read.
+  std::vector<casacore::rownr_t> own;
+  at.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (d(i) == sel.data_description) at[i] = own.size(), own.push_back(r0 + i);
+  casacore::Array<casacore::Complex> data_a, model_a;
+  casacore::Array<bool> flag_a;
+  casacore::Array<float> weight_a;
+  if (own.size() == n) {
+    data_a = data.getColumnRange(rows, cells);                                                 // (ncorr, nchan, n)
+    if (model) model_a = model->getColumnRange(rows, cells);
+    flag_a = flag.getColumnRange(rows, cells);                                                 // (ncorr, nchan, n)
+    weight_a = sel.weight_spectrum ? weight.getColumnRange(rows, cells) : weight.getColumnRange(rows);  // or (ncorr, n)
+  } else if (!own.empty()) {
+    const casacore::RefRows refs(casacore::Vector<casacore::rownr_t>(own), false, true);
+    data_a = data.getColumnCells(refs, cells);
+    if (model) model_a = model->getColumnCells(refs, cells);
+    flag_a = flag.getColumnCells(refs, cells);
+    weight_a = sel.weight_spectrum ? weight.getColumnCells(refs, cells) : weight.getColumnCells(refs);
+  }
   const double* uvw_p = uvw_a.data();
   const casacore::Complex* data_p = data_a.data();
   const casacore::Complex* model_p = model ? model_a.data() : nullptr;
@@ -116,13 +135,13 @@ bool MsReader::Impl::next(VisChunk& chunk) {
       ++tally.deselected_rows;
       continue;
     }
-    const casacore::Complex* row_values = data_p + i * cell;
+    const casacore::Complex* row_values = data_p + at[i] * cell;
     if (model_p) {
       row_data.resize(cell);
-      for (std::size_t k = 0; k < cell; ++k) row_data[k] = row_values[k] - model_p[i * cell + k];
+      for (std::size_t k = 0; k < cell; ++k) row_data[k] = row_values[k] - model_p[at[i] * cell + k];
       row_values = row_data.data();
     }
-    const float* w = weight_p + i * (sel.weight_spectrum ? cell : ncorr);
+    const float* w = weight_p + at[i] * (sel.weight_spectrum ? cell : ncorr);
     if (!sel.weight_spectrum) {
       for (std::size_t c = 0; c < nchan; ++c) std::copy(w, w + ncorr, row_weight.begin() + c * ncorr);
       w = row_weight.data();
@@ -134,8 +153,12 @@ bool MsReader::Impl::next(VisChunk& chunk) {
     chunk.w.push_back(uvw_p[3 * i + 2]);
     chunk.vis.resize(chunk.rows * nchan);
     chunk.weight.resize(chunk.rows * nchan);
-    apply_stokes_rule(sel.rule, nchan, ncorr, row_values, flag_p + i * cell, w, chunk.vis.data() + k * nchan,
+    apply_stokes_rule(sel.rule, nchan, ncorr, row_values, flag_p + at[i] * cell, w, chunk.vis.data() + k * nchan,
                       chunk.weight.data() + k * nchan);
+    if (sel.reversed) {  // decreasing frequencies: the chunk's channels in increasing frequency
+      std::reverse(chunk.vis.begin() + k * nchan, chunk.vis.begin() + (k + 1) * nchan);
+      std::reverse(chunk.weight.begin() + k * nchan, chunk.weight.begin() + (k + 1) * nchan);
+    }
     // FLAG_ROW flags the whole row whatever FLAG says (WSClean 3.1 and 3.6 ignore it).
     if (fr(i)) {
       ++tally.flag_row_rows;

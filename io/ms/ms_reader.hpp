@@ -1,8 +1,9 @@
 #pragma once
 // Reads the selected visibilities of one MS in chunks of rows, as Stokes I (or the one
 // correlation asked for) with WSClean's weights: autocorrelations and rows of other fields
-// dropped, FLAG and FLAG_ROW honoured. casacore is not thread-safe on one table: one reader per
-// thread and MS.
+// dropped, FLAG and FLAG_ROW honoured, the channels in increasing frequency (an MS whose
+// frequencies decrease is read with its channel axis reversed: MsSelection::reversed). casacore
+// is not thread-safe on one table: one reader per thread and MS.
 
 #include <cstddef>
 #include <memory>

@@ -83,11 +83,18 @@ int choose_data_description(const MsMetadata& m, const std::vector<int>& fields,
   return *dds.begin();
 }
 
-void check_channels(const MsMetadata& m, const std::vector<double>& freq) {
+// Whether the channel frequencies decrease; they must increase or decrease strictly, as WSClean
+// 3.1 requires (W31:main/wsclean.cpp makeImagingTable: "the channels do neither only increase nor
+// only decrease in frequency", "two adjacent channels had the same frequency").
+bool check_channels(const MsMetadata& m, const std::vector<double>& freq) {
+  const bool decreasing = freq.size() >= 2 && freq[1] < freq[0];
   for (std::size_t c = 1; c < freq.size(); ++c)
-    if (!(freq[c] > freq[c - 1]))
+    if (!(decreasing ? freq[c] < freq[c - 1] : freq[c] > freq[c - 1]))
       throw MsError(Kind::kLayout, "the channel frequencies of " + quoted(m.path) +
-                                       " do not increase strictly (channel " + std::to_string(c) + "): not supported");
+                                       " neither increase nor decrease strictly (channel " + std::to_string(c) +
+                                       " after " + std::to_string(c - 1) +
+                                       "): not a frequency axis gpuclean (or WSClean) can image");
+  return decreasing;
 }
 
 }  // namespace
@@ -137,18 +144,25 @@ std::vector<MsSelection> select_visibilities(const std::vector<MsMetadata>& sets
     const MsDataDescription& dd = m.data_descriptions[s.data_description];
     const MsSpectralWindow& spw = m.spectral_windows[dd.spectral_window];
     const std::vector<int>& corr = m.polarizations[dd.polarization];
-    check_channels(m, spw.freq_hz);
+    s.reversed = check_channels(m, spw.freq_hz);
     const std::size_t nchan = spw.freq_hz.size();
-    s.channel_begin = request.channel_begin.value_or(0);
-    s.channel_end = request.channel_end.value_or(nchan);
-    if (s.channel_end > nchan)
-      throw MsError(Kind::kSelection, "-channel-range ends at " + std::to_string(s.channel_end) + " but " +
+    // -channel-range counts channels in increasing frequency (WSClean 3.1 takes it from its
+    // frequency-sorted list of the channels); a decreasing MS has them from its last channel.
+    const std::size_t begin = request.channel_begin.value_or(0), end = request.channel_end.value_or(nchan);
+    if (end > nchan)
+      throw MsError(Kind::kSelection, "-channel-range ends at " + std::to_string(end) + " but " + quoted(m.path) +
+                                          " has " + std::to_string(nchan) + " channel(s)");
+    if (begin >= end)
+      throw MsError(Kind::kSelection, "-channel-range starts at " + std::to_string(begin) + " but " +
                                           quoted(m.path) + " has " + std::to_string(nchan) + " channel(s)");
-    if (s.channel_begin >= s.channel_end)
-      throw MsError(Kind::kSelection, "-channel-range starts at " + std::to_string(s.channel_begin) + " but " +
-                                          quoted(m.path) + " has " + std::to_string(nchan) + " channel(s)");
+    s.channel_begin = s.reversed ? nchan - end : begin;
+    s.channel_end = s.reversed ? nchan - begin : end;
     s.freq_hz.assign(spw.freq_hz.begin() + s.channel_begin, spw.freq_hz.begin() + s.channel_end);
     s.width_hz.assign(spw.width_hz.begin() + s.channel_begin, spw.width_hz.begin() + s.channel_end);
+    if (s.reversed) {
+      std::reverse(s.freq_hz.begin(), s.freq_hz.end());
+      std::reverse(s.width_hz.begin(), s.width_hz.end());
+    }
     s.ncorr = corr.size();
     std::string why;
     if (!stokes_rule(corr, request.pol, s.rule, why))

@@ -25,7 +25,10 @@ struct SelectionRequest {
   bool all_fields = false;                   ///< -field all
   std::set<std::size_t> spws;                ///< -spws; empty: every spectral window (one must remain)
   std::string data_column;                   ///< -data-column; empty: default_data_column(first MS)
-  std::optional<std::size_t> channel_begin;  ///< -channel-range s e: channels [s, e), end exclusive
+  /// -channel-range s e: channels [s, e), end exclusive, counted in increasing frequency (as
+  /// WSClean 3.1: the MS's own numbering when its frequencies increase, from its last channel
+  /// when they decrease).
+  std::optional<std::size_t> channel_begin;
   std::optional<std::size_t> channel_end;
   PolRequest pol = PolRequest::kI;           ///< -pol
   double min_uvw_m = 0, max_uvw_m = 0;       ///< -minuvw-m, -maxuvw-m: rows by |uvw| (0: no limit)
@@ -43,8 +46,16 @@ struct MsSelection {
   int field = 0;            ///< the first selected field (its phase centre is the image's)
   std::vector<int> fields;  ///< every selected field, ascending (one phase centre)
   int data_description = 0;
-  std::size_t channel_begin = 0, channel_end = 0;  ///< [begin, end) of the spectral window's channels
-  std::vector<double> freq_hz, width_hz;           ///< of the selected channels
+  /// [begin, end) of the spectral window's channels, as the MS numbers them.
+  std::size_t channel_begin = 0, channel_end = 0;
+  /// The selected channels in increasing frequency (CHAN_FREQ and CHAN_WIDTH as stored, signs
+  /// included): channel c of the selection, of every chunk MsReader gives and of what
+  /// ModelDataWriter writes.
+  std::vector<double> freq_hz, width_hz;
+  /// The spectral window's frequencies decrease (WSRT, lower sidebands): selection channel c is
+  /// MS channel channel_end - 1 - c. WSClean 3.1 sorts the channels by frequency in the same way
+  /// (W31:main/wsclean.cpp makeImagingTable, structures/msselection.cpp SelectMsChannels).
+  bool reversed = false;
   std::size_t ncorr = 0;                           ///< correlations per row of that data description
   StokesRule rule;
   bool weight_spectrum = false;  ///< WEIGHT_SPECTRUM (true) or WEIGHT expanded over channels

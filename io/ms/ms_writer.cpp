@@ -73,8 +73,9 @@ void ModelDataWriter::Impl::write(const std::vector<std::uint64_t>& rows,
       for (std::size_t c = 0; c < nchan; ++c) {
         std::complex<float> v = values[k * nchan + c];
         if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) v = 0;
-        row[c * ncorr + sel.rule.a] = v;
-        if (both) row[c * ncorr + sel.rule.b] = v;
+        const std::size_t ms_c = sel.reversed ? nchan - 1 - c : c;  // values in increasing frequency
+        row[ms_c * ncorr + sel.rule.a] = v;
+        if (both) row[ms_c * ncorr + sel.rule.b] = v;
       }
     }
     model.putColumnRange(range, cells, cell);

@@ -30,8 +30,9 @@ class ModelDataWriter {
   ModelDataWriter(const ModelDataWriter&) = delete;
   ModelDataWriter& operator=(const ModelDataWriter&) = delete;
 
-  /// Writes `values` ([row][channel], the selection's channels [channel_begin, channel_end)) into
-  /// the MS rows `rows` (ascending, as MsReader gives them) by the selection's Stokes rule.
+  /// Writes `values` ([row][channel], the selection's channels in increasing frequency, as
+  /// MsReader gives them: MS channels [channel_begin, channel_end), reversed when the selection
+  /// is) into the MS rows `rows` (ascending, as MsReader gives them) by the selection's Stokes rule.
   void write(const std::vector<std::uint64_t>& rows, const std::vector<std::complex<float>>& values);
 
  private:

@@ -3,7 +3,8 @@
 
     ms_fixture.py edit MS [--flags] [--flag-row] [--weights] [--weight-spectrum] [--corrected]
                           [--autocorrelations N] [--second-field] [--second-spw] [--nan] [--flag-all]
-                          [--frame REF] [--shift-centre] [--descending] [--weight-spectrum-undefined]
+                          [--frame REF] [--shift-centre] [--reverse-channels] [--negative-width]
+                          [--unordered-channels] [--second-spw-one-channel] [--weight-spectrum-undefined]
                           [--extra-field] [--only-autocorrelations]
                           [--flag-baseline A B] [--remove-baseline A B]
                           [--zero-weight-rows K J] [--remove-rows K J]
@@ -14,7 +15,13 @@
     ms_fixture.py direction MS    (field 0's PHASE_DIR in J2000 by casacore.measures: "ra dec" [rad])
     ms_fixture.py hold-lock MS SECONDS READY  (a permanent write lock for SECONDS; writes its pid to READY)
 
-`edit` changes an MS that data/simulate_ms.py made, deterministically. The options that break it
+`edit` changes an MS that data/simulate_ms.py made, deterministically. --reverse-channels lists
+the channels in decreasing frequency (the spectral window's columns and the channel axis of DATA,
+FLAG, WEIGHT_SPECTRUM, CORRECTED_DATA and MODEL_DATA reversed: the same samples and sky), after
+the other edits; --negative-width then stores CHAN_WIDTH negative, --unordered-channels swaps the
+frequencies of channels 0 and 1. --second-spw-one-channel moves every 7th row (from row 1) to a
+second spectral window of one channel, its DATA, FLAG and WEIGHT_SPECTRUM cells cut to that channel
+(the columns made variable-shaped, as in an MS of spws of different widths). The options that break it
 (for the reader's one-line errors) come last: --storage-manager stores DATA with a data manager of
 that type name, which casacore cannot load unless the type exists (table.dat is rewritten, as no
 casacore program can write a type it does not have); --field-storage-manager does so for FIELD's
@@ -84,6 +91,29 @@ def edit(args):
         dd = t.getcol("DATA_DESC_ID")
         dd[1::7] = 1
         t.putcol("DATA_DESC_ID", dd)
+    if args.second_spw_one_channel:  # rows 1::7 in spw 1, one channel (spw 0's first), cells of that shape
+        for name in ("SPECTRAL_WINDOW", "DATA_DESCRIPTION"):
+            s = tables.table(f"{args.ms}/{name}", readonly=False, ack=False)
+            s.copyrows(s, 0, -1, 1)
+            if name == "SPECTRAL_WINDOW":
+                for column in ("CHAN_FREQ", "CHAN_WIDTH", "EFFECTIVE_BW", "RESOLUTION"):
+                    s.putcell(column, 1, s.getcell(column, 0)[:1].copy())
+                s.putcell("NUM_CHAN", 1, 1)
+            else:
+                s.putcell("SPECTRAL_WINDOW_ID", 1, 1)
+            s.close()
+        dd = t.getcol("DATA_DESC_ID")
+        dd[1::7] = 1
+        t.putcol("DATA_DESC_ID", dd)
+        for name, zero in (("DATA", 0j), ("FLAG", False), ("WEIGHT_SPECTRUM", 0.0), ("CORRECTED_DATA", 0j)):
+            if name not in t.colnames():
+                continue
+            values = t.getcol(name)
+            desc = t.getcoldesc(name)
+            t.removecols(name)
+            t.addcols(tables.makearrcoldesc(name, zero, valuetype=desc["valueType"], ndim=2))
+            for r in range(n):
+                t.putcell(name, r, values[r] if dd[r] == 0 else values[r][:1].copy())
     if args.weight_spectrum_undefined:  # the column exists, its cells hold no array
         t.addcols(tables.makearrcoldesc("WEIGHT_SPECTRUM", 0.0, valuetype="float", ndim=2))
     if args.frame or args.shift_centre:
@@ -95,9 +125,23 @@ def edit(args):
         if args.shift_centre:
             f.putcell("PHASE_DIR", 0, f.getcell("PHASE_DIR", 0) + 1e-6)
         f.close()
-    if args.descending:
+    if args.reverse_channels:  # the same samples listed in decreasing frequency: the same sky
+        for name in ("DATA", "CORRECTED_DATA", "MODEL_DATA", "FLAG", "WEIGHT_SPECTRUM"):
+            if name in t.colnames() and t.iscelldefined(name, 0):
+                t.putcol(name, t.getcol(name)[:, ::-1, :].copy())
         s = tables.table(args.ms + "/SPECTRAL_WINDOW", readonly=False, ack=False)
-        s.putcell("CHAN_FREQ", 0, s.getcell("CHAN_FREQ", 0)[::-1].copy())
+        for name in ("CHAN_FREQ", "CHAN_WIDTH", "EFFECTIVE_BW", "RESOLUTION"):
+            for r in range(s.nrows()):
+                s.putcell(name, r, s.getcell(name, r)[::-1].copy())
+        s.close()
+    if args.negative_width or args.unordered_channels:
+        s = tables.table(args.ms + "/SPECTRAL_WINDOW", readonly=False, ack=False)
+        if args.negative_width:  # as CASA stores lower sidebands (ALMA)
+            s.putcell("CHAN_WIDTH", 0, -np.abs(s.getcell("CHAN_WIDTH", 0)))
+        if args.unordered_channels:  # channels 0 and 1 swapped: neither increasing nor decreasing
+            f = s.getcell("CHAN_FREQ", 0)
+            f[[0, 1]] = f[[1, 0]]
+            s.putcell("CHAN_FREQ", 0, f)
         s.close()
     if args.extra_field:  # a FIELD row that no main-table row refers to
         f = tables.table(args.ms + "/FIELD", readonly=False, ack=False)
@@ -288,7 +332,8 @@ def main():
     e = sub.add_parser("edit")
     e.add_argument("ms")
     for flag in ("flags", "flag-row", "weights", "weight-spectrum", "corrected", "second-field", "second-spw",
-                 "nan", "flag-all", "shift-centre", "descending", "weight-spectrum-undefined",
+                 "nan", "flag-all", "shift-centre", "reverse-channels", "negative-width", "second-spw-one-channel",
+                 "unordered-channels", "weight-spectrum-undefined",
                  "extra-field", "only-autocorrelations"):
         e.add_argument("--" + flag, action="store_true")
     e.add_argument("--autocorrelations", type=int, default=0)

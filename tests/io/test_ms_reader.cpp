@@ -17,6 +17,7 @@
 #include "io/ms/ms_error.hpp"
 #include "io/ms/ms_metadata.hpp"
 #include "io/ms/ms_reader.hpp"
+#include "io/ms/ms_writer.hpp"
 #include "io/ms/ms_selection.hpp"
 #include "tests/io/ms_test_files.hpp"
 
@@ -217,6 +218,38 @@ TEST(MsSelection, SeveralSpectralWindowsAreNotSupportedYet) {
   EXPECT_NE(message.find("not supported yet"), std::string::npos) << message;
 }
 
+// Issue 45 (ALMA: a 64-channel spw beside its 1-channel average): with -spws, the cells of the other
+// spw's rows may have another shape; only the selected rows' cells are read.
+TEST(MsReader, SpwsOfDifferentWidthsAreReadOneAtATime) {
+  TempDir dir;
+  const std::string a = test::make_ms(dir, "a.ms", "--weights --flags --weight-spectrum");
+  const std::string b = dir.file("b.ms");
+  std::filesystem::copy(a, b, std::filesystem::copy_options::recursive);
+  test::run_python(dir, test::source_dir() + "/tests/io/ms_fixture.py edit " + b + " --second-spw-one-channel");
+  const VisChunk all = read_visibilities(select_one(a));  // as python-casacore reads it: the tests above
+  ASSERT_EQ(all.rows, 168u);
+  for (std::size_t spw : {0, 1}) {
+    SCOPED_TRACE(spw);
+    SelectionRequest request;
+    request.spws = {spw};
+    const MsSelection s = select_one(b, request);
+    const std::size_t nchan = spw == 0 ? 3 : 1;
+    ASSERT_EQ(s.freq_hz.size(), nchan);
+    for (std::size_t rows : {10, 1 << 16}) {  // chunks of mixed rows, and chunks of spw 0's rows only
+      const VisChunk got = read_visibilities(s, rows);
+      EXPECT_EQ(got.rows, spw == 0 ? 144u : 24u);  // rows 1, 8, ..., 162 are spw 1's
+      std::size_t wrong = 0;
+      for (std::size_t k = 0; k < got.rows; ++k) {
+        const std::uint64_t r = got.row[k];
+        EXPECT_EQ(r % 7 == 1, spw == 1) << r;
+        for (std::size_t c = 0; c < nchan; ++c)
+          wrong += got.vis[k * nchan + c] != all.vis[r * 3 + c] || got.weight[k * nchan + c] != all.weight[r * 3 + c];
+      }
+      EXPECT_EQ(wrong, 0u);
+    }
+  }
+}
+
 TEST(MsReader, AnICorrelationIsCopiedWithItsWeight) {
   TempDir dir;
   const std::string ms = test::make_ms(dir, "a.ms", "--weights --flags", "i");
@@ -338,12 +371,99 @@ TEST(MsSelection, PhaseCentreThatNeedsAnObservatoryIsRefused) {
   EXPECT_NE(message.find("J2000"), std::string::npos) << message;
 }
 
-TEST(MsSelection, DecreasingChannelsAreRefused) {
+// Issue 45: an MS whose channel frequencies decrease (WSRT, lower sidebands) is read with its
+// channels in increasing frequency, as WSClean 3.1 sorts them; -channel-range counts in that order;
+// MODEL_DATA goes back to the MS channel each value belongs to.
+
+/// a.ms with per-channel weights and flags, and b.ms: a copy whose channels are listed in decreasing
+/// frequency (the same samples: ms_fixture.py --reverse-channels).
+void make_reversed_pair(const TempDir& dir, std::string* a, std::string* b, const std::string& b_edits = "") {
+  *a = test::make_ms(dir, "a.ms", "--weights --flags --weight-spectrum");
+  *b = dir.file("b.ms");
+  std::filesystem::copy(*a, *b, std::filesystem::copy_options::recursive);
+  test::run_python(dir, test::source_dir() + "/tests/io/ms_fixture.py edit " + *b + " --reverse-channels " + b_edits);
+}
+
+TEST(MsReader, DecreasingChannelsAreReadInIncreasingFrequency) {
   TempDir dir;
-  const std::string ms = test::make_ms(dir, "a.ms", "--descending");
+  std::string a, b;
+  make_reversed_pair(dir, &a, &b);
+  const MsSelection sa = select_one(a), sb = select_one(b);
+  EXPECT_FALSE(sa.reversed);
+  ASSERT_TRUE(sb.reversed);
+  const std::vector<double> stored = read_ms_metadata(b).spectral_windows[0].freq_hz;
+  ASSERT_EQ(stored.size(), 3u);
+  EXPECT_GT(stored[0], stored[2]);  // the MS's own order decreases
+  EXPECT_EQ(sb.freq_hz, sa.freq_hz);
+  EXPECT_EQ(sb.width_hz, sa.width_hz);
+  EXPECT_EQ(sb.channel_begin, 0u);
+  EXPECT_EQ(sb.channel_end, 3u);
+  // b's samples in increasing frequency are a's, exactly (python-casacore's reading of a).
+  const test::ExpectedVis want = test::expected_vis(dir, a);
+  for (std::size_t rows : {13, 1 << 16}) {
+    SCOPED_TRACE(rows);
+    expect_same(read_visibilities(sb, rows), want);
+  }
+  // and not b's own order (the per-channel weights and flags differ from channel to channel).
+  const VisChunk got = read_visibilities(sb);
+  const test::ExpectedVis own = test::expected_vis(dir, b);
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < own.weight.size(); ++i) differ += got.weight[i] != own.weight[i];
+  EXPECT_GT(differ, own.weight.size() / 2);
+}
+
+TEST(MsSelection, ChannelRangeOfDecreasingChannelsCountsInIncreasingFrequency) {
+  TempDir dir;
+  std::string a, b;
+  make_reversed_pair(dir, &a, &b, "--negative-width");
+  SelectionRequest request;
+  request.channel_begin = 0;
+  request.channel_end = 2;  // the two lowest frequencies: MS channels 1 and 2 of b
+  const MsSelection s = select_one(b, request);
+  EXPECT_EQ(s.channel_begin, 1u);
+  EXPECT_EQ(s.channel_end, 3u);
+  const MsSpectralWindow spw = read_ms_metadata(a).spectral_windows[0];
+  EXPECT_EQ(s.freq_hz, std::vector<double>(spw.freq_hz.begin(), spw.freq_hz.begin() + 2));
+  // CHAN_WIDTH as stored, sign included (WSClean 3.1's band edges use it so).
+  EXPECT_EQ(s.width_hz, std::vector<double>(2, -spw.width_hz[0]));
+  expect_same(read_visibilities(s), test::expected_vis(dir, a, "--channels 0 2"));
+  request.channel_begin = 2;
+  request.channel_end = 3;
+  const MsSelection top = select_one(b, request);
+  EXPECT_EQ(top.channel_begin, 0u);
+  EXPECT_EQ(top.channel_end, 1u);
+  EXPECT_EQ(top.freq_hz, std::vector<double>{spw.freq_hz[2]});
+  request.channel_end = 4;
+  EXPECT_EQ(error_kind([&] { select_one(b, request); }), MsError::Kind::kSelection);
+}
+
+TEST(ModelDataWriter, DecreasingChannelsGetTheirOwnValues) {
+  TempDir dir;
+  std::string a, b;
+  make_reversed_pair(dir, &a, &b);
+  for (const std::string& ms : {a, b}) {
+    const MsSelection s = select_one(ms);
+    const VisChunk rows = read_visibilities(s);
+    std::vector<std::complex<float>> values(rows.rows * 3);  // [row][channel in increasing frequency]
+    for (std::size_t k = 0; k < rows.rows; ++k)
+      for (std::size_t c = 0; c < 3; ++c) values[k * 3 + c] = {static_cast<float>(k), static_cast<float>(c + 1)};
+    ModelDataWriter(s).write(rows.row, values);
+    // python-casacore's reading of MODEL_DATA, in the MS's own channel order.
+    const test::ExpectedVis got = test::expected_vis(dir, ms, "--column MODEL_DATA");
+    ASSERT_EQ(got.rows, rows.rows);
+    std::size_t wrong = 0;
+    for (std::size_t k = 0; k < rows.rows; ++k)
+      for (std::size_t c = 0; c < 3; ++c) wrong += got.vis[k * 3 + c] != values[k * 3 + (ms == b ? 2 - c : c)];
+    EXPECT_EQ(wrong, 0u) << ms;
+  }
+}
+
+TEST(MsSelection, ChannelsNeitherIncreasingNorDecreasingAreRefused) {
+  TempDir dir;
+  const std::string ms = test::make_ms(dir, "a.ms", "--unordered-channels");
   std::string message;
   EXPECT_EQ(error_kind([&] { select_one(ms); }, &message), MsError::Kind::kLayout);
-  EXPECT_NE(message.find("increase"), std::string::npos) << message;
+  EXPECT_NE(message.find("neither increase nor decrease strictly (channel 2 after 1)"), std::string::npos) << message;
 }
 
 TEST(MsSelection, MeasurementSetsOfDifferentPhaseCentresAreRefused) {

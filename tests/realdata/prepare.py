@@ -44,6 +44,8 @@ SETS = {
 # single-spw copy of the same rows (README.md).
 SPLITS = {
     "alma_mssel_f1spw2": ("alma_mssel", "FIELD_ID==1 && DATA_DESC_ID==2", 2, 0),
+    # spw 1: 64 channels of decreasing frequency and negative CHAN_WIDTH (test_image_decreasing_vs_wsclean).
+    "alma_mssel_f1spw1": ("alma_mssel", "FIELD_ID==1 && DATA_DESC_ID==1", 1, 0),
 }
 
 
