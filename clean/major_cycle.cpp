@@ -96,6 +96,7 @@ bool MajorCycleDriver::next(CleanResult& result) {
     if (!map_peak_) map_peak_ = peak_now;
   }
   if (several_scales_) result.diagnostics.seconds.scales += since(t);
+  note_key(choice);
   double sigma = 0.0;
   double final_threshold = threshold(&sigma, weighing_ ? std::optional<double>(min_rms_) : std::nullopt);
   double in_force = phase_.threshold(final_threshold, sigma);
@@ -120,6 +121,7 @@ bool MajorCycleDriver::next(CleanResult& result) {
     t = Clock::now();
     choice = steps_.choose();
     if (several_scales_) result.diagnostics.seconds.scales += since(t);
+    last_key_ = choice.scale >= 0 ? choice.biased : 0.0f;  // the masked phase's own first key
     in_force = final_threshold;
   }
   // An outer loop's round floor (resume), held after the --auto-mask switch, which waits for its level.
@@ -188,10 +190,16 @@ bool MajorCycleDriver::next(CleanResult& result) {
   return true;
 }
 
+void MajorCycleDriver::note_key(const ScaleChoice& choice) {
+  last_key_ = choice.scale >= 0 ? choice.biased : 0.0f;
+  if (!first_key_) first_key_ = last_key_;
+}
+
 void MajorCycleDriver::resume(double floor, double round_gain) {
   floor_ = floor;
   round_gain_ = round_gain;
   round_key_.reset();
+  first_key_.reset();
   round_sigma_.reset();
   pass_done_ = false;
   round_floor_ruled_ = auto_mask_started_ = false;

@@ -69,6 +69,10 @@ class MajorCycleDriver {
   bool round_floor_ruled() const { return round_floor_ruled_; }
   /// Whether the round ended because --auto-mask's first phase did (resume).
   bool auto_mask_started() const { return auto_mask_started_; }
+  /// The stopping rule's peak key (weighted, biased: ScaleChoice::biased) at the round's first
+  /// next() and at the last one; 0 when no scale had a peak.
+  float first_key() const { return first_key_.value_or(0.0f); }
+  float last_key() const { return last_key_; }
 
   /// The threshold in force now: max(--threshold, resume's floor, --auto-threshold x sigma); `sigma` receives
   /// `noise` when given (--local-rms: the lowest local noise), else the residual's robust noise
@@ -82,6 +86,7 @@ class MajorCycleDriver {
   /// The components so far with their scales (--auto-mask's footprints).
   std::vector<Component> components(const CleanResult& result);
   void assign_scales(std::vector<Component>& components) const;
+  void note_key(const ScaleChoice& choice);  // last_key_, and first_key_ at a round's first next()
 
   MajorCycleSteps& steps_;
   ImageState& state_;
@@ -96,6 +101,8 @@ class MajorCycleDriver {
   double floor_ = 0.0;             // an outer loop's threshold (resume)
   double round_gain_ = 1.0;        // an outer loop's -mgain (resume)
   std::optional<float> round_key_; // the peak key at the round's first cycle
+  std::optional<float> first_key_; // the rule's key at the round's first next(), whatever its gain
+  float last_key_ = 0.0f;          // and at the last
   std::optional<double> round_sigma_;  // the residual's robust σ, once per outer-loop round (threshold)
   bool pass_done_ = false;         // this round's Clark cycle cleaned its whole set to the round's threshold
   bool round_floor_ruled_ = false;

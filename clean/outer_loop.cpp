@@ -160,6 +160,8 @@ OuterLoopRound OuterLoopSession::clean(double floor, double round_gain, std::siz
   round.components = result_.stop.iterations - iterations;
   round.major_cycles = result_.stop.major_cycles - cycles;
   round.peak_left = steps_->residual_peak();
+  round.key = driver_->first_key();
+  round.key_left = driver_->last_key();
   round.threshold = result_.stop.threshold;
   round.noise_sigma = result_.stop.noise_sigma;
   round.reason = result_.stop.reason;

@@ -49,6 +49,10 @@ struct OuterLoopRound {
   std::size_t major_cycles = 0;   ///< the driver's own (image-domain) major cycles in this round
   float peak = 0.0f;              ///< the residual's peak at the round's start (integrated, unweighted)
   float peak_left = 0.0f;         ///< and at its end
+  /// The peak the stopping rule compares with the threshold, at the round's first cycle and its
+  /// last: the chosen scale's peak weighted by --local-rms (at the smallest RMS's level) and the
+  /// scale's bias. Without weights and with one scale, |peak| and |peak_left|.
+  float key = 0.0f, key_left = 0.0f;
   double threshold = 0.0;         ///< the threshold in force when the round stopped
   double noise_sigma = 0.0;       ///< the last robust noise estimate (0 when none was needed)
   StopReason reason = StopReason::kThreshold;

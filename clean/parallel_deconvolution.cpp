@@ -220,6 +220,8 @@ OuterLoopRound ParallelDeconvolution::clean(double floor, double round_gain, std
     merged.components += r.components;
     merged.major_cycles = std::max(merged.major_cycles, r.major_cycles);
     merged.peak_left = std::max(merged.peak_left, r.peak_left);
+    merged.key = std::max(merged.key, r.key);
+    merged.key_left = std::max(merged.key_left, r.key_left);
     merged.threshold = std::max(merged.threshold, r.threshold);
     merged.noise_sigma = std::max(merged.noise_sigma, r.noise_sigma);
     if (s.iterations >= budget) budget_used = true;

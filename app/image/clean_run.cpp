@@ -127,6 +127,7 @@ GroupImages clean_group(const ImageOptions& o, imaging::VisStore& store, const i
   loop.mode = o.deconvolution.major_iteration_mode;
   loop.auto_masking = settings.auto_mask > 0 || settings.auto_mask_absolute > 0;
   loop.skip_final_iteration = o.deconvolution.skip_final_iteration;
+  loop.local_rms = settings.local_rms.enabled;
   loop.keep_first_residual = o.deconvolution.save_first_residual && !averaged;
   const auto progress = [&who](const std::string& line) { image_log::info("gpuclean image: %s%s\n", who.c_str(), line.c_str()); };
   run = ImageCleanRun{group, run_major_cycles(imager, session, loop, progress), session.result(), settings};

@@ -53,12 +53,18 @@ double boosted_gain(double mgain, double boost, std::size_t k) {
   return 1.0 - std::pow(1.0 - mgain, boost);
 }
 
-std::string progress_line(const MajorCycleStep& step, std::size_t iterations_so_far) {
+std::string progress_line(const MajorCycleStep& step, std::size_t iterations_so_far, bool weighted) {
   char line[256];
-  std::snprintf(line, sizeof line, "major cycle %zu: %zu components (%zu in all), peak %.4g -> %.4g Jy, threshold %.4g Jy",
-                step.index, step.round.components, iterations_so_far, double(step.round.peak),
-                double(step.round.peak_left), step.round.threshold);
+  std::snprintf(line, sizeof line, "major cycle %zu: %zu components (%zu in all), peak %.4g -> %.4g Jy", step.index,
+                step.round.components, iterations_so_far, double(step.round.peak), double(step.round.peak_left));
   std::string out = line;
+  if (weighted) {  // what the threshold is compared with: WSClean's peaks with -local-rms
+    std::snprintf(line, sizeof line, " (local-RMS weighted %.4g -> %.4g Jy)", double(step.round.key),
+                  double(step.round.key_left));
+    out += line;
+  }
+  std::snprintf(line, sizeof line, ", threshold %.4g Jy", step.round.threshold);
+  out += line;
   if (step.round.noise_sigma > 0) {
     std::snprintf(line, sizeof line, " (noise %.4g Jy)", step.round.noise_sigma);
     out += line;
@@ -127,6 +133,7 @@ MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::RoundEngine& 
         report.iterations += more.components;
         step.round.components += more.components;
         step.round.peak_left = more.peak_left;
+        step.round.key_left = more.key_left;
         step.round.threshold = more.threshold;
         if (more.reason == clean::StopReason::kMaxIterations || (!per_sub_image && report.iterations >= settings.niter))
           step.more = false;
@@ -154,7 +161,7 @@ MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::RoundEngine& 
       ++report.predictions;
     }
     report.cycles.push_back(step);
-    if (progress) progress(progress_line(step, report.iterations));
+    if (progress) progress(progress_line(step, report.iterations, settings.local_rms));
     if (!step.more) {
       report.stop = mask_nmiter_due ? MajorCycleStop::kAutoMaskNmiter : stop_of(step, report.iterations, settings, due, per_sub_image);
       return report;

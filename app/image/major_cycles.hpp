@@ -46,6 +46,8 @@ struct MajorCycleSettings {
   bool auto_masking = false;          ///< -auto-mask or -abs-auto-mask is on (the mode and nmiter need it)
   bool skip_final_iteration = false;  ///< -skip-final-iteration: no predict and re-image after the last round
   bool keep_first_residual = false;   ///< -save-first-residual: the report keeps the first round's residuals
+  /// -local-rms: the stopping rule compares weighted peaks, which the progress line gives too.
+  bool local_rms = false;
 };
 
 /// radler's CalculateBoostedGain: the major-loop gain of cycle k (1-based).
@@ -95,7 +97,8 @@ struct MajorCycleReport {
 using MajorCycleProgress = std::function<void(const std::string&)>;
 
 /// The progress line of one cycle.
-std::string progress_line(const MajorCycleStep& step, std::size_t iterations_so_far);
+/// `weighted`: -local-rms is on, and the line gives the stopping rule's weighted peaks too.
+std::string progress_line(const MajorCycleStep& step, std::size_t iterations_so_far, bool weighted = false);
 
 /// Runs the loop on `session` (built from `imager`'s dirty images and PSFs with the caller's
 /// thresholds); on return the session holds the final model and residual. With WSClean's

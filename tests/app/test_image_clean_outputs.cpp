@@ -369,6 +369,34 @@ TEST_F(ImageCleanOutputs, ProgressLineGivesTheMaskedReimagedPeak) {
   }
 }
 
+// With -local-rms the threshold is compared with the weighted peak (WSClean's too): the line gives
+// it beside the plain one (here the weights, the smallest RMS over the local RMS, are below 1).
+// Without -local-rms it does not.
+TEST_F(ImageCleanOutputs, ProgressLineGivesTheLocalRmsWeightedPeak) {
+  const test::CommandResult g = gpuclean(
+      "-niter 2000 -mgain 0.8 -local-rms -auto-threshold 3 -name " + dir_.file("w"), copy("w.ms"));
+  ASSERT_EQ(g.code, 0) << g.err;
+  std::string cycles;  // the progress lines only
+  std::stringstream lines(g.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(": major cycle ") != std::string::npos) cycles += line + "\n";
+  const std::vector<double> pairs = numbers_after(cycles, " -> "), thresholds = numbers_after(cycles, ", threshold ");
+  const std::vector<double> firsts = numbers_after(cycles, "), peak "), weighted = numbers_after(cycles, "weighted ");
+  ASSERT_FALSE(thresholds.empty()) << g.out;
+  ASSERT_EQ(pairs.size(), 2 * thresholds.size()) << g.out;  // "peak a -> b", "weighted c -> d" per line
+  ASSERT_EQ(weighted.size(), thresholds.size()) << g.out;
+  const double peak = firsts.front(), key = weighted.front(), peak_left = pairs[0], key_left = pairs[1];
+  std::printf("cycle 1: peak %.4g -> %.4g Jy, weighted %.4g -> %.4g Jy, threshold %.4g Jy\n", peak, peak_left, key,
+              key_left, thresholds.front());
+  EXPECT_LT(key, 0.9 * peak);  // the weights are applied
+  EXPECT_LT(key_left, key);
+  EXPECT_LE(key_left, peak_left);
+  const test::CommandResult plain =
+      gpuclean("-niter 200 -mgain 0.8 -auto-threshold 3 -name " + dir_.file("p"), copy("p.ms"));
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("weighted"), std::string::npos) << plain.out;
+}
+
 TEST_F(ImageCleanOutputs, SourceListAndJsonOfARun) {
   const std::string json = dir_.file("g.json");
   const test::CommandResult g =
