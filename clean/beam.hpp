@@ -44,20 +44,34 @@ enum class BeamFit {
 /// at the peak (Levenberg-Marquardt). Throws InvalidInput when the main lobe is too small.
 PixelGaussian fit_psf_beam(const PreparedPsf& psf, BeamFit method = BeamFit::kWsclean);
 
-/// WSClean 3.1's fit in a box_width × box_height box centred on the peak (schaapcommon
-/// gaussianfitter.cc Fit2DGaussianCentredInBox): the same Gaussian (amplitude 1, centred), fitted
-/// by least squares to the box's quadrant dx, dy ≥ 0 only, because WSClean's model evaluates
-/// (xi − x_mid) in size_t, so every pixel left of or below the centre sees a model of 0 and adds
-/// a constant. As WSClean, parametrised by σx, σy, β and started from a circular beam of
-/// initial_fwhm_pixels: the quadrant alone also fits an ellipse infinitely long towards dx < 0 < dy,
-/// which a fit from elsewhere (a log-linear fit of the quadrant) runs into (BMAJ 10⁷ px).
-PixelGaussian fit_psf_beam_wsclean_box(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height,
-                                       double initial_fwhm_pixels, bool skip_negatives = false);
+/// WSClean's restoring beam in pixels: FWHMs along the axes and the position angle [rad] as WSClean
+/// writes it (BPA = this in degrees): −atan2(vx, vy) of the major axis (vx, vy) in pixels (x along
+/// FITS axis 1, y along axis 2), which lies in (−π, π] and is 0 for an axis along +y (north).
+struct WscleanEllipse {
+  double major = 0.0;
+  double minor = 0.0;
+  double position_angle = 0.0;
+};
+
+/// WSClean 3.1's fit in a box_width × box_height box around the image's centre (W/2, H/2)
+/// (schaapcommon gaussianfitter.cc Fit2DGaussianCentredInBox): the Gaussian
+/// exp(−x²/2σx² + β xy/σxσy − y²/2σy²) (amplitude 1, centred), fitted by GSL's lmsder as WSClean
+/// runs it (clean/beam_lmsder.hpp) from σx = σy = initial_fwhm_pixels, β = 0, with WSClean's
+/// Jacobian (its β terms of ∂/∂σx, ∂/∂σy have the wrong sign: the path, not the minimum, changes),
+/// and stopped as WSClean stops it (steps below 1e-7 + 1e-7 relative, or 500 iterations).
+/// Only the box's quadrant dx, dy ≥ 0 is fitted: WSClean's model evaluates (xi − x_mid) in size_t,
+/// so every pixel left of or below the centre sees a model of 0 and adds a constant. The quadrant
+/// alone leaves the fit near-degenerate on elongated PSFs (it does not bound the extent towards
+/// dx < 0 < dy, and β may end beyond ±1): where it ends depends on the solver's path, which is why
+/// the solver is GSL's own, step by step. skip_negatives: WSClean 3.7's -fit-beam-without-negatives
+/// (negative pixels count as fitted exactly).
+WscleanEllipse fit_psf_beam_wsclean_box(const HostImage& psf, std::size_t box_width, std::size_t box_height,
+                                        double initial_fwhm_pixels, bool skip_negatives = false);
 
 /// WSClean's -circular-beam fit in the same box (schaapcommon Fit2DCircularGaussianCentredInBox):
-/// one σ, amplitude 1, centred, fitted to the same quadrant (the same size_t wrap-around), from
-/// initial_fwhm_pixels. Returns the FWHM in pixels.
-double fit_psf_beam_wsclean_circular(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height,
+/// one σ, amplitude 1, centred, fitted to the same quadrant (the same size_t wrap-around) by the
+/// same solver, from initial_fwhm_pixels. Returns the FWHM in pixels.
+double fit_psf_beam_wsclean_circular(const HostImage& psf, std::size_t box_width, std::size_t box_height,
                                      double initial_fwhm_pixels);
 SkyBeam to_sky(const PixelGaussian& g, const PixelToSky& t);
 PixelGaussian from_sky(const SkyBeam& b, const PixelToSky& t);

@@ -1,182 +1,165 @@
 // WSClean 3.1's restoring-beam fit in one box (schaapcommon gaussianfitter.cc,
-// Fit2DGaussianCentredInBox), reproduced from its description: see beam.hpp.
+// Fit2DGaussianCentredInBox and Fit2DCircularGaussianCentredInBox), reproduced from its
+// behaviour: see beam.hpp. The solver is GSL's lmsder, as WSClean calls it (clean/beam_lmsder.hpp).
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 #include "clean/beam.hpp"
-#include "clean/solve3.hpp"
+#include "clean/beam_lmsder.hpp"
 
 namespace gpuclean::clean {
 namespace {
 
-const double kFwhmPerSigma = 2.0 * std::sqrt(2.0 * std::log(2.0));
+// WSClean's σ → FWHM factor, a long double: its products round once, to the double they are stored in.
+const long double kSigmaToBeam = 2.0L * std::sqrt(2.0L * std::log(2.0L));
 
-struct Sample {
-  double dx, dy, v;
+// The fit's coordinates, as WSClean forms them: (i − mid) in size_t, so that every pixel left of or
+// below the box's centre wraps to about 2⁶⁴, times 1/s with s = (w + h) / 2 in integers. The model is
+// then 0 there (exp of −10³⁰ or so): only the quadrant dx, dy ≥ 0 of the box is fitted, while the
+// other pixels add their constant squares to |f|. Far enough from 1 in β (> 1 + ~10⁻³⁰), the pixels
+// with both coordinates wrapped overflow instead (an infinite residual): GSL rejects that step.
+std::vector<double> wrapped_coordinates(std::size_t n, double scale) {
+  const auto mid = static_cast<std::size_t>(static_cast<int>(n / 2));
+  std::vector<double> c(n);
+  for (std::size_t i = 0; i < n; ++i) c[i] = static_cast<double>(i - mid) * scale;
+  return c;
+}
+
+// exp() of anything below this is exactly 0 (the smallest subnormal is e^−744.4): not called there,
+// which spares three quarters of the box (the wrapped pixels) the time of an exp.
+constexpr double kExpUnderflow = -746.0;
+
+class BoxProblem : public lmsder::Problem {
+ public:
+  BoxProblem(const HostImage& psf, std::size_t box_width, std::size_t box_height, bool circular, bool skip_negatives)
+      : w_(box_width), h_(box_height), circular_(circular), skip_negatives_(skip_negatives) {
+    // The box around the image's centre: columns (W − w)/2 onwards, rows (H − h)/2 to (H + h)/2.
+    const std::size_t x0 = (psf.width - w_) / 2, y0 = (psf.height - h_) / 2;
+    box_.resize(w_ * h_);
+    for (std::size_t y = 0; y < h_; ++y)
+      for (std::size_t x = 0; x < w_; ++x) box_[y * w_ + x] = psf.at(x0 + x, y0 + y);
+    scale_factor_ = (w_ + h_) / 2;
+    const double scale = 1.0 / static_cast<double>(scale_factor_);
+    xs_ = wrapped_coordinates(w_, scale);
+    ys_ = wrapped_coordinates(h_, scale);
+  }
+
+  std::size_t parameters() const override { return circular_ ? 1 : 3; }
+  std::size_t rows() const override { return w_ * h_; }
+  std::size_t scale_factor() const { return scale_factor_; }
+
+  void evaluate(const double* p, bool with_jacobian, lmsder::Evaluation& out) const override {
+    const std::size_t np = parameters();
+    out.f.resize(w_ * h_);
+    for (std::size_t c = 0; c < np; ++c) out.jacobian[c].resize(with_jacobian ? w_ * h_ : 0);
+    std::size_t k = 0;
+    for (std::size_t yi = 0; yi < h_; ++yi) {
+      const double y = ys_[yi];
+      for (std::size_t xi = 0; xi < w_; ++xi, ++k) {
+        const double x = xs_[xi];
+        const double v = box_[k];
+        double j[3] = {0, 0, 0};
+        double e;
+        if (circular_) {
+          const double s = p[0];
+          const double exponent = (-x * x - y * y) / (2.0 * s * s);
+          const double g = exponent < kExpUnderflow ? 0.0 : std::exp(exponent);
+          e = g - v;
+          if (with_jacobian) j[0] = ((x * x + y * y) / (s * s * s)) * g;
+        } else {
+          const double sx = p[0], sy = p[1], beta = p[2];
+          const bool skip = skip_negatives_ && box_[k] < 0.0f;
+          const double exponent = -x * x / (2.0 * sx * sx) + beta * x * y / (sx * sy) - y * y / (2.0 * sy * sy);
+          const double g = exponent < kExpUnderflow ? 0.0 : std::exp(exponent);
+          e = skip ? 0.0 : g - v;
+          if (with_jacobian && !skip) {
+            // WSClean's derivatives, the β terms of ∂/∂σx and ∂/∂σy with the sign flipped.
+            j[0] = (beta * x * y / (sx * sx * sy) + x * x / (sx * sx * sx)) * g;
+            j[1] = (beta * x * y / (sy * sy * sx) + y * y / (sy * sy * sy)) * g;
+            j[2] = x * y / (sx * sy) * g;
+          }
+        }
+        out.f[k] = e;
+        if (with_jacobian)
+          for (std::size_t c = 0; c < np; ++c) out.jacobian[c][k] = j[c];
+      }
+    }
+  }
+
+ private:
+  std::size_t w_, h_, scale_factor_ = 1;
+  bool circular_, skip_negatives_;
+  std::vector<float> box_;
+  std::vector<double> xs_, ys_;
 };
 
-// WSClean's parameters: σx, σy (pixels) and a correlation β, for the centred model
-// exp(−dx²/2σx² + β dx dy/σxσy − dy²/2σy²). The quadrant alone leaves the extent towards
-// dx < 0 < dy free (β = −1 makes it infinite). In the quadratic form (a, b, c), kept positive
-// definite and started from a log-linear fit, the fit crept along that edge (b² → ac, BMAJ 10⁷ px);
-// in these parameters and from WSClean's start it lands where WSClean's does, beyond −1 if it does.
-struct Params {
-  double sx, sy, beta;
-};
+// gsl_multifit_test_delta's tolerances and the iteration limit WSClean runs lmsder with.
+constexpr double kTolerance = 1.0e-7;
+constexpr int kMaxIterations = 500;
 
-double model(const Sample& p, const Params& q) {
-  const double u = p.dx / q.sx, w = p.dy / q.sy;
-  return std::exp(-0.5 * u * u + q.beta * u * w - 0.5 * w * w);
-}
-
-double sum_sq(const std::vector<Sample>& s, const Params& q) {
-  double e = 0;
-  for (const auto& p : s) {
-    const double r = p.v - model(p, q);
-    e += r * r;
+// WSClean's conversion of (σx, σy, β) to FWHMs and an angle: the covariance
+// [[σx², βσxσy], [βσxσy, σy²]] / (1 − β²), its eigenvalues (tr/2 ± √(tr²/4 − det)) and the
+// eigenvector (c₂₂ − e, −c₂₁), each axis from the magnitude of its eigenvalue (|β| ≥ 1 gives a
+// negative one), the larger the major axis; the angle −atan2(vx, vy). Where the eigenvalues are
+// not finite (β = ±1), a circle of √|σx|.
+WscleanEllipse to_ellipse(double sx, double sy, double beta) {
+  const double beta_factor = 1.0 - beta * beta;
+  const double c0 = sx * sx / beta_factor, c1 = beta * sx * sy / beta_factor, c3 = sy * sy / beta_factor;
+  const double tr = c0 + c3, det = c0 * c3 - c1 * c1;
+  const double term = std::sqrt(tr * tr * 0.25 - det), half = tr * 0.5;
+  const double e1 = half + term, e2 = half - term;
+  double v1[2], v2[2];
+  const double limit = std::min(std::fabs(e1), std::fabs(e2)) * 1e-6;
+  if (std::fabs(c1) > limit) {
+    v1[0] = c3 - e1, v1[1] = -c1;
+    v2[0] = c3 - e2, v2[1] = -c1;
+  } else {  // c₂₁ = c₁₂ here: the same branch either way
+    const double err1 = c0 - e1, err2 = c0 - e2;
+    const bool first_is_x = err1 * err1 < err2 * err2;
+    v1[0] = first_is_x ? 1.0 : 0.0, v1[1] = first_is_x ? 0.0 : 1.0;
+    v2[0] = first_is_x ? 0.0 : 1.0, v2[1] = first_is_x ? 1.0 : 0.0;
   }
-  return std::isfinite(e) ? e : INFINITY;
-}
-
-// Levenberg-Marquardt from WSClean's start (σx = σy = the estimate, β = 0). WSClean's Jacobian has
-// the β term of ∂/∂σx and ∂/∂σy negated; its columns are an invertible combination of the true
-// ones, so it has the same fixed points (Jᵀr = 0): the minimum found here (measured: 1e-6). It stops
-// when a step moves no parameter by more than 1e-7 (in units of the box's side) + 1e-7 relative;
-// here 1e-10, so that the last digits are its own. Where its wrong Jacobian makes it crawl (β near
-// ±1) it stops at 500 iterations short of the minimum: BMIN up to 1.5 % off (test_image_cli's MS).
-Params fit(const std::vector<Sample>& s, double initial_sigma, double box_scale) {
-  Params q{initial_sigma, initial_sigma, 0.0};
-  double err = sum_sq(s, q);
-  double lambda = 1e-3;
-  for (int iter = 0; iter < 500; ++iter) {
-    std::array<std::array<double, 3>, 3> jtj{};
-    std::array<double, 3> jtr{};
-    for (const auto& p : s) {
-      const double u = p.dx / q.sx, w = p.dy / q.sy, g = model(p, q);
-      const std::array<double, 3> jac = {(u * u - q.beta * u * w) / q.sx * g, (w * w - q.beta * u * w) / q.sy * g,
-                                         u * w * g};
-      const double r = p.v - g;
-      for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) jtj[i][j] += jac[i] * jac[j];
-        jtr[i] += jac[i] * r;
-      }
+  WscleanEllipse r;
+  if (std::isfinite(e1)) {
+    r.major = static_cast<double>(std::sqrt(std::fabs(e1)) * kSigmaToBeam);
+    r.minor = static_cast<double>(std::sqrt(std::fabs(e2)) * kSigmaToBeam);
+    if (r.major < r.minor) {
+      std::swap(r.major, r.minor);
+      v1[0] = v2[0], v1[1] = v2[1];
     }
-    bool accepted = false, converged = false;
-    while (lambda < 1e16) {
-      auto damped = jtj;
-      for (int i = 0; i < 3; ++i) damped[i][i] *= 1.0 + lambda;
-      std::array<double, 3> step{};
-      if (!solve3(damped, jtr, &step)) break;
-      const Params trial{q.sx + step[0], q.sy + step[1], q.beta + step[2]};
-      const double trial_err = sum_sq(s, trial);
-      if (trial_err < err) {
-        const double tol = 1e-10;
-        converged = std::abs(step[0]) < tol * (box_scale + std::abs(q.sx)) &&
-                    std::abs(step[1]) < tol * (box_scale + std::abs(q.sy)) &&
-                    std::abs(step[2]) < tol * (1 + std::abs(q.beta));
-        q = trial;
-        err = trial_err;
-        lambda = std::max(lambda * 0.1, 1e-15);
-        accepted = true;
-        break;
-      }
-      lambda *= 10;
-    }
-    if (!accepted || converged) break;
+    r.position_angle = -std::atan2(v1[0], v1[1]);
+  } else {
+    r.major = r.minor = static_cast<double>(std::sqrt(std::fabs(sx)) * kSigmaToBeam);
+    r.position_angle = 0.0;
   }
-  return q;
-}
-
-// Covariance [[σx², βσxσy], [βσxσy, σy²]] / (1 − β²); as WSClean, each axis from the magnitude of
-// its eigenvalue, so that |β| ≥ 1 (possible: the quadrant alone does not bound it) still gives a beam.
-PixelGaussian to_pixel_gaussian(const Params& q) {
-  const double f = 1.0 - q.beta * q.beta;
-  const double cxx = q.sx * q.sx / f, cxy = q.beta * q.sx * q.sy / f, cyy = q.sy * q.sy / f;
-  const double mean = 0.5 * (cxx + cyy), d = std::sqrt(0.25 * (cxx - cyy) * (cxx - cyy) + cxy * cxy);
-  const double e1 = mean + d, e2 = mean - d;
-  // β = ±1 exactly: WSClean falls back to a circular beam (of √|σx| in its box units); here σx.
-  if (!std::isfinite(e1) || !std::isfinite(e2)) return PixelGaussian{q.sx * q.sx, 0, q.sx * q.sx};
-  if (e2 > 0) return PixelGaussian{cxx, cxy, cyy};
-  // Eigenvector of e1: the major axis is (cos θ, sin θ), θ = ½ atan2(2cxy, cxx − cyy).
-  const double th = 0.5 * std::atan2(2 * cxy, cxx - cyy), c = std::cos(th), sn = std::sin(th);
-  const double a1 = std::abs(e1), a2 = std::abs(e2);
-  return PixelGaussian{a1 * c * c + a2 * sn * sn, (a1 - a2) * c * sn, a1 * sn * sn + a2 * c * c};
-}
-
-// The box's quadrant dx, dy >= 0 only: the pixels WSClean's model does not zero (see beam.hpp).
-std::vector<Sample> quadrant(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height,
-                             bool skip_negatives) {
-  const HostImage& im = psf.image;
-  std::vector<Sample> samples;
-  const auto bw = static_cast<std::ptrdiff_t>(box_width), bh = static_cast<std::ptrdiff_t>(box_height);
-  // The box's quadrant dx, dy ≥ 0 only: the pixels WSClean's model does not zero (see the header).
-  for (std::ptrdiff_t dy = 0; dy < bh - bh / 2; ++dy)
-    for (std::ptrdiff_t dx = 0; dx < bw - bw / 2; ++dx) {
-      const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(psf.peak_x) + dx;
-      const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(psf.peak_y) + dy;
-      if (x >= static_cast<std::ptrdiff_t>(im.width) || y >= static_cast<std::ptrdiff_t>(im.height)) continue;
-      const double v = im.at(static_cast<std::size_t>(x), static_cast<std::size_t>(y));
-      if (skip_negatives && v < 0) continue;  // WSClean 3.7's -fit-beam-without-negatives
-      samples.push_back({static_cast<double>(dx), static_cast<double>(dy), v});
-    }
-  return samples;
-}
-
-// One σ by Levenberg-Marquardt on the circular model exp(-(dx² + dy²)/2σ²), from the estimate.
-double fit_circular(const std::vector<Sample>& s, double initial_sigma, double box_scale) {
-  const auto error = [&](double sigma) {
-    double e = 0;
-    for (const Sample& p : s) {
-      const double r = p.v - std::exp(-(p.dx * p.dx + p.dy * p.dy) / (2 * sigma * sigma));
-      e += r * r;
-    }
-    return std::isfinite(e) ? e : INFINITY;
-  };
-  double sigma = initial_sigma, err = error(sigma), lambda = 1e-3;
-  for (int iter = 0; iter < 500; ++iter) {
-    double jtj = 0, jtr = 0;
-    for (const Sample& p : s) {
-      const double d2 = p.dx * p.dx + p.dy * p.dy, g = std::exp(-d2 / (2 * sigma * sigma));
-      const double jac = d2 / (sigma * sigma * sigma) * g;
-      jtj += jac * jac;
-      jtr += jac * (p.v - g);
-    }
-    bool accepted = false, converged = false;
-    while (lambda < 1e16 && jtj > 0) {
-      const double step = jtr / (jtj * (1.0 + lambda));
-      const double trial = sigma + step, trial_err = error(trial);
-      if (trial_err < err) {
-        converged = std::abs(step) < 1e-10 * (box_scale + std::abs(sigma));
-        sigma = trial, err = trial_err;
-        lambda = std::max(lambda * 0.1, 1e-15);
-        accepted = true;
-        break;
-      }
-      lambda *= 10;
-    }
-    if (!accepted || converged) break;
-  }
-  return std::abs(sigma);
+  return r;
 }
 
 }  // namespace
 
-PixelGaussian fit_psf_beam_wsclean_box(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height,
-                                       double initial_fwhm_pixels, bool skip_negatives) {
-  const std::vector<Sample> samples = quadrant(psf, box_width, box_height, skip_negatives);
-  // WSClean works in units of the box's mean side, (w + h) / 2 in integers; its absolute tolerance is in them.
-  const double box_scale = static_cast<double>((box_width + box_height) / 2);
-  return to_pixel_gaussian(fit(samples, initial_fwhm_pixels / kFwhmPerSigma, box_scale));
+WscleanEllipse fit_psf_beam_wsclean_box(const HostImage& psf, std::size_t box_width, std::size_t box_height,
+                                        double initial_fwhm_pixels, bool skip_negatives) {
+  const BoxProblem problem(psf, box_width, box_height, false, skip_negatives);
+  const double sf = static_cast<double>(problem.scale_factor());
+  const double s0 = initial_fwhm_pixels / (sf * static_cast<double>(kSigmaToBeam));
+  const double x0[3] = {s0, s0, 0.0};
+  const lmsder::Result fit = lmsder::solve(problem, x0, kTolerance, kTolerance, kMaxIterations);
+  WscleanEllipse e = to_ellipse(fit.x[0], fit.x[1], fit.x[2]);
+  e.major *= sf;
+  e.minor *= sf;
+  return e;
 }
 
-double fit_psf_beam_wsclean_circular(const PreparedPsf& psf, std::size_t box_width, std::size_t box_height,
+double fit_psf_beam_wsclean_circular(const HostImage& psf, std::size_t box_width, std::size_t box_height,
                                      double initial_fwhm_pixels) {
-  const std::vector<Sample> samples = quadrant(psf, box_width, box_height, false);
-  const double box_scale = static_cast<double>((box_width + box_height) / 2);
-  return fit_circular(samples, initial_fwhm_pixels / kFwhmPerSigma, box_scale) * kFwhmPerSigma;
+  const BoxProblem problem(psf, box_width, box_height, true, false);
+  const std::size_t sf = problem.scale_factor();
+  const double x0[1] = {initial_fwhm_pixels / (static_cast<double>(sf) * static_cast<double>(kSigmaToBeam))};
+  const lmsder::Result fit = lmsder::solve(problem, x0, kTolerance, kTolerance, kMaxIterations);
+  return static_cast<double>(fit.x[0] * kSigmaToBeam * static_cast<long double>(sf));
 }
 
 }  // namespace gpuclean::clean

@@ -8,7 +8,7 @@ set -euo pipefail
 # python3-pytest install. wsclean and python3-casacore: data/simulate_ms.py and the tests that
 # image its MeasurementSets with WSClean. casacore-dev: io/ms, the MeasurementSet reader of
 # gpuclean image (CMake leaves it out when casacore is absent; -DGPUCLEAN_ENABLE_MS=ON requires it).
-packages=(build-essential cmake pkg-config libcfitsio-dev libcli11-dev libgtest-dev libfftw3-dev
+packages=(build-essential cmake pkg-config libcfitsio-dev libcli11-dev libgtest-dev libfftw3-dev libgsl-dev
           nlohmann-json3-dev libpng-dev libgd-dev openmpi-bin pybind11-dev python3-dev python3-numpy python3-pytest
           wsclean python3-casacore casacore-dev)
 missing=()

@@ -11,7 +11,7 @@
 set -euo pipefail
 
 # Everything gpuclean needs to build and test (scripts/setup.sh's list) plus gcc 14 and ninja.
-packages=(build-essential cmake ninja-build pkg-config libcfitsio-dev libcli11-dev libgtest-dev libfftw3-dev
+packages=(build-essential cmake ninja-build pkg-config libcfitsio-dev libcli11-dev libgtest-dev libfftw3-dev libgsl-dev
           nlohmann-json3-dev libpng-dev libgd-dev openmpi-bin pybind11-dev python3-dev python3-numpy
           python3-pytest wsclean python3-casacore casacore-dev)
 build=/root/gpuclean-build   # inside the chroot, so the repository's build/ is left alone

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "clean/beam.hpp"
-#include "clean/psf.hpp"
 
 namespace gpuclean::app {
 
@@ -17,45 +16,49 @@ double initial_beam_estimate(const imaging::ChannelImage& c, const imaging::Imag
 io::BeamKeywords fit_wsclean_beam(const std::vector<double>& psf, const imaging::ImageGeometry& image,
                                   double initial_rad, const RestoringBeamOptions& beam) {
   if (psf.empty()) return {};
+  // WSClean fits the PSF it writes (floats, normalised at the centre, non-finite pixels made 0), in
+  // a box around the centre.
   clean::HostImage h(image.width, image.height);
-  for (std::size_t i = 0; i < psf.size(); ++i) h.pixels[i] = static_cast<float>(psf[i]);
-  std::string warning;
-  const clean::PreparedPsf prepared = clean::prepare_psf(h, image.width, image.height, &warning);
-  const double box_scale = beam.fitting_size;  // WSClean's -beam-fitting-size (default 10)
+  for (std::size_t i = 0; i < psf.size(); ++i) {
+    const auto v = static_cast<float>(psf[i]);
+    h.pixels[i] = std::isfinite(v) ? v : 0.0f;
+  }
+  const double box_scale = beam.fitting_size;  // -beam-fitting-size (default 10)
   double estimate = initial_rad / image.scale;
+  // The box: box_scale × the beam, at least box_scale pixels, even.
   auto box_for = [box_scale](double beam_px) {
-    auto n = static_cast<std::size_t>(std::max(std::ceil(box_scale), std::ceil(beam_px * box_scale)));
+    std::size_t n = std::max<std::size_t>(static_cast<std::size_t>(std::ceil(box_scale)),
+                                          static_cast<std::size_t>(std::ceil(beam_px * box_scale)));
     return n % 2 ? n + 1 : n;
   };
   std::size_t preferred = box_for(estimate);
-  const double delta_deg = image.scale * 180 / M_PI;
+  // Pixels to degrees as WSClean: the FWHM × (δx + δy)/2 in radians, then × 180/π.
+  const auto to_deg = [&image](double pixels) { return pixels * 0.5 * (image.scale + image.scale) * 180.0 / M_PI; };
   if (beam.circular) {
-    // schaapcommon's circular fit: its box check compares the image with the box (always large
+    // WSClean 3.1's circular fit: its box check compares the image with the box (always large
     // enough), so one fit in the first box.
     const std::size_t bw = std::min(preferred, image.width), bh = std::min(preferred, image.height);
-    const double fwhm = clean::fit_psf_beam_wsclean_circular(prepared, bw, bh, estimate);
-    return {fwhm * delta_deg, fwhm * delta_deg, 0.0};
+    const double fwhm = clean::fit_psf_beam_wsclean_circular(h, bw, bh, estimate);
+    return {to_deg(fwhm), to_deg(fwhm), 0.0};
   }
-  clean::PixelGaussian g;
+  clean::WscleanEllipse e;
   if (preferred < image.width || preferred < image.height) {
+    // Refitted in a box grown to box_scale × the fitted major axis (from the larger of it and the
+    // estimate), at most 5 fits, until the major axis × box_scale × 0.8 fits the box.
     for (int iteration = 0; iteration < 5; ++iteration) {
       const std::size_t bw = std::min(preferred, image.width), bh = std::min(preferred, image.height);
-      g = clean::fit_psf_beam_wsclean_box(prepared, bw, bh, estimate, !beam.with_negatives);
-      const double major = g.fwhm_major_pixels();
-      const bool large_enough = (major * box_scale * 0.8 < static_cast<double>(bw) || bw >= image.width) &&
-                                (major * box_scale * 0.8 < static_cast<double>(bh) || bh >= image.height);
+      e = clean::fit_psf_beam_wsclean_box(h, bw, bh, estimate, !beam.with_negatives);
+      const bool large_enough = (e.major * box_scale * 0.8 < static_cast<double>(bw) || bw >= image.width) &&
+                                (e.major * box_scale * 0.8 < static_cast<double>(bh) || bh >= image.height);
       if (large_enough) break;
-      preferred = box_for(major);
-      estimate = std::max(major, estimate);
+      preferred = box_for(e.major);
+      estimate = std::max(e.major, estimate);
     }
   } else {
-    g = clean::fit_psf_beam_wsclean_box(prepared, image.width, image.height, estimate, !beam.with_negatives);
+    e = clean::fit_psf_beam_wsclean_box(h, image.width, image.height, estimate, !beam.with_negatives);
   }
-  clean::PixelToSky t;
-  t.m[0][0] = -delta_deg, t.m[1][1] = delta_deg;  // CDELT1 = −δ: +x is west
-  t.m[0][1] = t.m[1][0] = 0;
-  const clean::SkyBeam b = clean::to_sky(g, t);
-  return {b.bmaj_arcsec / 3600, b.bmin_arcsec / 3600, b.bpa_deg};
+  // WSClean writes the angle as it comes, in (−180°, 180°].
+  return {to_deg(e.major), to_deg(e.minor), e.position_angle * 180.0 / M_PI};
 }
 
 io::BeamKeywords channel_beam(const ImageOptions& o, const imaging::ChannelImage& c) {

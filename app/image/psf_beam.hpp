@@ -1,7 +1,8 @@
 #pragma once
 // The restoring beam WSClean writes for a PSF (W31:math/imageoperations.cpp DetermineBeamSize,
 // FitBeamSize; schaapcommon gaussianfitter.cc Fit2DGaussianCentred): a Gaussian fitted in a box
-// 10 × the initial estimate, the box grown (up to 5 times) while the fitted beam does not fit it.
+// 10 × the initial estimate, the box grown (up to 5 times) while the fitted beam does not fit it;
+// each fit WSClean's own (clean/beam.hpp fit_psf_beam_wsclean_box: GSL's lmsder, step by step).
 #include <vector>
 
 #include "app/image/image_args.hpp"
@@ -12,7 +13,8 @@ namespace gpuclean::app {
 
 /// `initial_rad`: WSClean's estimate, max(theoretic beam, smallest pixel scale, taper FWHM);
 /// `beam`: -beam-fitting-size (the box in estimates), -circular-beam, -fit-beam-without-negatives.
-/// BMAJ/BMIN/BPA in degrees; zeros for an empty `psf` (no -make-psf), as WSClean writes.
+/// BMAJ/BMIN/BPA in degrees (BPA as WSClean writes it, in (−180°, 180°]); zeros for an empty `psf`
+/// (no -make-psf), as WSClean writes.
 io::BeamKeywords fit_wsclean_beam(const std::vector<double>& psf, const imaging::ImageGeometry& image,
                                   double initial_rad, const RestoringBeamOptions& beam = {});
 
