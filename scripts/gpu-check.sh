@@ -98,13 +98,14 @@ case "$mode" in
     sanitized memcheck 300 test_vis_store_gpu 'VisStoreGpu.*' memcheck_vis_store
     exit $status ;;
   pipelines)
-    # Issue 44, with scripts/wsclean-pack.sh's archive sourced (GPUCLEAN_BUILD=.devwsc/root, GPUCLEAN_PYTHON=$WSC_PYTHON;
-    # WSC_PACK_BINARIES: gpuclean, tests/test_pipeline_lines, tests/test_wsclean_table, tests/test_clean,
-    # tests/test_image_clean_gpu). The pipelines' lines run gpuclean image -device gpu.
+    # Issues 44 and 45, with scripts/wsclean-pack.sh's archive sourced (GPUCLEAN_BUILD=.devwsc/root,
+    # GPUCLEAN_PYTHON=$WSC_PYTHON; WSC_PACK_BINARIES: gpuclean, tests/test_pipeline_lines, tests/test_wsclean_table,
+    # tests/test_clean, tests/test_image_clean_gpu, tests/test_realdata_vs_wsclean; carry .devdata/realdata for the
+    # real MSs). The pipelines' lines and the real MSs run gpuclean image -device gpu.
     status=0
     export GPUCLEAN_TEST_IMAGE_DEVICE=gpu
-    for t in "test_clean --gtest_filter=*ParallelDecon*:*Divide*:*LocalRms*:*OuterLoop*" "test_image_clean_gpu" \
-      "test_wsclean_table" "test_pipeline_lines"; do
+    for t in "test_clean --gtest_filter=*ParallelDecon*:*Divide*:*LocalRms*:*OuterLoop*:*MultiscalePatch*:*Beam*" \
+      "test_image_clean_gpu" "test_wsclean_table" "test_pipeline_lines" "test_realdata_vs_wsclean"; do
       name=${t%% *}
       start=$(date +%s)
       timeout "${PIPELINES_TIMEOUT:-300}" "$bin/tests/$name" ${t#"$name"} --gtest_brief=1 >"$out/$name.log" 2>&1 || status=1

@@ -1,4 +1,5 @@
-// `gpuclean image -device cpu` against Debian's WSClean 3.1 on real telescope data (issue 45): six
+// `gpuclean image -device cpu` (or GPUCLEAN_TEST_IMAGE_DEVICE's device) against Debian's WSClean 3.1 on
+// real telescope data (issue 45): six
 // small public MSs (VLA, OVRO-LWA, two LOFAR, WSRT, ALMA; tests/realdata/README.md), unpacked by
 // tests/realdata/prepare.py. Per MS, both programs get the same command line (for ALMA, WSClean images a
 // single-spw copy of the rows gpuclean selects; see kCases):
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -79,6 +81,12 @@ const Case kCases[] = {
 // gtest prints the parameter in test names and failures: the MS's name, not the struct's bytes.
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
+// gpuclean's device: cpu, or what GPUCLEAN_TEST_IMAGE_DEVICE names (gpu on the GPU machine).
+std::string device() {
+  const char* d = std::getenv("GPUCLEAN_TEST_IMAGE_DEVICE");
+  return d ? d : "cpu";
+}
+
 bool succeeds(const std::string& command) {
   const TempDir dir;
   return test::run_command(dir, command).code == 0;
@@ -143,7 +151,8 @@ class RealDataVsWsclean : public ::testing::TestWithParam<Case> {
                                " -name " + dir_.file(run + "-" + tag) + " " + ms;
       const auto t0 = std::chrono::steady_clock::now();
       const test::CommandResult r =
-          who == 0 ? test::run_gpuclean(dir_, "image -device cpu " + line) : test::run_command(dir_, "wsclean " + line);
+          who == 0 ? test::run_gpuclean(dir_, "image -device " + device() + " " + line)
+                   : test::run_command(dir_, "wsclean " + line);
       wall[who] = seconds_since(t0);
       if (r.code != 0) {
         ADD_FAILURE() << GetParam().name << " " << run << ": " << (who == 0 ? "gpuclean image" : "wsclean")
