@@ -145,6 +145,7 @@ GroupImages clean_group(const ImageOptions& o, imaging::VisStore& store, const i
     session.finish();
     run.result = session.result();
     run.result.images = {};
+    if (averaged) run.plane_frequencies_hz = averaged->frequencies_hz(), run.plane_weights = averaged->weights();
   }
   if (averaged) {  // the N imaging channels' models and residuals, as WSClean writes them
     ChannelAveragingImager::ChannelImages per_channel = averaged->channel_outputs(out.models, out.residuals);
@@ -212,11 +213,6 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
   if (o.deconvolution.save_source_list) {  // WSClean's refusals, before any read (per group of channels)
     check_source_list(o.deconvolution.settings, joined ? o.run.channels_out : 1,
                       o.selection.pol == io::ms::PolRequest::kI);
-    const std::size_t m = o.deconvolution.deconvolution_channels;
-    if (o.deconvolution.settings.multiscale.enabled && joined && m > 0 && m < o.run.channels_out)
-      throw clean::InvalidSettings(
-          "-save-source-list with -multiscale and -deconvolution-channels is not built yet: leave out "
-          "-deconvolution-channels, or -save-source-list");
   }
   ImageCleanSeconds seconds;
   auto stage = std::chrono::steady_clock::now();
@@ -286,7 +282,9 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
       }
       const io::ms::MsSelection& sel = selections.front();
       const SourceListSky sky{o.run.image.width, o.run.image.height, o.run.image.scale, sel.ra_rad, sel.dec_rad};
-      const std::string text = wsclean_source_list(channels, sky, last.settings, &last.result);
+      const SourceListPlanes cleaned{last.plane_frequencies_hz, last.plane_weights};
+      const std::string text = wsclean_source_list(channels, sky, last.settings, &last.result,
+                                                   cleaned.frequencies_hz.empty() ? nullptr : &cleaned);
       io::write_text_file(staged.stage(source_list_path(o)), text, true);
     }
     const std::string json_file = o.json.empty() || o.json == "-" ? std::string() : staged.stage(o.json);

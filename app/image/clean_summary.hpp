@@ -40,6 +40,9 @@ struct ImageCleanRun {
   MajorCycleReport report;
   clean::CleanResult result;          ///< the session's run: components and ledger (no images)
   clean::CleanSettings settings;      ///< the session's settings (its beam for scales and local RMS)
+  /// -deconvolution-channels: the cleaned planes' frequencies and weights, whose fluxes the
+  /// components carry (empty: the output channels were cleaned).
+  std::vector<double> plane_frequencies_hz, plane_weights;
 };
 
 struct ImageCleanRecord {

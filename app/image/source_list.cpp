@@ -109,7 +109,8 @@ void check_source_list(const clean::CleanSettings& settings, std::size_t channel
 }
 
 std::string wsclean_source_list(const std::vector<SourceListChannel>& channels, const SourceListSky& sky,
-                                const clean::CleanSettings& settings, const clean::CleanResult* components) {
+                                const clean::CleanSettings& settings, const clean::CleanResult* components,
+                                const SourceListPlanes* cleaned) {
   const clean::SpectralFitSettings fit = settings.spectral_fit();
   check_source_list(settings, channels.size(), true);
   const double reference_hz = wsclean_reference_frequency(channels);
@@ -127,7 +128,15 @@ std::string wsclean_source_list(const std::vector<SourceListChannel>& channels, 
 
   std::vector<Line> lines;
   if (settings.multiscale.enabled && components) {
-    // One source per pixel and scale: its spectrum over the cleaned planes, fitted as above.
+    // One source per pixel and scale: its spectrum over the cleaned planes, fitted as above (over
+    // the deconvolution channels when those were cleaned).
+    if (cleaned) {
+      frequencies = cleaned->frequencies_hz;
+      weights.assign(cleaned->weights.begin(), cleaned->weights.end());
+      for (double& w : weights) w = static_cast<float>(w);
+      fitter.reset();
+      if (frequencies.size() > 1) fitter.emplace(frequencies, weights, fit.terms, reference_hz, fit.logarithmic);
+    }
     const double pixel_arcsec = sky.scale_rad * (180.0 * 3600.0 / M_PI);
     const std::size_t planes = frequencies.size();
     for (const clean::ModelSource& s : clean::model_sources(*components)) {

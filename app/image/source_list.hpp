@@ -45,9 +45,17 @@ std::string wsclean_dec_text(long double dec_rad);
 /// only with a spectral fit.
 void check_source_list(const clean::CleanSettings& settings, std::size_t channels, bool stokes_i);
 
+/// The planes a run cleaned when they are not the output channels (-deconvolution-channels):
+/// their frequencies and weights, whose fluxes the components carry.
+struct SourceListPlanes {
+  std::vector<double> frequencies_hz, weights;
+};
+
 /// The text of NAME-sources.txt. `components`: the run's components, used for multiscale only
-/// (null otherwise). Throws clean::InvalidSettings for several channels without a spectral fit.
+/// (null otherwise); `cleaned`: their planes when not the output channels (null: they are).
+/// Throws clean::InvalidSettings for several channels without a spectral fit.
 std::string wsclean_source_list(const std::vector<SourceListChannel>& channels, const SourceListSky& sky,
-                                const clean::CleanSettings& settings, const clean::CleanResult* components);
+                                const clean::CleanSettings& settings, const clean::CleanResult* components,
+                                const SourceListPlanes* cleaned = nullptr);
 
 }  // namespace gpuclean::app
