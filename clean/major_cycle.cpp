@@ -121,7 +121,7 @@ bool MajorCycleDriver::next(CleanResult& result) {
     t = Clock::now();
     choice = steps_.choose();
     if (several_scales_) result.diagnostics.seconds.scales += since(t);
-    last_key_ = choice.scale >= 0 ? choice.biased : 0.0f;  // the masked phase's own first key
+    note_key(choice);  // the masked phase's own key
     in_force = final_threshold;
   }
   // An outer loop's round floor (resume), held after the --auto-mask switch, which waits for its level.

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "clean/errors.hpp"
+#include "clean/scale_set.hpp"
 
 namespace gpuclean::clean {
 namespace {
@@ -34,7 +35,12 @@ void check_input(const OuterLoopInput& in, std::size_t planes) {
                          std::to_string(in.height) + ").");
 }
 
-// Multiscale's largest PSF sidelobe outside its patch (sidelobe_patch).
+// Multiscale's largest PSF sidelobe outside its patch (patch_within_sidelobe). A round subtracts
+// each scale's PSF within its patch only, and the re-imaging corrects the rest; where the PSF's
+// sidelobes beyond the patch are large (a sparse or snapshot array) the round works on a residual
+// that is that wrong and cleans sidelobes. Measured on DP3's 8-station LOFAR MS (tests/realdata,
+// 256² at 4″), where the sidelobes 50 pixels out are 0.96: 52.2 Jy of model against WSClean 3.1's
+// 29.6 Jy with the 50-pixel patch, 29.637 Jy (equal) with the whole PSF.
 constexpr float kMultiscaleExteriorSidelobe = 0.1f;
 
 // The beam patch that reaches every pixel of every PSF from its peak.
@@ -43,29 +49,6 @@ std::size_t whole_psf_patch(const std::vector<PreparedPsf>& psfs) {
   for (const PreparedPsf& p : psfs)
     hw = std::max({hw, p.peak_x, p.image.width - 1 - p.peak_x, p.peak_y, p.image.height - 1 - p.peak_y});
   return hw;
-}
-
-// Multiscale's patch: the smallest half-width (at least `patch`) outside which no PSF keeps more
-// than `bound` of its peak. A round subtracts each scale's PSF within its patch only, and the
-// re-imaging corrects the rest; where the PSF's sidelobes beyond the patch are large (a sparse or
-// snapshot array) the round works on a residual that is that wrong and cleans sidelobes. Measured
-// on DP3's 8-station LOFAR MS (tests/realdata, 256² at 4″), where the sidelobes 50 pixels out are
-// 0.96: 52.2 Jy of model against WSClean 3.1's 29.6 Jy with the 50-pixel patch, 29.637 Jy (equal)
-// with the whole PSF.
-std::size_t sidelobe_patch(const std::vector<PreparedPsf>& psfs, std::size_t patch, float bound) {
-  for (const PreparedPsf& p : psfs) {
-    // The largest |PSF| at each Chebyshev distance from the peak, then beyond each distance.
-    std::vector<float> beyond(std::max(p.image.width, p.image.height) + 1, 0.0f);
-    for (std::size_t y = 0; y < p.image.height; ++y)
-      for (std::size_t x = 0; x < p.image.width; ++x) {
-        const std::size_t d = std::max(x > p.peak_x ? x - p.peak_x : p.peak_x - x,
-                                       y > p.peak_y ? y - p.peak_y : p.peak_y - y);
-        beyond[d] = std::max(beyond[d], std::abs(p.image.at(x, y)));
-      }
-    for (std::size_t d = beyond.size() - 1; d-- > 0;) beyond[d] = std::max(beyond[d], beyond[d + 1]);
-    while (patch + 1 < beyond.size() && beyond[patch + 1] > bound) ++patch;
-  }
-  return patch;
 }
 
 }  // namespace
@@ -99,11 +82,11 @@ OuterLoopSession::OuterLoopSession(const CleanSettings& settings, OuterLoopInput
   // Measured on a 32-antenna, 1 h MS (test_image_clean_vs_wsclean): with the 50-pixel patch, whose
   // exterior sidelobe was 8.4 %, the third round made 1057 components in its first cycle where
   // WSClean's pass made 697 (the whole PSF: 698). Multiscale keeps patches, as
-  // small as the PSF allows (sidelobe_patch): a whole twice-convolved PSF per scale and plane would
+  // small as the PSF allows (patch_within_sidelobe): a whole twice-convolved PSF per scale and plane would
   // multiply the memory the GPU holds, and on test_image_multiscale_vs_wsclean (exterior sidelobe
   // below 10 %) it did not bring the residual closer (+5.3 % against +4.4 %).
   if (!settings_.multiscale.enabled) settings_.beam_patch = std::max(settings_.beam_patch, whole_psf_patch(psfs_));
-  else settings_.beam_patch = sidelobe_patch(psfs_, settings_.beam_patch, kMultiscaleExteriorSidelobe);
+  else settings_.beam_patch = patch_within_sidelobe(psfs_, settings_.beam_patch, kMultiscaleExteriorSidelobe);
 
   // The active planes as the run facade's table, joined as they came; the plan once.
   table_.width = input_.width;

@@ -77,6 +77,22 @@ float largest_exterior_sidelobe(const PreparedPsf& psf, std::size_t half_width) 
   return worst;
 }
 
+std::size_t patch_within_sidelobe(const std::vector<PreparedPsf>& psfs, std::size_t half_width, float bound) {
+  for (const PreparedPsf& p : psfs) {
+    // The largest |PSF| at each Chebyshev distance from the peak, then beyond each distance.
+    std::vector<float> beyond(std::max(p.image.width, p.image.height) + 1, 0.0f);
+    for (std::size_t y = 0; y < p.image.height; ++y)
+      for (std::size_t x = 0; x < p.image.width; ++x) {
+        const std::size_t d = std::max(x > p.peak_x ? x - p.peak_x : p.peak_x - x,
+                                       y > p.peak_y ? y - p.peak_y : p.peak_y - y);
+        beyond[d] = std::max(beyond[d], std::abs(p.image.at(x, y)));
+      }
+    for (std::size_t d = beyond.size() - 1; d-- > 0;) beyond[d] = std::max(beyond[d], beyond[d + 1]);
+    while (half_width + 1 < beyond.size() && beyond[half_width + 1] > bound) ++half_width;
+  }
+  return half_width;
+}
+
 std::vector<CleanScale> plan_scales(const CleanSettings& settings, double beam_fwhm, std::size_t width,
                                     std::size_t height, std::size_t psf_side) {
   const MultiscaleSettings& ms = settings.multiscale;

@@ -100,4 +100,8 @@ PreparedPsf psf_window(const HostImage& image, std::size_t peak_x, std::size_t p
 /// The largest |PSF| outside the square of half-width `half_width` around its peak.
 float largest_exterior_sidelobe(const PreparedPsf& psf, std::size_t half_width);
 
+/// The smallest half-width, at least `half_width`, outside which no PSF of `psfs` keeps more than
+/// `bound` of its peak (largest_exterior_sidelobe ≤ bound for each), in one pass per PSF.
+std::size_t patch_within_sidelobe(const std::vector<PreparedPsf>& psfs, std::size_t half_width, float bound);
+
 }  // namespace gpuclean::clean
