@@ -65,7 +65,7 @@ GroupImages clean_group(const ImageOptions& o, imaging::VisStore& store, const i
   const std::string who = several_groups ? "channel " + std::to_string(group.front()) + ": " : "";
   auto stage = std::chrono::steady_clock::now();
   VisStoreImager channels(store, group);
-  GroupImages out{channels.dirty(), channels.psfs(), {}, {}};
+  GroupImages out{channels.dirty(), channels.psfs(), {}, {}, {}};
   std::vector<double> frequencies, weights;
   for (std::size_t c : group) {
     const imaging::ChannelImage& ch = result.channels[c];
@@ -130,7 +130,7 @@ GroupImages clean_group(const ImageOptions& o, imaging::VisStore& store, const i
   loop.local_rms = settings.local_rms.enabled;
   loop.keep_first_residual = o.deconvolution.save_first_residual && !averaged;
   const auto progress = [&who](const std::string& line) { image_log::info("gpuclean image: %s%s\n", who.c_str(), line.c_str()); };
-  run = ImageCleanRun{group, run_major_cycles(imager, session, loop, progress), session.result(), settings};
+  run = ImageCleanRun{group, run_major_cycles(imager, session, loop, progress), session.result(), settings, {}, {}};
   run.result.images = {};  // the components and the ledger are what is kept
   const MajorCycleReport& report = run.report;
   image_log::info("gpuclean image: %s%zu major cycle(s), %zu components, %zu prediction(s), stopped: %.*s\n", who.c_str(),

@@ -94,7 +94,8 @@ TEST_P(ParallelDeconvolution, SubImagesCleanTheirAreas) {
   EXPECT_GE(rounds, 2u);
   EXPECT_LT(rounds, 30u);
   double flux = 0;
-  for (float v : run.models()[0].pixels) flux += v;
+  const std::vector<gc::HostImage> models = run.models();  // held: a temporary's member dies before the loop
+  for (float v : models[0].pixels) flux += v;
   EXPECT_NEAR(flux, 5.0, 0.02 * 5.0);
   EXPECT_EQ(run.result().stop.iterations, components);
   // A budget of 40 each: more than 40 components in all, and the run ends with the budget.
