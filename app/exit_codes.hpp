@@ -10,6 +10,8 @@ enum class ExitCode : int {
   kInput = 3,     ///< an input file is missing, not FITS, or unusable (NaN PSF, sizes)
   kRuntime = 4,   ///< the run failed: cannot write, out of memory, GPU failure
   kBatchFailures = 5,  ///< batch: at least one observation failed (the others ran; see the report)
+  kBusy = 6,      ///< image: another gpuclean run is writing the MeasurementSet's MODEL_DATA
+  // 128 + N: stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129); staged outputs removed
 };
 
 inline int to_int(ExitCode c) { return static_cast<int>(c); }

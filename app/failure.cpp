@@ -9,6 +9,7 @@
 #include "app/errors.hpp"
 #include "clean/errors.hpp"
 #include "io/fits_error.hpp"
+#include "io/ms/ms_error.hpp"
 #ifdef GPUCLEAN_HAVE_CUDA
 #include "select/cuda/cuda_check.hpp"
 #endif
@@ -31,6 +32,8 @@ Failure classify(std::exception_ptr error) {
     std::rethrow_exception(error);
   } catch (const clean::InvalidSettings& e) {
     return one_line(ExitCode::kUsage, e.what());
+  } catch (const io::ms::MsError& e) {
+    return one_line(e.kind() == io::ms::MsError::Kind::kBusy ? ExitCode::kBusy : ExitCode::kInput, e.what());
   } catch (const clean::InvalidInput& e) {
     return one_line(ExitCode::kInput, e.what());
   } catch (const FitsError& e) {

@@ -19,6 +19,7 @@
 #include "app/exit_codes.hpp"
 #include "app/failure.hpp"
 #include "app/image/image_command.hpp"
+#include "app/stop_signals.hpp"
 
 namespace {
 
@@ -141,10 +142,15 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   use_huge_pages(argv);
+  gpuclean::app::install_stop_signals();  // before any thread: they all inherit the blocked signals
+  int code;
   try {
-    return run(argc, argv);
+    code = run(argc, argv);
   } catch (...) {
     const gpuclean::app::Failure f = gpuclean::app::classify(std::current_exception());
-    return fail(f.code, f.message);
+    gpuclean::app::finish_if_stopped();  // an error caused by the stop itself is not reported
+    code = fail(f.code, f.message);
   }
+  gpuclean::app::finish_if_stopped();
+  return code;
 }

@@ -1,5 +1,6 @@
 #include "imaging/predict_run.hpp"
 
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -8,7 +9,8 @@
 #include "imaging/weight_grid.hpp"
 #include "io/ms/ms_error.hpp"
 #include "io/ms/ms_reader.hpp"
-#include "io/ms/ms_writer.hpp"
+#include "io/ms/model_journal.hpp"
+#include "io/staged_outputs.hpp"
 
 namespace gpuclean::imaging {
 std::vector<ModelRows> read_model_rows(const std::vector<io::ms::MsSelection>& selections) {
@@ -69,10 +71,12 @@ PredictRunResult predict_model_rows(std::vector<ModelRows>& sets, const std::vec
   return result;
 }
 
-void write_model_rows(const std::vector<ModelRows>& sets, const std::vector<io::ms::MsSelection>& selections,
-                      PredictRunResult& result) {
+void stage_model_rows(const std::vector<ModelRows>& sets, const std::vector<io::ms::MsSelection>& selections,
+                      PredictRunResult& result, io::StagedOutputs& staged, const std::string& dir) {
   for (std::size_t m = 0; m < sets.size(); ++m) {
-    io::ms::ModelDataWriter(selections[m]).write(sets[m].row, sets[m].model);
+    const std::string name = "model-" + std::to_string(m) + ".journal";
+    io::ms::write_model_journal(staged.stage_journal(dir, name, selections[m].path), selections[m], sets[m].row,
+                                sets[m].model);
     result.rows += sets[m].row.size();
   }
 }
@@ -81,7 +85,12 @@ PredictRunResult predict_run(const std::vector<io::ms::MsSelection>& selections,
                              const ModelSource& models) {
   std::vector<ModelRows> sets = read_model_rows(selections);
   PredictRunResult result = predict_model_rows(sets, selections, settings, models);
-  write_model_rows(sets, selections, result);  // only now: a failure above leaves every MS as it was
+  // Only now: a failure above leaves every MS as it was. The journals wait beside the first MS.
+  io::StagedOutputs staged(true);
+  std::filesystem::path folder = std::filesystem::absolute(selections.front().path).lexically_normal();
+  if (folder.filename().empty()) folder = folder.parent_path();
+  stage_model_rows(sets, selections, result, staged, folder.parent_path().string());
+  staged.commit();
   return result;
 }
 

@@ -12,10 +12,12 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "imaging/gridder_cpu.hpp"
 #include "io/ms/ms_selection.hpp"
+#include "io/staged_outputs.hpp"
 
 namespace gpuclean::imaging {
 
@@ -59,16 +61,18 @@ struct ModelRows {
 /// predict_run's three stages, for a caller that overlaps them with other work (the major
 /// cycles read the rows while they clean and write only when every other output is ready):
 /// reads every MS's selected rows (throws MsError for an empty selection); predicts each output
-/// channel from `models(j)` into `rows` (no MS is touched); writes MODEL_DATA of every MS.
+/// channel from `models(j)` into `rows` (no MS is touched); stages MODEL_DATA of every MS as a
+/// journal in `staged` (in the stage folder of `dir`), which staged.commit() applies together
+/// with the run's other outputs (io/ms/model_journal.hpp).
 std::vector<ModelRows> read_model_rows(const std::vector<io::ms::MsSelection>& selections);
 PredictRunResult predict_model_rows(std::vector<ModelRows>& rows, const std::vector<io::ms::MsSelection>& selections,
                                     const PredictRunSettings& settings, const ModelSource& models);
-void write_model_rows(const std::vector<ModelRows>& rows, const std::vector<io::ms::MsSelection>& selections,
-                      PredictRunResult& result);
+void stage_model_rows(const std::vector<ModelRows>& rows, const std::vector<io::ms::MsSelection>& selections,
+                      PredictRunResult& result, io::StagedOutputs& staged, const std::string& dir);
 
 /// Reads the selected rows' u, v, w of every MS (`selections` as select_visibilities made them,
 /// same channels), predicts each output channel from `models(j)`, and writes MODEL_DATA of every
-/// MS. Throws MsError (unreadable or unwritable MS, no rows in the selection) and
+/// MS (staged beside the first MS, committed before it returns). Throws MsError (unreadable or unwritable MS, no rows in the selection) and
 /// clean::InvalidInput (a model of the wrong size).
 PredictRunResult predict_run(const std::vector<io::ms::MsSelection>& selections, const PredictRunSettings& settings,
                              const ModelSource& models);

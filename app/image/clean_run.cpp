@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <exception>
 #include <map>
 #include <memory>
@@ -264,8 +265,9 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
   seconds.restore = seconds_since(stage);
 
   // After every FITS file is staged, before any is renamed into place: the source list and the
-  // summary's file are staged, then MODEL_DATA written, then the summary. A failure before
-  // MODEL_DATA leaves no output and every MS as it was.
+  // summary's file are staged, then MODEL_DATA's journals, then the summary. The commit then
+  // applies the journals and renames the files; a failure or a stop before it leaves no output
+  // and every MS as it was (io/staged_outputs.hpp).
   const bool write_model_data = model_data && predicted_any;
   imaging::PredictRunResult predicted;
   nlohmann::json summary;
@@ -291,7 +293,7 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
     seconds.write = seconds_since(stage);
     if (write_model_data) {
       const auto start = std::chrono::steady_clock::now();
-      predicted = model_data->write();
+      predicted = model_data->stage(staged, std::filesystem::path(o.name).parent_path().string());
       seconds.model_data = seconds_since(start);
     }
     if (o.json.empty()) return;

@@ -13,6 +13,7 @@
 #include "app/image/image_gpus.hpp"
 #include "app/image/image_log.hpp"
 #include "app/image/image_outputs.hpp"
+#include "app/image/ms_guard.hpp"
 #include "app/image/predict_command.hpp"
 #include "app/version.hpp"
 #include "clean/errors.hpp"
@@ -56,7 +57,7 @@ std::vector<std::pair<std::size_t, std::size_t>> output_intervals(const ImageOpt
 }
 
 std::string four_digits(std::size_t i) {
-  char text[16];
+  char text[24];
   std::snprintf(text, sizeof text, "%04zu", i);
   return text;
 }
@@ -64,8 +65,9 @@ std::string four_digits(std::size_t i) {
 /// One interval's run (or the whole run): every check, then imaging or cleaning, then the files.
 int run_one(const ImageOptions& run, const std::string& command_line, const std::string& device_note,
             const std::chrono::steady_clock::time_point start) {
+  if (!run.predict) check_image_outputs(run);
+  const ImageRunGuard guard(run);  // MS write locks, stopped runs' leftovers; before any read
   if (run.predict) return run_predict(run);  // writes the model column, no image
-  check_image_outputs(run);
   std::vector<io::ms::MsMetadata> metadata;
   for (const std::string& ms : run.ms) metadata.push_back(io::ms::read_ms_metadata(ms));
   const std::vector<io::ms::MsSelection> selections = io::ms::select_visibilities(metadata, run.selection);

@@ -1,5 +1,7 @@
 #include "app/image/major_cycles.hpp"
 
+#include "io/test_pause.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -162,6 +164,7 @@ MajorCycleReport run_major_cycles(MajorCycleImager& imager, clean::RoundEngine& 
     }
     report.cycles.push_back(step);
     if (progress) progress(progress_line(step, report.iterations, settings.local_rms));
+    io::test_pause(("cycle-" + std::to_string(k)).c_str());
     if (!step.more) {
       report.stop = mask_nmiter_due ? MajorCycleStop::kAutoMaskNmiter : stop_of(step, report.iterations, settings, due, per_sub_image);
       return report;

@@ -59,9 +59,9 @@ void ModelDataUpdate::predict(std::vector<std::vector<double>> models) {
   });
 }
 
-imaging::PredictRunResult ModelDataUpdate::write() {
+imaging::PredictRunResult ModelDataUpdate::stage(io::StagedOutputs& staged, const std::string& dir) {
   predicted_.get();
-  imaging::write_model_rows(rows_, selections_, result_);
+  imaging::stage_model_rows(rows_, selections_, result_, staged, dir);
   return result_;
 }
 

@@ -26,8 +26,8 @@ imaging::PredictRunResult write_model_data(const ImageOptions& options,
 /// write_model_data in three steps that overlap the rest of a run: the rows' u, v, w are read in
 /// the background from construction on (while the major cycles clean: they do not touch the MSs),
 /// predict() predicts the final models in the background (while the images are restored and
-/// staged), and write() waits for both and writes MODEL_DATA, the run's last step before its
-/// outputs are committed. A failure of either background step surfaces in write(); destruction
+/// staged), and stage() waits for both and stages MODEL_DATA's journals with the run's outputs,
+/// which the outputs' commit applies. A failure of either background step surfaces in write(); destruction
 /// waits for them. `options` and `selections` must outlive the object.
 class ModelDataUpdate {
  public:
@@ -36,7 +36,7 @@ class ModelDataUpdate {
   ModelDataUpdate& operator=(const ModelDataUpdate&) = delete;
   /// One model per output channel (row-major, Jy/pixel); call once.
   void predict(std::vector<std::vector<double>> models);
-  imaging::PredictRunResult write();
+  imaging::PredictRunResult stage(io::StagedOutputs& staged, const std::string& dir);
 
  private:
   const ImageOptions& options_;

@@ -22,6 +22,7 @@ class MsError : public clean::InvalidInput {
     kSelection,      ///< the selection names what the MS lacks (a field, channels)
     kEmpty,          ///< no rows after selection, or every selected visibility flagged or zero-weight
     kIo,             ///< casacore failed while reading
+    kBusy,           ///< another gpuclean run is writing its MODEL_DATA (exit 6, not 3)
   };
   MsError(Kind kind, const std::string& message) : clean::InvalidInput(message), kind_(kind) {}
   Kind kind() const noexcept { return kind_; }

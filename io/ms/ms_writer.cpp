@@ -1,7 +1,11 @@
 #include "io/ms/ms_writer.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
 #include <string>
 
 #include <casacore/casa/Arrays/Array.h>
@@ -11,6 +15,8 @@
 #include <casacore/tables/Tables/ArrayColumn.h>
 #include <casacore/tables/Tables/Table.h>
 #include <casacore/tables/Tables/TableDesc.h>
+#include <casacore/tables/DataMan/TiledColumnStMan.h>
+#include <casacore/casa/Containers/Record.h>
 
 #include "io/ms/ms_error.hpp"
 
@@ -19,16 +25,27 @@ namespace {
 
 constexpr std::uint64_t kMaxSpan = std::uint64_t{1} << 15;  // table rows per get/put
 
-/// Adds the model column as W31 InitializeModelColumn does: first into the data manager *named*
-/// StandardStMan (where simulated and CASA-made MSs keep their scalar columns), and when there is
-/// none, into a new one of that type.
+/// Adds the model column in a tiled data manager of its own (files table.fN*, N its number), tiles
+/// of about 1 MiB over whole cells, as CASA's MODEL_DATA.
 void add_model_column(casacore::Table& table, const std::string& name, const casacore::IPosition& shape) {
   const casacore::ArrayColumnDesc<casacore::Complex> desc(name, shape, casacore::ColumnDesc::FixedShape);
-  try {
-    table.addColumn(desc, "StandardStMan", true);
-  } catch (const casacore::AipsError&) {
-    table.addColumn(desc, "StandardStMan", false);
-  }
+  const casacore::Int cell = static_cast<casacore::Int>(shape.product());
+  casacore::IPosition tile(shape.size() + 1, 1);
+  for (std::size_t i = 0; i < shape.size(); ++i) tile[i] = shape[i];
+  tile[shape.size()] = std::max<casacore::Int>(1, (1 << 17) / std::max<casacore::Int>(cell, 1));
+  casacore::TiledColumnStMan manager("Gpuclean" + name, tile);
+  table.addColumn(desc, manager);
+}
+
+bool needs_reset(const casacore::Table& table, const std::string& column, const casacore::IPosition& shape) {
+  if (!table.tableDesc().isColumn(column)) return true;
+  const casacore::ArrayColumn<casacore::Complex> model(table, column);
+  return table.nrow() > 0 && (!model.isDefined(0) || model.shape(0) != shape);
+}
+
+casacore::IPosition cell_shape(const casacore::Table& table, const MsSelection& s) {
+  const std::string shape_from = table.tableDesc().isColumn("DATA") ? "DATA" : s.data_column;
+  return casacore::ArrayColumn<casacore::Complex>(table, shape_from).shape(0);
 }
 
 }  // namespace
@@ -38,14 +55,12 @@ struct ModelDataWriter::Impl {
   casacore::Table table;
   casacore::ArrayColumn<casacore::Complex> model;
 
-  explicit Impl(const MsSelection& s) : sel(s), table(s.path, casacore::Table::Update) {
-    const std::string shape_from = table.tableDesc().isColumn("DATA") ? "DATA" : s.data_column;
-    const casacore::IPosition shape = casacore::ArrayColumn<casacore::Complex>(table, shape_from).shape(0);
-    const bool existed = table.tableDesc().isColumn(s.model_column);
-    if (!existed) add_model_column(table, s.model_column, shape);
+  Impl(const MsSelection& s, std::optional<bool> reset) : sel(s), table(s.path, casacore::Table::Update) {
+    const casacore::IPosition shape = cell_shape(table, s);
+    const bool zero = reset ? *reset : needs_reset(table, s.model_column, shape);
+    if (!table.tableDesc().isColumn(s.model_column)) add_model_column(table, s.model_column, shape);
     model.attach(table, s.model_column);
-    if (!existed || !model.isDefined(0) || model.shape(0) != shape)
-      model.fillColumn(casacore::Array<casacore::Complex>(shape, casacore::Complex(0, 0)));
+    if (zero) model.fillColumn(casacore::Array<casacore::Complex>(shape, casacore::Complex(0, 0)));
   }
 
   void write(const std::vector<std::uint64_t>& rows, const std::vector<std::complex<float>>& values);
@@ -83,15 +98,56 @@ void ModelDataWriter::Impl::write(const std::vector<std::uint64_t>& rows,
   }
 }
 
-ModelDataWriter::ModelDataWriter(const MsSelection& selection) {
+bool model_column_needs_reset(const MsSelection& s) {
   try {
-    impl_ = std::make_unique<Impl>(selection);
+    const casacore::Table table(s.path);
+    return needs_reset(table, s.model_column, cell_shape(table, s));
+  } catch (const casacore::AipsError& e) {
+    throw MsError(MsError::Kind::kIo, "cannot read " + s.model_column + " of '" + s.path + "': " + std::string(e.what()));
+  }
+}
+
+std::uint64_t remove_orphan_storage(const std::string& ms) {
+  std::set<unsigned> listed;
+  try {
+    const casacore::Table table(ms, casacore::Table::Update);  // waits for casacore's write lock
+    const casacore::Record managers = table.dataManagerInfo();
+    for (casacore::uInt i = 0; i < managers.nfields(); ++i)
+      listed.insert(static_cast<unsigned>(managers.subRecord(i).asInt("SEQNR")));
+  } catch (const casacore::AipsError& e) {
+    throw MsError(MsError::Kind::kIo, "cannot open '" + ms + "' for writing: " + std::string(e.what()));
+  }
+  std::uint64_t bytes = 0;
+  namespace fs = std::filesystem;
+  for (const fs::directory_entry& e : fs::directory_iterator(ms)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("table.f", 0) != 0 || name.size() < 8 || !std::isdigit(static_cast<unsigned char>(name[7]))) continue;
+    const unsigned n = static_cast<unsigned>(std::strtoul(name.c_str() + 7, nullptr, 10));
+    // Only numbers past every listed manager: a manager being added is always the next one.
+    if (listed.count(n) || (!listed.empty() && n < *listed.rbegin()) || !e.is_regular_file()) continue;
+    bytes += e.file_size();
+    fs::remove(e.path());
+  }
+  return bytes;
+}
+
+ModelDataWriter::ModelDataWriter(const MsSelection& selection, std::optional<bool> reset) {
+  try {
+    impl_ = std::make_unique<Impl>(selection, reset);
   } catch (const casacore::AipsError& e) {
     throw MsError(MsError::Kind::kIo, "cannot write " + selection.model_column + " of '" + selection.path + "': " + std::string(e.what()));
   }
 }
 
 ModelDataWriter::~ModelDataWriter() = default;
+
+void ModelDataWriter::finish() {
+  try {
+    impl_->table.flush(true, false);
+  } catch (const casacore::AipsError& e) {
+    throw MsError(MsError::Kind::kIo, "writing " + impl_->sel.model_column + " of '" + impl_->sel.path + "' failed: " + std::string(e.what()));
+  }
+}
 
 void ModelDataWriter::write(const std::vector<std::uint64_t>& rows, const std::vector<std::complex<float>>& values) {
   try {
