@@ -96,6 +96,13 @@ check "gpuclean image -help" 'gpuclean image -help | grep "^usage: gpuclean imag
 check 'python3 -c "import gpuclean"' '
   python3 -c "import gpuclean; print(gpuclean.__file__)" | grep "^/usr/lib/python3/dist-packages/gpuclean/"'
 check "python3 -m gpuclean.wsclean" 'hook=$(python3 -m gpuclean.wsclean); echo "$hook"; test -f "$hook"'
+# The README's recipe runs no Python: a python3 first on PATH that cannot import NumPy changes nothing.
+check "gpuclean-wsclean-hook (a python3 without NumPy first on PATH)" '
+  mkdir -p /tmp/no-numpy
+  printf "#!/bin/sh\necho \"ModuleNotFoundError: No module named numpy\" >&2\nexit 1\n" > /tmp/no-numpy/python3
+  chmod +x /tmp/no-numpy/python3
+  hook=$(PATH=/tmp/no-numpy:$PATH gpuclean-wsclean-hook); echo "$hook"
+  test "$hook" = /usr/lib/python3/dist-packages/gpuclean/wsclean_hook.py'
 # simulate_ms.py needs python3-casacore (NumPy comes with the package): installed only now. The
 # dirty image and PSF are then cleaned by gpuclean itself, which checks they are images it can use.
 check "gpuclean image (simulated MS, 128^2, -make-psf), then gpuclean on its dirty image and PSF" "
@@ -109,8 +116,9 @@ check "gpuclean image (simulated MS, 128^2, -make-psf), then gpuclean on its dir
 check "wsclean -python-deconvolution (256^2, -niter 200)" "
   $apt_install wsclean python3-casacore >/dev/null
   python3 simulate_ms.py --out sim.ms --antennas 16 --hours 0.5 --channels 2 --overwrite >/dev/null
+  hook=\$(gpuclean-wsclean-hook)
   wsclean -name sim -size 256 256 -scale 4asec -niter 200 -mgain 0.8 \
-    -python-deconvolution \"\$(python3 -m gpuclean.wsclean)\" sim.ms > wsclean.log 2>&1 || { tail -20 wsclean.log; exit 1; }
+    -python-deconvolution \"\$hook\" sim.ms > wsclean.log 2>&1 || { tail -20 wsclean.log; exit 1; }
   grep 'gpuclean: major cycle' wsclean.log
   test -s sim-image.fits"
 

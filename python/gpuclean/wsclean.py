@@ -1,8 +1,12 @@
 """gpuclean inside WSClean's major cycle (WSClean's -python-deconvolution), WSClean 3.1 to 3.7.
 
-    hook=$(python3 -m gpuclean.wsclean) && \\
+    hook=$(gpuclean-wsclean-hook) && \\
     wsclean -size 2048 2048 -scale 1.5asec -niter 100000 -mgain 0.8 -auto-threshold 3 -multiscale \\
         -python-deconvolution "$hook" obs.ms
+
+gpuclean-wsclean-hook (installed beside gpuclean; build/gpuclean-wsclean-hook in a build tree)
+prints the hook file without running Python; `python3 -m gpuclean.wsclean` prints the same file
+where that python3 can import this package.
 
 Every major cycle WSClean images the residual from the visibilities and calls
 :func:`deconvolve`; gpuclean cleans it down to max(WSClean's major-cycle threshold, its final

@@ -1,6 +1,6 @@
 """gpuclean as WSClean's deconvolution engine: the file to give WSClean.
 
-    wsclean ... -python-deconvolution "$(python3 -m gpuclean.wsclean)" observation.ms
+    hook=$(gpuclean-wsclean-hook) && wsclean ... -python-deconvolution "$hook" observation.ms
 
 WSClean 3.1 calls deconvolve() once per major cycle (docs/wsclean-contract.md). This
 file stays free of anything that can fail while WSClean loads it (a failing import hangs WSClean
