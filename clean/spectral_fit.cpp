@@ -47,10 +47,15 @@ SpectralFit::SpectralFit(std::vector<double> frequencies_hz, const std::vector<d
       frequencies_(std::move(frequencies_hz)),
       weights_(weights) {
   const std::string option = logarithmic_ ? "--fit-spectral-log-pol" : "--fit-spectral-pol";
-  const std::size_t most = logarithmic_ ? std::min<std::size_t>(channels_, kMaxLogTerms) : channels_;
-  if (terms_ < 1 || terms_ > most)
-    throw InvalidSettings(option + " " + std::to_string(terms_) + " needs between 1 and " + std::to_string(most) +
-                          " terms for the " + std::to_string(channels_) + " channels of the input; give fewer terms.");
+  if (terms_ < 1 || (logarithmic_ && terms_ > static_cast<std::size_t>(kMaxLogTerms)))
+    throw InvalidSettings(option + " " + std::to_string(terms_) + " needs between 1 and " +
+                          (logarithmic_ ? std::to_string(kMaxLogTerms) : std::string("the channels' count")) +
+                          " terms; give another count.");
+  if (channels_ == 0) throw InvalidSettings(option + " needs at least one channel to fit.");
+  // More terms than channels: WSClean's fitters (schaapcommon's PolynomialFitter and
+  // NonLinearPowerLawFitter, WSClean 3.1 to 3.7) fit as many terms as there are channels and
+  // leave the others 0; so does this fit (terms() is the count fitted).
+  terms_ = std::min(terms_, channels_);
   if (!(reference_hz_ > 0.0)) throw InvalidSettings(option + " needs the channels' frequencies (FREQ axis).");
   const std::size_t c = channels_, k = terms_;
   for (std::size_t i = 0; i < c; ++i) {

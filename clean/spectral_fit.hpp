@@ -25,8 +25,10 @@ namespace gpuclean::clean {
 
 class SpectralFit {
  public:
-  /// `terms` in [1, channels] (and at most kMaxLogTerms when logarithmic); weights > 0. Throws
-  /// InvalidSettings otherwise.
+  /// `terms` at least 1 (and at most kMaxLogTerms when logarithmic); weights > 0. Throws
+  /// InvalidSettings otherwise. More terms than channels fit as many terms as there are channels
+  /// (terms() says how many), the others being 0, as WSClean's fitters do: callers that keep
+  /// the count asked for (a source list's SpectralIndex) pass a buffer of it, zeroed.
   SpectralFit(std::vector<double> frequencies_hz, const std::vector<double>& weights, std::size_t terms,
               double reference_hz, bool logarithmic = false);
 

@@ -39,6 +39,9 @@ struct ImageRunSettings {
   /// run may plan for is the least of these and what is available.
   double host_memory_fraction = 1.0;
   double host_memory_bytes = 0;
+  /// -niter > 0: the host memory plan also counts the deconvolution's images (each output
+  /// channel's residual, model and restored image, and the cleaned planes in float).
+  bool deconvolution = false;
 };
 
 /// Where the time of one run went (seconds, host wall clock) and how much was gridded.
@@ -73,10 +76,18 @@ struct ImageRunResult {
   ImageTimings timings;
 };
 
+/// Checks, before any MS is opened, what -size alone needs (with -channels-out, -padding,
+/// -make-psf, -niter): the host's images and weight grids and, on the CPU, one plane of the
+/// gridder's grid; for the GPU, the gridder's fixed part on the device. Throws
+/// clean::InsufficientHostMemory with a line that names -size and the sizes (exit 4), or
+/// clean::InsufficientGpuMemory; returns the plan as a line.
+std::string check_image_size_memory(const ImageRunSettings& settings);
+
 /// Checks, before any visibility is read, that the host can hold the selection (the samples and
 /// their per-channel copies) and, for the GPU, that the gridder's fixed part (grids, cuFFT work
 /// area, accumulators) fits the device: the samples themselves stream in chunks. Throws
-/// clean::InsufficientGpuMemory or clean::InsufficientHostMemory (exit 4) with the sizes; returns the plan as a line.
+/// clean::InsufficientGpuMemory or clean::InsufficientHostMemory (exit 4) with the sizes and the
+/// part at fault (-size, or the selected visibilities); returns the plan as a line.
 std::string check_image_memory(const std::vector<io::ms::MsSelection>& selections, const ImageRunSettings& settings);
 
 /// WSClean's division of N selected channels into n outputs: output j takes [j·N/n, (j+1)·N/n).

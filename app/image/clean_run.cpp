@@ -302,11 +302,18 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
     summary = image_summary_json(record);
     if (!json_file.empty()) io::write_text_file(json_file, summary.dump(2) + "\n", true);
   };
+  std::chrono::steady_clock::time_point staged_at;
+  const auto before_commit = outputs.before_commit;
+  outputs.before_commit = [&](io::StagedOutputs& staged) {
+    before_commit(staged);
+    staged_at = std::chrono::steady_clock::now();
+  };
   write_image_outputs(o, result, ImageContext{&metadata.front(), &selections.front(), command_line}, &outputs);
+  const double commit_s = seconds_since(staged_at);  // files synced, journals applied, renames
   if (write_model_data)
-    image_log::info("gpuclean image: %s: the final model predicted into %zu rows of %zu MS (%.3f s after the images)\n",
-                    o.selection.model_column.c_str(),
-                predicted.rows, o.ms.size(), seconds.model_data);
+    image_log::info("gpuclean image: %s: the final model predicted into %zu rows of %zu MS (%.3f s after the images "
+                    "to its journal; %.3f s to commit it with the files)\n",
+                    o.selection.model_column.c_str(), predicted.rows, o.ms.size(), seconds.model_data, commit_s);
   else
     image_log::info("gpuclean image: %s left as it was (%s)\n", o.selection.model_column.c_str(),
                 o.deconvolution.update_model_required ? "-mgain 1: nothing was predicted, as in WSClean 3.1"

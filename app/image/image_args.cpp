@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <sstream>
 
+#include "app/image/source_list.hpp"
 #include "app/wsclean/wsclean_option.hpp"
 #include "clean/errors.hpp"
+#include "imaging/grid_plan.hpp"
 #include "io/fits_reader.hpp"
 
 namespace gpuclean::app {
@@ -43,6 +46,42 @@ void resolve_gridder(ImageOptions& o) {
   o.notes.push_back(s.str());
 }
 
+// -fit-spectral-pol N (or -log-pol) over fewer planes than N: WSClean 3.1 runs it, its fitters
+// (schaapcommon) fitting as many terms as there are planes and leaving the others 0, which the
+// source list then shows; gpuclean's fit does the same (clean/spectral_fit.hpp), said in one note.
+// The planes are the joined output channels, or the -deconvolution-channels M averaged from them.
+void note_short_fit(ImageOptions& o) {
+  const clean::CleanSettings& s = o.deconvolution.settings;
+  const clean::SpectralFitSettings fit = s.spectral_fit();
+  if (fit.terms == 0 || !s.join_channels || o.niter == 0 || o.predict) return;
+  const std::size_t m = o.deconvolution.deconvolution_channels;
+  const bool averaged = m != 0 && m < o.run.channels_out;
+  const std::size_t planes = averaged ? m : o.run.channels_out;
+  if (fit.terms <= planes) return;
+  o.notes.push_back(std::string(fit.logarithmic ? "-fit-spectral-log-pol " : "-fit-spectral-pol ") +
+                    std::to_string(fit.terms) + " over " + std::to_string(planes) +
+                    (averaged ? " deconvolution channels" : " joined channels") + ": " + std::to_string(planes) +
+                    " terms are fitted and the others are 0, as in WSClean (a fit has at most one term per channel)");
+}
+
+}  // namespace
+
+// The gridder's field must stay inside the horizon: l² + m² < 1 at the image's corner
+// (imaging/grid_plan.cpp), known from -size and -scale alone. WSClean 3.1 runs such a field;
+// gpuclean's w-stacking cannot, and says so before any MS is opened (it said so after the read).
+void check_image_horizon(const imaging::ImageGeometry& g) {
+  const double l = imaging::pixel_l(g, 0), m = imaging::pixel_m(g, 0);
+  if (l * l + m * m < 1) return;
+  std::ostringstream text;
+  text << "-size " << g.width << " " << g.height << " at -scale " << g.scale * (180 / M_PI) * 3600 << "asec spans "
+       << static_cast<double>(std::max(g.width, g.height)) * g.scale * (180 / M_PI)
+       << " degrees: its corners lie past the horizon (l^2 + m^2 = " << l * l + m * m
+       << " >= 1), which gpuclean's w-stacking gridder cannot image; give a smaller -size or -scale";
+  throw InvalidSettings(text.str());
+}
+
+namespace {
+
 // The rules between options, as WSClean checks them (W31:main/settings.cpp Validate), and the
 // settings that follow from several options.
 void finish(ImageOptions& o, bool size_given, bool scale_given) {
@@ -77,6 +116,10 @@ void finish(ImageOptions& o, bool size_given, bool scale_given) {
     throw InvalidSettings("-deconvolution-channels " + std::to_string(m) + " < -channels-out " +
                           std::to_string(o.run.channels_out) +
                           " needs a spectral fit (-fit-spectral-pol or -fit-spectral-log-pol), as WSClean 3.1");
+  note_short_fit(o);
+  // WSClean 3.1's refusals of -save-source-list (also made where the list is written).
+  if (d.save_source_list && o.niter > 0 && !o.predict)
+    check_source_list(s, s.join_channels ? o.run.channels_out : 1, o.selection.pol == io::ms::PolRequest::kI);
   if (!o.json.empty() && (o.niter == 0 || o.predict))
     throw InvalidSettings("-json writes the summary of a deconvolution run: give -niter > 0 (and no -predict)");
   if (d.save_source_list && o.niter == 0 && !o.predict)  // WSClean 3.1's refusal
@@ -97,6 +140,8 @@ void finish(ImageOptions& o, bool size_given, bool scale_given) {
   // 2^22 pixels (250 MB), beyond which a round takes more of Clark's cycles.
   constexpr std::size_t kLargestSet = std::size_t{1} << 22;
   if (size_given) s.select_k = std::min(o.run.image.width * o.run.image.height, kLargestSet);
+  if (size_given && scale_given) check_image_horizon(o.run.image);
+  o.run.deconvolution = o.niter > 0 && !o.predict;
   resolve_gridder(o);
   o.run.host_memory_fraction = std::min(o.resources.mem_percent / 100.0, 1.0);
   o.run.host_memory_bytes = o.resources.abs_mem_gb * 1024.0 * 1024.0 * 1024.0;

@@ -15,6 +15,10 @@ namespace gpuclean::app {
 /// a -fits-mask that does not open or fit.
 ImageOptions parse_image_args(const std::vector<std::string>& args);
 
+/// The gridder's field must stay inside the horizon (l² + m² < 1 at the image's corners), which
+/// -size and -scale alone decide: throws clean::InvalidSettings (exit 2) naming both otherwise.
+void check_image_horizon(const imaging::ImageGeometry& image);
+
 /// The option list for -help: WSClean's options with gpuclean's support, then gpuclean's own.
 std::string image_usage();
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "app/image/clean_run.hpp"
+#include "app/image/image_checks.hpp"
 #include "app/image/image_args.hpp"
 #include "app/image/image_gpus.hpp"
 #include "app/image/image_log.hpp"
@@ -28,13 +29,14 @@ namespace {
 
 // -temp-dir: WSClean writes its reordered files there; gpuclean writes none, but a pipeline's
 // folder that cannot take them is as wrong here as it would be in WSClean.
+// A test file is made there (folder_write_problem): as root access() says yes on a read-only mount.
 void check_temp_dir(const std::string& dir) {
   if (dir.empty()) return;
-  std::error_code error;
-  if (!std::filesystem::is_directory(dir, error))
-    throw clean::InvalidSettings("-temp-dir " + dir + " is not a directory; create it or give another");
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    throw clean::InvalidSettings("-temp-dir " + dir + " is not writable; give a folder this user can write");
+  const std::string problem = folder_write_problem(dir);
+  if (problem == "does not exist" || problem.rfind("is not a folder", 0) == 0)
+    throw clean::InvalidSettings("-temp-dir " + dir + " " + problem + "; create it or give another folder");
+  if (!problem.empty())
+    throw clean::InvalidSettings("-temp-dir " + dir + " " + problem + "; give a folder this user can write");
 }
 
 // -intervals-out N: the selected timesteps [tS, tE) of the first MS (W31:main/wsclean.cpp
@@ -74,14 +76,14 @@ int run_one(const ImageOptions& run, const std::string& command_line, const std:
   // -channels-out against the selected channels, and the memory plan, before the read.
   imaging::output_channel_ranges(selections.front().freq_hz, run.run.channels_out, run.run.channel_division_hz);
   const std::string memory = imaging::check_image_memory(selections, run.run);
+  // Only now: a refused input prints nothing but its one line on stderr.
+  if (!device_note.empty()) image_log::info("gpuclean image: %s", device_note.c_str());
+  for (const std::string& note : run.notes) image_log::info("gpuclean image: %s", note.c_str());
   if (run.dry_run) {
     image_log::info("gpuclean image: -dry-run: the options, %zu MS and the outputs' folder checked; memory: %s; "
                     "nothing imaged", run.ms.size(), memory.c_str());
     return 0;
   }
-  // Only now: a refused input prints nothing but its one line on stderr.
-  if (!device_note.empty()) image_log::info("gpuclean image: %s", device_note.c_str());
-  for (const std::string& note : run.notes) image_log::info("gpuclean image: %s", note.c_str());
   image_log::info("gpuclean image: memory: %s", memory.c_str());
   if (run.niter > 0) {
     run_clean(run, metadata, selections, command_line);
@@ -137,6 +139,8 @@ int run_image(const std::vector<std::string>& args, const std::string& command_l
     if (!run.run.gpus.empty()) run.run.gpu = run.run.gpus.front();
   }
   const auto start = std::chrono::steady_clock::now();
+  check_before_opening(run);  // outputs and their folders, -size's memory, -predict's models: no MS opened yet
+  check_interval(run);        // -interval against each MS's timesteps (TIME), before any visibility
   const std::vector<std::pair<std::size_t, std::size_t>> intervals = output_intervals(run);
   if (intervals.empty()) return run_one(run, command_line, device_note, start);
   // WSClean images each interval as a run of its own, NAME-t000i-... (W31:io/imagefilename.h);

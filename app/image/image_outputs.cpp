@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -10,6 +14,9 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "app/version.hpp"
 #include "app/image/psf_beam.hpp"
@@ -203,15 +210,52 @@ std::vector<std::string> image_output_paths(const ImageOptions& o) {
   return paths;
 }
 
+std::string folder_write_problem(const std::string& folder) {
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(folder, error);
+  if (!std::filesystem::exists(status)) return "does not exist";
+  if (!std::filesystem::is_directory(status)) return "is not a folder (it is a file)";
+  static std::atomic<unsigned> count{0};
+  for (int attempt = 0;; ++attempt) {
+    const std::string test = (std::filesystem::path(folder) / (".gpuclean-write-test-" + std::to_string(::getpid()) +
+                                                                 "-" + std::to_string(count++) + "-" +
+                                                                 std::to_string(std::random_device{}())))
+                                 .string();
+    const int fd = ::open(test.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      if (errno == EEXIST && attempt < 8) continue;
+      return std::string("cannot take a file (creating one failed: ") + std::strerror(errno) + ")";
+    }
+    ::close(fd);
+    if (::unlink(test.c_str()) != 0)
+      return "took a test file " + test + " that could not be removed (" + std::strerror(errno) + "); remove it";
+    return "";
+  }
+}
+
 void check_image_outputs(const ImageOptions& o) {
   io::WriteOptions w;
   w.overwrite = true;
   w.inputs = o.ms;
+  // Each distinct folder once, named with the option whose output goes there.
+  std::map<std::string, std::string> folders;  // folder → "-name N" or "-json F"
+  for (const std::string& path : image_output_paths(o)) {
+    const std::string folder = std::filesystem::path(path).parent_path().string();
+    const std::string option = !o.json.empty() && path == o.json ? "-json " + o.json : "-name " + o.name;
+    folders.emplace(folder.empty() ? "." : folder, option);
+  }
+  for (const auto& [folder, option] : folders) {
+    const std::string problem = folder_write_problem(folder);
+    if (problem.empty()) continue;
+    const std::string flag = option.substr(0, option.find(' '));
+    const std::string fix = problem == "does not exist"           ? "create it or give another " + flag
+                            : problem.rfind("is not a folder", 0) == 0 ? "give another " + flag
+                                                                      : "give " + flag + " in a folder this user can write";
+    throw io::FitsError(io::FitsError::Kind::kOutput,
+                        "the output folder " + folder + " (of " + option + ") " + problem + "; " + fix);
+  }
   for (const std::string& path : image_output_paths(o)) {
     check_output_path(path, w);
-    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-    if (!folder.empty() && !std::filesystem::is_directory(folder))
-      throw io::FitsError(io::FitsError::Kind::kOutput, "the output folder " + folder.string() + " does not exist");
     for (const std::string& ms : o.ms)
       if (std::filesystem::weakly_canonical(path) == std::filesystem::weakly_canonical(ms))
         throw io::FitsError(io::FitsError::Kind::kExists, "output " + path + " would replace the input " + ms);

@@ -23,9 +23,15 @@ std::vector<std::string> image_output_paths(const ImageOptions& options);
 /// NAME-sources.txt.
 std::string source_list_path(const ImageOptions& options);
 
-/// Before any work: refuses (FitsError kExists → exit 2) an output that names an input, and a
-/// missing output folder. Existing outputs are replaced, as WSClean does.
+/// Before any work: refuses (FitsError kExists → exit 2) an output that names an input, and
+/// (FitsError kOutput → exit 4) an output folder that is missing, is a file, or cannot take a
+/// file (folder_write_problem). Existing outputs are replaced, as WSClean does.
 void check_image_outputs(const ImageOptions& options);
+
+/// Why `folder` cannot take the run's files, or "" when it can: it does not exist, is not a
+/// folder, or creating (and removing) a uniquely named hidden file in it fails. The file is
+/// really made: as root access() says yes where a write fails (a read-only mount, /proc, /sys).
+std::string folder_write_problem(const std::string& folder);
 
 /// What the header needs beyond the images: the first MS's metadata and the selection used.
 struct ImageContext {

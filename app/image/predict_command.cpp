@@ -29,6 +29,11 @@ int run_predict(const ImageOptions& o) {
   settings.epsilon = o.run.epsilon;
   settings.threads = o.run.threads;
   settings.backend = predict_backend(o.run);
+  if (o.dry_run) {  // every check made; nothing predicted, the MS left as it is
+    image_log::info("gpuclean image: -dry-run: the options, %zu MS and %zu model(s) checked; nothing predicted",
+                    o.ms.size(), o.run.channels_out);
+    return 0;
+  }
   const auto predict_start = std::chrono::steady_clock::now();
   const imaging::PredictRunResult result = imaging::predict_run(selections, settings, [&](std::size_t channel) {
     return read_model(o.name, channel, o.run.channels_out, settings.image, selections.front());

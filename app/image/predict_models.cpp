@@ -28,10 +28,9 @@ double separation(double ra1, double dec1, double ra2, double dec2) {
   return 2 * std::asin(std::min(1.0, 0.5 * std::sqrt(dx * dx + dy * dy + dz * dz)));
 }
 
-/// Reads `path` and checks it against `image` (zero fields: taken from this file) and the phase
-/// centre; returns the pixels and fills `image`.
-std::vector<float> load(const std::string& path, imaging::ImageGeometry& image, const io::ms::MsSelection& sel) {
-  const io::FitsImage f = io::read_fits_image(path);
+/// Checks the size and pixel scale of `f` (read from `path`) against `image` (zero fields: taken
+/// from this file, and filled).
+void check_geometry(const io::FitsImage& f, const std::string& path, imaging::ImageGeometry& image) {
   const std::string name = "'" + path + "'";
   if (image.width == 0) image.width = f.width, image.height = f.height;
   if (f.width != image.width || f.height != image.height)
@@ -52,6 +51,14 @@ std::vector<float> load(const std::string& path, imaging::ImageGeometry& image, 
     throw InvalidInput(name + " has no CDELT1/CDELT2 to take the pixel scale from: give -scale");
   }
   if (!(image.scale > 0)) throw InvalidInput(name + " has a pixel scale that is not positive (-CDELT1)");
+}
+
+/// Reads `path` and checks it against `image` (zero fields: taken from this file) and the phase
+/// centre; returns the pixels and fills `image`.
+std::vector<float> load(const std::string& path, imaging::ImageGeometry& image, const io::ms::MsSelection& sel) {
+  const io::FitsImage f = io::read_fits_image(path);
+  const std::string name = "'" + path + "'";
+  check_geometry(f, path, image);
 
   const double tolerance = kCentreTolerancePixels * image.scale;
   const std::optional<double> ra = f.header.get_double("CRVAL1"), dec = f.header.get_double("CRVAL2");
@@ -80,6 +87,15 @@ std::string model_path(const std::string& name, std::size_t channel, std::size_t
   char tag[32];
   std::snprintf(tag, sizeof tag, "-%04zu-", channel);
   return name + tag + "model.fits";
+}
+
+imaging::ImageGeometry check_model_files(const std::string& name, std::size_t channels_out,
+                                         imaging::ImageGeometry image) {
+  for (std::size_t c = 0; c < channels_out; ++c) {
+    const std::string path = model_path(name, c, channels_out);
+    check_geometry(io::read_fits_header(path), path, image);
+  }
+  return image;
 }
 
 imaging::ImageGeometry check_models(const std::string& name, std::size_t channels_out, imaging::ImageGeometry image,

@@ -18,6 +18,12 @@ namespace gpuclean::app {
 
 std::string model_path(const std::string& name, std::size_t channel, std::size_t channels_out);
 
+/// Before any MS is opened: every model of the run exists, is FITS and has the run's size and
+/// pixel scale (the header only; a zero field of `image` is taken from the first model). Throws as
+/// check_models; returns the geometry.
+imaging::ImageGeometry check_model_files(const std::string& name, std::size_t channels_out,
+                                         imaging::ImageGeometry image);
+
 /// Checks every model of the run (`channels_out` of them) against `image` and the phase centre
 /// of `selection`; a zero width/height or scale in `image` is taken from the first model. Returns
 /// the geometry to predict with. Throws io::FitsError (missing or unreadable file) or

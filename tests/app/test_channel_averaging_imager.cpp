@@ -376,8 +376,21 @@ TEST(ChannelAveragingImager, WrongCountsAndSettingsThrow) {
   EXPECT_THROW(imager.average(std::vector<gc::HostImage>(2, gc::HostImage(kN, kN))), gc::InvalidInput);
   EXPECT_THROW(ga::ChannelAveragingImager(inner, kFreqs, {1.0, 2.0}, 2, pol(2)), gc::InvalidInput);
   EXPECT_THROW(ga::ChannelAveragingImager(inner, kFreqs, kWeights, 2, pol(0)), gc::InvalidSettings);
-  EXPECT_THROW(ga::ChannelAveragingImager(inner, kFreqs, kWeights, 2, pol(3)), gc::InvalidSettings);
   EXPECT_NO_THROW(ga::ChannelAveragingImager(inner, kFreqs, kWeights, 4, pol(0)));  // M = N: no fit needed
+}
+
+// More terms than deconvolution channels (WSClean 3.1 runs -fit-spectral-pol 3 on 2 planes): as
+// WSClean's fitters, as many terms as planes are fitted, so the interpolated models are the 2-term
+// fit's (issue 46).
+TEST(ChannelAveragingImager, MoreTermsThanPlanesFitAsManyAsThePlanes) {
+  SpectralImagePlaneImager two_terms, three_terms;
+  ga::ChannelAveragingImager two(two_terms, kFreqs, kWeights, 2, pol(2)), three(three_terms, kFreqs, kWeights, 2, pol(3));
+  two.dirty(), three.dirty();
+  std::vector<gc::HostImage> models(2, gc::HostImage(kN, kN));
+  models[0].pixels[5 * kN + 20] = 1.0f, models[1].pixels[5 * kN + 20] = 0.4f;
+  two.predict(models), three.predict(models);
+  ASSERT_EQ(three_terms.models.size(), 4u);
+  for (std::size_t c = 0; c < 4; ++c) EXPECT_EQ(max_abs_diff(three_terms.models[c], two_terms.models[c]), 0.0f) << c;
 }
 
 // The whole loop: a joined session with a 2-term fit on the 2 deconvolution channels, -mgain 0.8,

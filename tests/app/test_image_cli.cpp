@@ -278,14 +278,18 @@ TEST(ImageCli, AFailedOutputLeavesNone) {
 }
 
 TEST(ImageCli, TooLittleMemoryIsRefusedBeforeTheRead) {
-  // The memory plan is checked after the selection and before any visibility is read: a host
-  // "with" 1 MB (the seam stands for MemAvailable) is refused, exit 4, one line, nothing written.
+  // The memory plan is checked before any visibility is read (what -size alone needs before the
+  // MS is opened, the selection's after its metadata): a host "with" 10 kB (the seam stands for
+  // MemAvailable) is refused, exit 4, one line, nothing written. tests/app/test_image_checks_first.cpp
+  // has the selection's refusal on a large MS.
   TempDir dir;
   const std::string ms = make_ms(dir);
   const std::string run = " image -size 64 64 -scale 4asec -make-psf -device cpu -name " + dir.file("out") + " " + ms;
   const test::CommandResult r = test::run_command(dir, "GPUCLEAN_TEST_HOST_MEMORY=1e4 " + test::binary_path() + run);
   EXPECT_EQ(r.code, 4) << r.err;
-  EXPECT_NE(r.err.find("of host memory and 0.00 GiB is available"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-size 64 64 needs at least 0.00 GiB of host memory before any visibility"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("and 0.00 GiB is available; give a smaller -size"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   for (const auto& e : std::filesystem::directory_iterator(dir.path()))
     EXPECT_NE(e.path().filename().string().rfind("out", 0), 0u) << "left " << e.path();

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -35,7 +36,12 @@ namespace {
 namespace fs = std::filesystem;
 using test::TempDir;
 
-const std::string kRun = "image -device cpu -j 2 -size 256 256 -scale 4asec -niter 1000 -mgain 0.8 -name out/x ";
+/// The device of the runs: the CPU path (CI), or GPUCLEAN_TEST_IMAGE_DEVICE's (gpu on the GPU machine).
+std::string device() {
+  const char* d = std::getenv("GPUCLEAN_TEST_IMAGE_DEVICE");
+  return d && *d ? d : "cpu";
+}
+const std::string kRun = "image -device " + device() + " -j 2 -size 256 256 -scale 4asec -niter 1000 -mgain 0.8 -name out/x ";
 const std::vector<std::string> kKinds = {"dirty", "residual", "model", "image", "psf"};
 
 /// Every file of the MS (subtables included) and its bytes; not table.lock, which every open rewrites.
@@ -259,7 +265,7 @@ TEST_F(ImageInterrupt, ASecondWriterIsRefusedAtOnceAndTheFirstFinishes) {
   fs::create_directory(dir_.file("out2"));
   const auto start = std::chrono::steady_clock::now();
   const test::CommandResult second = run_in(
-      dir_, "image -device cpu -size 256 256 -scale 4asec -niter 1000 -mgain 0.8 -name out2/x a.ms");
+      dir_, "image -device " + device() + " -size 256 256 -scale 4asec -niter 1000 -mgain 0.8 -name out2/x a.ms");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(second.code, 6);
   EXPECT_NE(second.err.find("is being imaged by another gpuclean run that will write its MODEL_DATA"), std::string::npos)
@@ -268,9 +274,9 @@ TEST_F(ImageInterrupt, ASecondWriterIsRefusedAtOnceAndTheFirstFinishes) {
   EXPECT_LT(seconds, 1.0);
   EXPECT_TRUE(fs::is_empty(dir_.file("out2")));
   // A run that only reads the MS, or one that writes another MS, is not held up.
-  EXPECT_EQ(run_in(dir_, "image -device cpu -size 256 256 -scale 4asec -niter 100 -no-update-model-required "
+  EXPECT_EQ(run_in(dir_, "image -device " + device() + " -size 256 256 -scale 4asec -niter 100 -no-update-model-required "
                                      "-name out2/r a.ms").code, 0);
-  EXPECT_EQ(run_in(dir_, "image -device cpu -size 256 256 -scale 4asec -niter 100 -mgain 0.8 -name out2/b "
+  EXPECT_EQ(run_in(dir_, "image -device " + device() + " -size 256 256 -scale 4asec -niter 100 -mgain 0.8 -name out2/b "
                                      "b.ms").code, 0);
 
   std::ofstream(resume).put('\n');

@@ -157,6 +157,11 @@ TEST(ImagePredictCli, BadModelsFailWithOneLineAndLeaveTheMs) {
   test::write_model_fits(dir.file("nan-model.fits"), with_nan, kSize, kSize, test::model_wcs(kScale));
   test::write_model_fits(dir.file("two-0000-model.fits"), model, kSize, kSize, test::model_wcs(kScale));
   test::write_model_fits(dir.file("two-0001-model.fits"), test::test_model(32, 32), 32, 32, test::model_wcs(kScale));
+  // The models are checked before the MS is opened (issue 46): five of them, for -channels-out 5
+  // to meet the MS's 3 channels.
+  for (const char* c : {"0000", "0001", "0002", "0003", "0004"})
+    test::write_model_fits(dir.file(std::string("five-") + c + "-model.fits"), model, kSize, kSize,
+                           test::model_wcs(kScale));
   const std::vector<BadCase> cases = {
       {"-name " + dir.file("absent"), 3, "absent-model.fits"},
       {"-size 64 64 -scale 20asec -name " + dir.file("small"), 3, "is 32x32 pixels; the run is 64x64"},
@@ -166,7 +171,7 @@ TEST(ImagePredictCli, BadModelsFailWithOneLineAndLeaveTheMs) {
       {"-name " + dir.file("nan"), 3, "1 non-finite pixel(s)"},
       {"-channels-out 2 -name " + dir.file("two"), 3, "two-0001-model.fits' is 32x32 pixels"},
       {"-channels-out 2 -name " + dir.file("ok"), 3, "ok-0000-model.fits"},  // per-channel names
-      {"-channels-out 5 -name " + dir.file("ok"), 2, "more than the 3 selected channels"},
+      {"-channels-out 5 -name " + dir.file("five"), 2, "more than the 3 selected channels"},
       {"-field 3 -name " + dir.file("ok"), 3, "3"},
       {"-name " + dir.file("ok") + " -pol q", 2, "not supported yet"},
   };

@@ -178,7 +178,17 @@ TEST(SpectralFit, ProjectsOntoPolynomialsAndKeepsThem) {
   double off = 0;
   for (std::size_t c = 0; c < 5; ++c) off = std::max(off, std::abs(double(fitted[c]) - v[c]));
   EXPECT_GT(off, 1e-4);
-  EXPECT_THROW(gc::SpectralFit(f, std::vector<double>(5, 1.0), 6, 1.2e9), gc::InvalidSettings);
+  // More terms than channels (WSClean 3.1 accepts -fit-spectral-pol 4 over 2 joined channels): as
+  // WSClean's fitters, as many terms as channels are fitted (the values themselves) and the others
+  // stay 0.
+  const gc::SpectralFit wide(f, std::vector<double>(5, 1.0), 6, 1.2e9);
+  EXPECT_EQ(wide.terms(), 5u);
+  wide.fit(v.data(), fitted.data());
+  for (std::size_t c = 0; c < 5; ++c) EXPECT_NEAR(fitted[c], v[c], 1e-5);
+  double six[6] = {0, 0, 0, 0, 0, 0};
+  wide.fit_terms(v.data(), six);
+  EXPECT_EQ(six[5], 0.0);
+  EXPECT_THROW(gc::SpectralFit(f, std::vector<double>(5, 1.0), 0, 1.2e9), gc::InvalidSettings);
 }
 
 TEST(JoinedPlanes, AutoMaskAndLocalRmsRunOnTheIntegratedImage) {
