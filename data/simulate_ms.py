@@ -7,8 +7,12 @@ gpuclean as their deconvolution engine. Needs numpy and Debian's python3-casacor
 writes /tmp/sim.ms and its truth list /tmp/sim-truth.csv. The same seed gives the same MS.
 The observation: 64 MeerKAT pads (or an even subset), a track centred on the field's transit on
 2024-01-01, channels spread over the band, visibilities by direct Fourier transform at channel
-centres (no time or bandwidth smearing, no primary beam), XX = YY = I (unpolarised sky), plus
-Gaussian noise. Import it to call simulate() with a source list of your own.
+centres (no time or bandwidth smearing), plus Gaussian noise. The sky is Stokes I, Q, U and V
+(--sky polarized or a --sky-file with polarisation columns; Faraday rotation by each source's
+RM), seen through ideal feeds without parallactic-angle rotation: XX = I + Q, XY = U + iV,
+YX = U - iV, YY = I - Q; RR = I + V, RL = Q + iU, LR = Q - iU, LL = I - V (msim/polarization.py),
+optionally attenuated by a primary beam (--primary-beam). Import it to call simulate() with a
+source list of your own.
 """
 
 import argparse
@@ -38,7 +42,7 @@ if __name__ == "__main__":
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from msim import layout, sky, tables  # noqa: E402
+from msim import beam, layout, polarization, sky, tables  # noqa: E402
 
 DAY_MJD = 60310.0  # 2024-01-01
 
@@ -50,12 +54,17 @@ def channel_freqs(channels, centre_hz, bandwidth_hz):
 
 
 def simulate(out, sources, antennas=64, hours=1.0, integration_s=300.0, channels=8, centre_hz=1.284e9,
-             bandwidth_hz=856e6, ra_deg=53.0, dec_deg=-28.0, noise_jy=0.01, seed=1, correlations="xxyy"):
+             bandwidth_hz=856e6, ra_deg=53.0, dec_deg=-28.0, noise_jy=0.01, seed=1, correlations="xxyy",
+             primary_beam="none", dish_diameter_m=layout.DISH_DIAMETER_M, beam_fwhm_factor=beam.DEFAULT_FWHM_FACTOR):
     """Writes the MS `out` (must not exist) observing `sources` (sky.Source, fluxes at centre_hz);
-    noise_jy is the noise of each real and imaginary part. Returns what the MS holds."""
+    noise_jy is the noise of each real and imaginary part of every correlation. correlations: a
+    key of tables.CORRELATIONS; primary_beam: one of beam.MODELS, the dish pointed at the phase
+    centre. Returns what the MS holds."""
     if correlations not in tables.CORRELATIONS:
         raise ValueError(f"unknown correlations '{correlations}'; choose {' or '.join(tables.CORRELATIONS)}")
-    names, itrf = layout.meerkat_itrf(antennas)
+    if primary_beam not in beam.MODELS:
+        raise ValueError(f"unknown primary beam '{primary_beam}'; choose {' or '.join(beam.MODELS)}")
+    antenna_names, itrf = layout.meerkat_itrf(antennas)
     ant1, ant2 = np.triu_indices(antennas, 1)
     n_times = max(1, round(hours * 3600 / integration_s))
     mid_s = layout.transit_mjd(DAY_MJD, ra_deg) * 86400
@@ -65,15 +74,24 @@ def simulate(out, sources, antennas=64, hours=1.0, integration_s=300.0, channels
     uvw = layout.baseline_uvw(itrf, row_ant1, row_ant2, row_time / 86400, ra_deg, dec_deg)
     freqs, width = channel_freqs(channels, centre_hz, bandwidth_hz)
 
-    stokes_i = sky.predict(sources, uvw, freqs, centre_hz)
-    ncorr = len(tables.CORRELATIONS[correlations][0])
-    data = np.repeat(stokes_i[:, :, None], ncorr, axis=2)
+    names = tables.CORRELATION_NAMES[correlations]
+    if primary_beam == "none" and not any(s.q_jy or s.u_jy or s.v_jy for s in sources):
+        # Stokes I alone, as before polarisation and beams (imaging_bench.py spreads sky.predict).
+        stokes = {"I": sky.predict(sources, uvw, freqs, centre_hz)}
+    else:
+        gain = None if primary_beam == "none" else (
+            lambda sin_r, f: beam.power_pattern(primary_beam, sin_r, f, dish_diameter_m, beam_fwhm_factor))
+        stokes = sky.predict_stokes(sources, uvw, freqs, centre_hz, gain)
+    if set(stokes) == {"I"} and correlations in ("xxyy", "i", "rrll"):
+        data = np.repeat(stokes["I"][:, :, None], len(names), axis=2)  # XX = YY = I, RR = LL = I
+    else:
+        data = polarization.correlations_from_stokes(stokes, names)
     if noise_jy > 0:
         rng = np.random.default_rng([seed, 1])
         data = data + noise_jy * (rng.standard_normal(data.shape) + 1j * rng.standard_normal(data.shape))
 
     half = integration_s / 2
-    obs = tables.Observation("MeerKAT", names, itrf, layout.DISH_DIAMETER_M, freqs, width, ra_deg, dec_deg,
+    obs = tables.Observation("MeerKAT", antenna_names, itrf, dish_diameter_m, freqs, width, ra_deg, dec_deg,
                              correlations, (times_s[0] - half, times_s[-1] + half))
     tables.write_ms(out, obs, row_ant1, row_ant2, row_time, integration_s, uvw, data, noise_jy)
     return {"rows": len(row_time), "baselines": len(ant1), "times": n_times, "freqs_hz": freqs,
@@ -81,15 +99,31 @@ def simulate(out, sources, antennas=64, hours=1.0, integration_s=300.0, channels
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
+    epilog = ("examples:\n"
+              "  --out /tmp/lin.ms --sky polarized --correlations linear\n"
+              "  --out /tmp/circ.ms --sky-file /tmp/lin-truth.csv --correlations circular\n"
+              "  --out /tmp/pb.ms --sky survey --radius 1800 --primary-beam cosine\n"
+              "The truth list: the intrinsic sky (q_jy, u_jy, v_jy, rm_rad_m2 when polarised;\n"
+              "pb, the beam's attenuation at --freq, with --primary-beam). docs/simulate.md.")
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=epilog,
+                                formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--out", required=True, help="MeasurementSet to write, e.g. /tmp/sim.ms")
     p.add_argument("--truth", help="truth list CSV (default: OUT without .ms, plus -truth.csv)")
     p.add_argument("--overwrite", action="store_true", help="replace OUT and the truth list if they exist")
-    p.add_argument("--sky", default="mixed", choices=sky.PRESETS,
+    p.add_argument("--sky", choices=sky.PRESETS,
                    help="single: 1 Jy at the phase centre; points: 10 point sources;\n"
                         "mixed: 8 points + 3 Gaussians (default);\n"
                         "survey: --sources components (--gaussians of them Gaussians of 5-60\"),\n"
-                        "0.5 mJy..0.5 Jy from Euclidean counts, spectral indices about -0.7")
+                        "0.5 mJy..0.5 Jy from Euclidean counts, spectral indices about -0.7;\n"
+                        "polarized: 6 fixed components (5 points, 1 Gaussian), 4 linearly polarised\n"
+                        "(p 5-30%%, RM -120..300 rad/m^2), 2 with Stokes V; see the truth list")
+    p.add_argument("--sky-file", metavar="CSV",
+                   help="the sky from a CSV instead of --sky: one component a row, the truth list's\n"
+                        "columns: kind (point|gaussian), l_arcsec, m_arcsec, flux_jy (Stokes I at --freq);\n"
+                        "optional spectral_index, fwhm_major_arcsec, fwhm_minor_arcsec, pa_deg,\n"
+                        "rm_rad_m2 [rad/m^2] and q_jy, u_jy, v_jy [Jy at --freq] or fractions of I:\n"
+                        "pol_frac, pol_angle_deg (chi0 at --freq, north through east), v_frac.\n"
+                        "A truth list of this simulator is such a file")
     p.add_argument("--sources", type=int, help="--sky survey: number of components (300)")
     p.add_argument("--gaussians", type=int, help="--sky survey: how many of them are Gaussians (30)")
     p.add_argument("--radius", type=float, default=360.0,
@@ -102,16 +136,39 @@ def parse_args(argv):
     p.add_argument("--bandwidth", type=float, default=856e6, help="total bandwidth [Hz] (856e6, MeerKAT L-band)")
     p.add_argument("--ra", type=float, default=53.0, help="phase centre RA [deg] (53.0)")
     p.add_argument("--dec", type=float, default=-28.0, help="phase centre Dec [deg] (-28.0)")
-    p.add_argument("--correlations", default="xxyy", choices=tables.CORRELATIONS, help="xxyy (default) or i")
+    p.add_argument("--correlations", default="xxyy", choices=tables.CORRELATIONS,
+                   help="xxyy: XX, YY (default); i: Stokes I; linear: XX, XY, YX, YY;\n"
+                        "circular: RR, RL, LR, LL; rrll: RR, LL. Ideal feeds, no parallactic angle:\n"
+                        "XX = I + Q, XY = U + iV, YX = U - iV, YY = I - Q;\n"
+                        "RR = I + V, RL = Q + iU, LR = Q - iU, LL = I - V")
+    p.add_argument("--primary-beam", default="none", choices=beam.MODELS,
+                   help="attenuate the sky by the dish's power pattern A(r, nu), r from the phase\n"
+                        "centre (the pointing), per source and channel: none (default);\n"
+                        "airy: uniformly lit dish, [2 J1(x)/x]^2, x = pi D sin(r) / lambda;\n"
+                        "gaussian: FWHM = --beam-fwhm-factor x lambda / D;\n"
+                        "cosine: MeerKAT's cosine taper (Mauch et al. 2020), FWHM 57.5' at 1.5 GHz\n"
+                        "scaled as 1/nu (and 13.5 m / D)")
+    p.add_argument("--dish-diameter", type=float, default=layout.DISH_DIAMETER_M,
+                   help="dish diameter D [m], for the beam and the ANTENNA table (13.5, MeerKAT)")
+    p.add_argument("--beam-fwhm-factor", type=float,
+                   help=f"--primary-beam gaussian: FWHM in lambda / D ({beam.DEFAULT_FWHM_FACTOR:g}, MeerKAT's L band)")
     p.add_argument("--noise", type=float, default=0.01,
                    help="noise of each real and imaginary part of a visibility [Jy] (0.01)")
     p.add_argument("--seed", type=int, default=1, help="seed of the sky and the noise (1)")
     p.add_argument("--corrected-data", action="store_true",
                    help="also write CORRECTED_DATA, a copy of DATA, as calibration leaves an MS")
     args = p.parse_args(argv)
-    for name in ("radius", "hours", "integration", "channels", "freq", "bandwidth"):
+    if args.sky_file and args.sky:
+        p.error("give --sky or --sky-file, not both")
+    if not args.sky_file:
+        args.sky = args.sky or "mixed"
+    if args.beam_fwhm_factor is not None and args.primary_beam != "gaussian":
+        p.error("--beam-fwhm-factor belongs to --primary-beam gaussian")
+    args.beam_fwhm_factor = beam.DEFAULT_FWHM_FACTOR if args.beam_fwhm_factor is None else args.beam_fwhm_factor
+    for name in ("radius", "hours", "integration", "channels", "freq", "bandwidth", "dish_diameter",
+                 "beam_fwhm_factor"):
         if getattr(args, name) <= 0:
-            p.error(f"--{name} must be positive")
+            p.error(f"--{name.replace('_', '-')} must be positive")
     if args.noise < 0:
         p.error("--noise must be 0 or more")
     if args.sky != "survey" and (args.sources is not None or args.gaussians is not None):
@@ -135,7 +192,12 @@ def main(argv=None):
         shutil.rmtree(out)
     start = time.perf_counter()
     rng = np.random.default_rng([args.seed, 0])
-    if args.sky == "survey":
+    if args.sky_file:
+        try:
+            sources = sky.read_sky_csv(args.sky_file, args.freq)
+        except (OSError, ValueError) as e:
+            sys.exit(f"simulate_ms: {e}")
+    elif args.sky == "survey":
         try:
             sources = sky.survey_sky(rng, args.radius, args.sources, args.gaussians)
         except ValueError as e:
@@ -143,10 +205,15 @@ def main(argv=None):
     else:
         sources = sky.preset_sky(args.sky, rng, args.radius)
     info = simulate(out, sources, args.antennas, args.hours, args.integration, args.channels, args.freq,
-                    args.bandwidth, args.ra, args.dec, args.noise, args.seed, args.correlations)
+                    args.bandwidth, args.ra, args.dec, args.noise, args.seed, args.correlations,
+                    args.primary_beam, args.dish_diameter, args.beam_fwhm_factor)
     if args.corrected_data:
         tables.add_corrected_data(out)
-    sky.write_truth_csv(truth, sources, args.freq, args.ra, args.dec)
+    pb = None
+    if args.primary_beam != "none":
+        pb = [beam.power_pattern(args.primary_beam, np.hypot(s.l_arcsec, s.m_arcsec) * sky.ARCSEC, [args.freq],
+                                 args.dish_diameter, args.beam_fwhm_factor)[0] for s in sources]
+    sky.write_truth_csv(truth, sources, args.freq, args.ra, args.dec, pb)
     size_mb = sum(f.stat().st_size for f in out.rglob("*") if f.is_file()) / 1e6
     print(f"simulate_ms: {out}: {info['rows']} rows ({info['baselines']} baselines x {info['times']} times), "
           f"{args.channels} channels, {len(sources)} sources in {truth}; {size_mb:.1f} MB in "

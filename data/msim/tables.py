@@ -5,8 +5,25 @@ from dataclasses import dataclass
 import casacore.tables as tables
 import numpy as np
 
-# Stokes enumeration of casacore (CORR_TYPE): I = 1, XX = 9, YY = 12.
-CORRELATIONS = {"xxyy": ([9, 12], [[0, 0], [1, 1]]), "i": ([1], [[0, 0]])}
+from .polarization import CORR_TYPE
+
+# --correlations: the correlations written, by name (msim/polarization.py turns the Stokes sky into
+# them), as CORR_TYPE (casacore's Stokes enumeration: I = 1, RR..LL = 5..8, XX..YY = 9..12) and
+# CORR_PRODUCT (the receptors of antenna 1 and antenna 2).
+CORRELATION_NAMES = {"xxyy": ("XX", "YY"), "i": ("I",), "linear": ("XX", "XY", "YX", "YY"),
+                     "circular": ("RR", "RL", "LR", "LL"), "rrll": ("RR", "LL")}
+_PRODUCTS = {"XX": [0, 0], "XY": [0, 1], "YX": [1, 0], "YY": [1, 1], "I": [0, 0],
+             "RR": [0, 0], "RL": [0, 1], "LR": [1, 0], "LL": [1, 1]}
+CORRELATIONS = {mode: ([CORR_TYPE[n] for n in names], [_PRODUCTS[n] for n in names])
+                for mode, names in CORRELATION_NAMES.items()}
+
+
+def feed_receptors(correlations):
+    """The FEED subtable's POLARIZATION_TYPE and RECEPTOR_ANGLE [rad] of ideal feeds: X at position
+    angle 0 and Y at 90 deg (also for "i", as before); R and L with one phase reference, 0."""
+    if correlations in ("circular", "rrll"):
+        return ["R", "L"], [0.0, 0.0]
+    return ["X", "Y"], [0.0, np.pi / 2]
 
 
 @dataclass
@@ -77,6 +94,7 @@ def _fill(path, name, columns):
 def _write_subtables(path, obs):
     n_ant, nchan = len(obs.antenna_names), len(obs.freqs_hz)
     corr_type, corr_product = CORRELATIONS[obs.correlations]
+    receptors, receptor_angle = feed_receptors(obs.correlations)
     start, end = obs.time_range_s
     _fill(path, "ANTENNA", {
         "NAME": obs.antenna_names, "STATION": ["MeerKAT"] * n_ant, "TYPE": ["GROUND-BASED"] * n_ant,
@@ -87,9 +105,9 @@ def _write_subtables(path, obs):
         "SPECTRAL_WINDOW_ID": np.full(n_ant, -1, np.int32), "TIME": np.full(n_ant, (start + end) / 2),
         "INTERVAL": np.full(n_ant, end - start), "NUM_RECEPTORS": np.full(n_ant, 2, np.int32),
         "BEAM_ID": np.full(n_ant, -1, np.int32), "BEAM_OFFSET": np.zeros((n_ant, 2, 2)),
-        "POLARIZATION_TYPE": np.array([["X", "Y"]] * n_ant), "POSITION": np.zeros((n_ant, 3)),
+        "POLARIZATION_TYPE": np.array([receptors] * n_ant), "POSITION": np.zeros((n_ant, 3)),
         "POL_RESPONSE": np.tile(np.eye(2, dtype=np.complex64), (n_ant, 1, 1)),
-        "RECEPTOR_ANGLE": np.tile([0.0, np.pi / 2], (n_ant, 1))})
+        "RECEPTOR_ANGLE": np.tile(receptor_angle, (n_ant, 1))})
     _fill(path, "SPECTRAL_WINDOW", {
         "NAME": ["L-band"], "NUM_CHAN": [nchan], "CHAN_FREQ": obs.freqs_hz[None, :],
         "REF_FREQUENCY": [float(obs.freqs_hz[nchan // 2])],
