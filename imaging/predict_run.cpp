@@ -72,11 +72,12 @@ PredictRunResult predict_model_rows(std::vector<ModelRows>& sets, const std::vec
 }
 
 void stage_model_rows(const std::vector<ModelRows>& sets, const std::vector<io::ms::MsSelection>& selections,
-                      PredictRunResult& result, io::StagedOutputs& staged, const std::string& dir) {
+                      PredictRunResult& result, io::StagedOutputs& staged, const std::string& dir, bool later) {
   for (std::size_t m = 0; m < sets.size(); ++m) {
-    const std::string name = "model-" + std::to_string(m) + ".journal";
+    // One journal per MS and polarization, applied in the order staged.
+    const std::string name = "model-" + std::to_string(m) + "-" + io::ms::pol_name(selections[m].pol) + ".journal";
     io::ms::write_model_journal(staged.stage_journal(dir, name, selections[m].path), selections[m], sets[m].row,
-                                sets[m].model);
+                                sets[m].model, later ? std::optional<bool>(false) : std::nullopt);
     result.rows += sets[m].row.size();
   }
 }

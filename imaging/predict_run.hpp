@@ -68,7 +68,8 @@ std::vector<ModelRows> read_model_rows(const std::vector<io::ms::MsSelection>& s
 PredictRunResult predict_model_rows(std::vector<ModelRows>& rows, const std::vector<io::ms::MsSelection>& selections,
                                     const PredictRunSettings& settings, const ModelSource& models);
 void stage_model_rows(const std::vector<ModelRows>& rows, const std::vector<io::ms::MsSelection>& selections,
-                      PredictRunResult& result, io::StagedOutputs& staged, const std::string& dir);
+                      PredictRunResult& result, io::StagedOutputs& staged, const std::string& dir,
+                      bool later = false);
 
 /// Reads the selected rows' u, v, w of every MS (`selections` as select_visibilities made them,
 /// same channels), predicts each output channel from `models(j)`, and writes MODEL_DATA of every

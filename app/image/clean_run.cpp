@@ -206,34 +206,42 @@ std::vector<GroupImages> clean_groups_on_lanes(const ImageOptions& o, imaging::V
   return images;
 }
 
-}  // namespace
 
-void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& metadata,
-               const std::vector<io::ms::MsSelection>& selections, const std::string& command_line) {
-  const bool joined = o.deconvolution.settings.join_channels;
-  if (o.deconvolution.save_source_list) {  // WSClean's refusals, before any read (per group of channels)
-    check_source_list(o.deconvolution.settings, joined ? o.run.channels_out : 1,
-                      o.selection.pol == io::ms::PolRequest::kI);
-  }
-  ImageCleanSeconds seconds;
-  auto stage = std::chrono::steady_clock::now();
+/// One polarization's run (o.selection.pol): cleaned, restored, its model being predicted into
+/// MODEL_DATA's journal in the background; its files are staged by stage_pol_outputs.
+struct PolClean {
+  ImageOptions o;
+  std::vector<io::ms::MsSelection> selections;
   imaging::ImageRunResult result;
-  auto store = std::make_unique<imaging::VisStore>(imaging::make_vis_store(selections, o.run, &result.channels));
+  CleanOutputs outputs;
+  std::vector<ImageCleanRun> runs;
+  std::vector<ImagePlaneSummary> planes;
+  std::optional<ModelDataUpdate> model_data;  ///< -mgain < 1 and the loop predicted
+  ImageCleanSeconds seconds;
+};
+
+void clean_pol(PolClean& p) {
+  const ImageOptions& o = p.o;
+  const bool joined = o.deconvolution.settings.join_channels;
+  ImageCleanSeconds& seconds = p.seconds;
+  auto stage = std::chrono::steady_clock::now();
+  imaging::ImageRunResult& result = p.result;
+  auto store = std::make_unique<imaging::VisStore>(imaging::make_vis_store(p.selections, o.run, &result.channels));
   seconds.first_inversion = seconds_since(stage);
   image_log::info("gpuclean image: visibilities %s\n", store->describe().c_str());
   // MODEL_DATA (WSClean 3.1: only when the loop predicts, -mgain < 1, and not with
   // -no-update-model-required): its rows are read while the major cycles run.
-  std::optional<ModelDataUpdate> model_data;
-  if (o.deconvolution.mgain < 1 && o.deconvolution.update_model_required) model_data.emplace(o, selections);
+  std::optional<ModelDataUpdate>& model_data = p.model_data;
+  if (o.deconvolution.mgain < 1 && o.deconvolution.update_model_required) model_data.emplace(o, p.selections);
 
   // One session and one loop per group (WSClean 3.1: unjoined channels are cleaned one by one).
   const std::size_t n = result.channels.size();
   const std::vector<std::vector<std::size_t>> groups = clean_groups(n, joined);
   const std::optional<clean::HostImage> fits_mask = read_fits_mask(o);
-  std::vector<ImageCleanRun> runs(groups.size());
+  std::vector<ImageCleanRun>& runs = p.runs;
+  runs.resize(groups.size());
   std::vector<std::size_t> run_of_channel(n);
-  CleanOutputs outputs;
-  std::vector<CleanImages>& clean = outputs.images;
+  std::vector<CleanImages>& clean = p.outputs.images;
   clean.resize(n);
   std::vector<GroupImages> group_images = clean_groups_on_lanes(o, *store, result, groups, fits_mask, runs, seconds);
   for (std::size_t r = 0; r < groups.size(); ++r) {
@@ -257,58 +265,85 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
     std::vector<std::vector<double>> channel_models;
     for (std::size_t c = 0; c < n; ++c) channel_models.push_back(clean[c].model);
     model_data->predict(std::move(channel_models));  // in the background, while restoring
+  } else {
+    model_data.reset();  // nothing predicted: MODEL_DATA stays as it was (WSClean 3.1)
   }
 
   stage = std::chrono::steady_clock::now();
-  const std::vector<ImagePlaneSummary> planes =
-      restore_clean_images(o, result, outputs, run_of_channel, selections.front().freq_hz.size());
+  p.planes = restore_clean_images(o, result, p.outputs, run_of_channel, p.selections.front().freq_hz.size());
   seconds.restore = seconds_since(stage);
+}
 
-  // After every FITS file is staged, before any is renamed into place: the source list and the
-  // summary's file are staged, then MODEL_DATA's journals, then the summary. The commit then
-  // applies the journals and renames the files; a failure or a stop before it leaves no output
-  // and every MS as it was (io/staged_outputs.hpp).
-  const bool write_model_data = model_data && predicted_any;
+}  // namespace
+
+void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& metadata,
+               const std::vector<io::ms::MsSelection>& selections, const std::string& command_line) {
+  const bool joined = o.deconvolution.settings.join_channels;
+  if (o.deconvolution.save_source_list) {  // WSClean's refusals, before any read (per group of channels)
+    check_source_list(o.deconvolution.settings, joined ? o.run.channels_out : 1,
+                      o.pols.size() == 1 && o.pols.front() == io::ms::PolRequest::kI);
+  }
+  // Each polarization on its own, in WSClean's set order (-join-polarizations is not taken yet).
+  std::vector<std::unique_ptr<PolClean>> pols;
+  for (const io::ms::PolRequest pol : o.pols) {
+    auto p = std::make_unique<PolClean>();
+    p->o = o;
+    p->o.selection.pol = pol;
+    p->selections = pol == o.selection.pol ? selections : io::ms::select_visibilities(metadata, p->o.selection);
+    if (o.pols.size() > 1) image_log::info("gpuclean image: polarization %s\n", io::ms::pol_name(pol).c_str());
+    clean_pol(*p);
+    pols.push_back(std::move(p));
+  }
+  PolClean& first = *pols.front();
+
+  // Every polarization's FITS files staged; then the source list and the summary's file, then
+  // MODEL_DATA's journals (in set order: each polarization writes into what the previous left),
+  // then the summary. The commit then applies the journals and renames the files; a failure or a
+  // stop before it leaves no output and every MS as it was (io/staged_outputs.hpp).
+  io::StagedOutputs staged(true);
+  for (const auto& p : pols)
+    write_image_outputs(p->o, p->result, ImageContext{&metadata.front(), &p->selections.front(), command_line},
+                        &p->outputs, &staged);
+  auto stage = std::chrono::steady_clock::now();
+  ImageCleanSeconds& seconds = first.seconds;
+  if (o.deconvolution.save_source_list) {
+    // WSClean 3.1 writes NAME-sources.txt after each group, each over the last: the last
+    // group's list is the one left.
+    const ImageCleanRun& last = first.runs.back();
+    std::vector<SourceListChannel> channels;
+    for (std::size_t c : last.channels) {
+      const imaging::ChannelImage& ch = first.result.channels[c];
+      channels.push_back({&first.outputs.images[c].model, (ch.band_start_hz + ch.band_end_hz) / 2, ch.imgwg});
+    }
+    const io::ms::MsSelection& sel = selections.front();
+    const SourceListSky sky{o.run.image.width, o.run.image.height, o.run.image.scale, sel.ra_rad, sel.dec_rad};
+    const SourceListPlanes cleaned{last.plane_frequencies_hz, last.plane_weights};
+    const std::string text = wsclean_source_list(channels, sky, last.settings, &last.result,
+                                                 cleaned.frequencies_hz.empty() ? nullptr : &cleaned);
+    io::write_text_file(staged.stage(source_list_path(o)), text, true);
+  }
+  const std::string json_file = o.json.empty() || o.json == "-" ? std::string() : staged.stage(o.json);
+  seconds.write = seconds_since(stage);
+  bool write_model_data = false;
   imaging::PredictRunResult predicted;
+  const auto journal_start = std::chrono::steady_clock::now();
+  for (std::size_t k = 0; k < pols.size(); ++k) {
+    if (!pols[k]->model_data) continue;
+    const imaging::PredictRunResult r =
+        pols[k]->model_data->stage(staged, std::filesystem::path(o.name).parent_path().string(), write_model_data);
+    if (!write_model_data) predicted = r;
+    write_model_data = true;
+  }
+  seconds.model_data = seconds_since(journal_start);
   nlohmann::json summary;
-  stage = std::chrono::steady_clock::now();
-  outputs.before_commit = [&](io::StagedOutputs& staged) {
-    if (o.deconvolution.save_source_list) {
-      // WSClean 3.1 writes NAME-sources.txt after each group, each over the last: the last
-      // group's list is the one left.
-      const ImageCleanRun& last = runs.back();
-      std::vector<SourceListChannel> channels;
-      for (std::size_t c : last.channels) {
-        const imaging::ChannelImage& ch = result.channels[c];
-        channels.push_back({&clean[c].model, (ch.band_start_hz + ch.band_end_hz) / 2, ch.imgwg});
-      }
-      const io::ms::MsSelection& sel = selections.front();
-      const SourceListSky sky{o.run.image.width, o.run.image.height, o.run.image.scale, sel.ra_rad, sel.dec_rad};
-      const SourceListPlanes cleaned{last.plane_frequencies_hz, last.plane_weights};
-      const std::string text = wsclean_source_list(channels, sky, last.settings, &last.result,
-                                                   cleaned.frequencies_hz.empty() ? nullptr : &cleaned);
-      io::write_text_file(staged.stage(source_list_path(o)), text, true);
-    }
-    const std::string json_file = o.json.empty() || o.json == "-" ? std::string() : staged.stage(o.json);
-    seconds.write = seconds_since(stage);
-    if (write_model_data) {
-      const auto start = std::chrono::steady_clock::now();
-      predicted = model_data->stage(staged, std::filesystem::path(o.name).parent_path().string());
-      seconds.model_data = seconds_since(start);
-    }
-    if (o.json.empty()) return;
-    const ImageCleanRecord record{&o,     command_line,          &runs, planes, image_output_paths(o),
+  if (!o.json.empty()) {
+    const ImageCleanRecord record{&first.o, command_line, &first.runs, first.planes, image_output_paths(o),
                                   write_model_data, predicted.rows, seconds};
     summary = image_summary_json(record);
     if (!json_file.empty()) io::write_text_file(json_file, summary.dump(2) + "\n", true);
-  };
-  std::chrono::steady_clock::time_point staged_at;
-  const auto before_commit = outputs.before_commit;
-  outputs.before_commit = [&](io::StagedOutputs& staged) {
-    before_commit(staged);
-    staged_at = std::chrono::steady_clock::now();
-  };
-  write_image_outputs(o, result, ImageContext{&metadata.front(), &selections.front(), command_line}, &outputs);
+  }
+  const auto staged_at = std::chrono::steady_clock::now();
+  staged.commit();
   const double commit_s = seconds_since(staged_at);  // files synced, journals applied, renames
   if (write_model_data)
     image_log::info("gpuclean image: %s: the final model predicted into %zu rows of %zu MS (%.3f s after the images "
@@ -316,8 +351,8 @@ void run_clean(const ImageOptions& o, const std::vector<io::ms::MsMetadata>& met
                     o.selection.model_column.c_str(), predicted.rows, o.ms.size(), seconds.model_data, commit_s);
   else
     image_log::info("gpuclean image: %s left as it was (%s)\n", o.selection.model_column.c_str(),
-                o.deconvolution.update_model_required ? "-mgain 1: nothing was predicted, as in WSClean 3.1"
-                                                      : "-no-update-model-required");
+                    o.deconvolution.update_model_required ? "-mgain 1: nothing was predicted, as in WSClean 3.1"
+                                                          : "-no-update-model-required");
   if (o.json == "-") std::printf("%s\n", summary.dump(2).c_str());
 }
 

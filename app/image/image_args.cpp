@@ -100,6 +100,13 @@ void finish(ImageOptions& o, bool size_given, bool scale_given) {
                           "or leave -join-channels out (WSClean refuses it too)");
   if (o.predict && s.join_channels)
     throw InvalidSettings("-predict with -join-channels: a prediction joins nothing; leave -join-channels out");
+  if (o.predict && o.pols.size() > 1)
+    throw InvalidSettings("-predict with several polarizations is not supported yet; predict one at a time "
+                          "(-pol I, Q, U, V, XX, ...: each goes into MODEL_DATA's correlations as WSClean writes it)");
+  const bool xy = std::find(o.pols.begin(), o.pols.end(), io::ms::PolRequest::kXY) != o.pols.end();
+  if (xy && o.niter > 0 && !o.predict)  // W31:main/settings.cpp checkPolarizations
+    throw InvalidSettings("-pol with XY and YX and -niter > 0 needs -join-polarizations in WSClean, which gpuclean "
+                          "does not take yet; give -niter 0, or image Stokes U and V (-pol uv), the same images");
   // The CPU deconvolution's threads: -deconvolution-threads, else -j.
   s.threads = o.resources.deconvolution_threads > 0 ? static_cast<int>(o.resources.deconvolution_threads)
                                                       : o.run.threads;
@@ -119,7 +126,8 @@ void finish(ImageOptions& o, bool size_given, bool scale_given) {
   note_short_fit(o);
   // WSClean 3.1's refusals of -save-source-list (also made where the list is written).
   if (d.save_source_list && o.niter > 0 && !o.predict)
-    check_source_list(s, s.join_channels ? o.run.channels_out : 1, o.selection.pol == io::ms::PolRequest::kI);
+    check_source_list(s, s.join_channels ? o.run.channels_out : 1,
+                      o.pols.size() == 1 && o.pols.front() == io::ms::PolRequest::kI);
   if (!o.json.empty() && (o.niter == 0 || o.predict))
     throw InvalidSettings("-json writes the summary of a deconvolution run: give -niter > 0 (and no -predict)");
   if (d.save_source_list && o.niter == 0 && !o.predict)  // WSClean 3.1's refusal

@@ -22,6 +22,7 @@
 #include "imaging/image_run.hpp"
 #include "io/ms/ms_metadata.hpp"
 #include "io/ms/ms_selection.hpp"
+#include "io/staged_outputs.hpp"
 #include "select/cuda/device_info.hpp"
 
 namespace gpuclean::app {
@@ -73,6 +74,11 @@ int run_one(const ImageOptions& run, const std::string& command_line, const std:
   std::vector<io::ms::MsMetadata> metadata;
   for (const std::string& ms : run.ms) metadata.push_back(io::ms::read_ms_metadata(ms));
   const std::vector<io::ms::MsSelection> selections = io::ms::select_visibilities(metadata, run.selection);
+  for (const io::ms::PolRequest pol : run.pols) {  // every polarization the MSs must give, before the read
+    io::ms::SelectionRequest request = run.selection;
+    request.pol = pol;
+    io::ms::select_visibilities(metadata, request);
+  }
   // -channels-out against the selected channels, and the memory plan, before the read.
   imaging::output_channel_ranges(selections.front().freq_hz, run.run.channels_out, run.run.channel_division_hz);
   const std::string memory = imaging::check_image_memory(selections, run.run);
@@ -92,9 +98,21 @@ int run_one(const ImageOptions& run, const std::string& command_line, const std:
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), run.name.c_str());
     return 0;
   }
-  const imaging::ImageRunResult result = imaging::image_run(selections, run.run);
-  const auto written = std::chrono::steady_clock::now();
-  write_image_outputs(run, result, ImageContext{&metadata.front(), &selections.front(), command_line});
+  // Each polarization imaged in WSClean's set order, all staged, then committed together.
+  io::StagedOutputs staged(true);
+  imaging::ImageRunResult result;
+  auto written = std::chrono::steady_clock::now();
+  for (const io::ms::PolRequest pol : run.pols) {
+    ImageOptions p = run;
+    p.selection.pol = pol;
+    const std::vector<io::ms::MsSelection> pol_selections =
+        pol == run.selection.pol ? selections : io::ms::select_visibilities(metadata, p.selection);
+    imaging::ImageRunResult r = imaging::image_run(pol_selections, p.run);
+    const auto imaged = std::chrono::steady_clock::now();
+    write_image_outputs(p, r, ImageContext{&metadata.front(), &pol_selections.front(), command_line}, nullptr, &staged);
+    if (pol == run.pols.front()) result = std::move(r), written = imaged;
+  }
+  staged.commit();
   const auto end = std::chrono::steady_clock::now();
   const double seconds = std::chrono::duration<double>(end - start).count();
   const imaging::ImageTimings& t = result.timings;

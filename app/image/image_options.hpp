@@ -71,6 +71,10 @@ struct ImageOptions {
   std::vector<std::string> ms;   ///< the MeasurementSets, in order
   imaging::ImageRunSettings run;
   io::ms::SelectionRequest selection;
+  /// -pol's list in WSClean's set order (io::ms::parse_pol_list); selection.pol is the one being
+  /// imaged (the first outside the per-polarization passes). More than one: the outputs carry
+  /// the polarization in their names (NAME-Q-image.fits), the PSF the first's, unnamed.
+  std::vector<io::ms::PolRequest> pols = {io::ms::PolRequest::kI};
   bool help = false, version = false;
   bool dry_run = false;  ///< -dry-run: every check, then exit 0 without reading visibilities
   /// -predict: NAME[-000c]-model.fits → the model column; -size and -scale may then come from the

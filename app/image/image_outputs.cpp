@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <random>
 #include <exception>
 #include <mutex>
@@ -29,20 +30,30 @@ namespace {
 
 constexpr double kRadToDeg = 180 / M_PI;
 
-/// NAME-KIND.fits, NAME-000c-KIND.fits or NAME-MFS-KIND.fits (channel −1), as W31:io/imagefilename.h.
+/// NAME-KIND.fits, NAME-000c-KIND.fits or NAME-MFS-KIND.fits (channel −1), as W31:io/imagefilename.h;
+/// with several polarizations NAME[-000c|-MFS]-POL-KIND.fits, the PSF without one.
 std::string output_name(const ImageOptions& o, int channel, const std::string& kind) {
-  if (o.run.channels_out == 1) return o.name + "-" + kind + ".fits";
-  if (channel < 0) return o.name + "-MFS-" + kind + ".fits";
+  const std::string pol = o.pols.size() > 1 && kind.rfind("psf", 0) != 0 ? "-" + io::ms::pol_name(o.selection.pol) : "";
+  if (o.run.channels_out == 1) return o.name + pol + "-" + kind + ".fits";
+  if (channel < 0) return o.name + "-MFS" + pol + "-" + kind + ".fits";
   char tag[32];
-  std::snprintf(tag, sizeof tag, "-%04d-", channel);
-  return o.name + tag + kind + ".fits";
+  std::snprintf(tag, sizeof tag, "-%04d", channel);
+  return o.name + tag + pol + "-" + kind + ".fits";
 }
+
+std::vector<std::string> pol_kinds(const ImageOptions& o, bool mfs);
 
 /// The files of a channel (mfs: of the MFS). With -niter 0 WSClean also writes -image.fits, equal
 /// to the dirty image (plan §5, measured); with -niter > 0 the PSF is always made (the loop needs
 /// it) and written. -no-dirty leaves the dirty image out, -make-psf-only all but the PSF;
 /// -save-first-residual (with -mgain < 1) adds each channel's first-residual.
 std::vector<std::string> kinds(const ImageOptions& o, bool mfs) {
+  std::vector<std::string> k = pol_kinds(o, mfs);
+  if (o.selection.pol != o.pols.front()) std::erase(k, "psf");  // the PSF is the first polarization's
+  return k;
+}
+
+std::vector<std::string> pol_kinds(const ImageOptions& o, bool mfs) {
   if (o.make_psf_only) return {"psf"};
   std::vector<std::string> k;
   if (o.niter > 0) {
@@ -80,17 +91,6 @@ std::string date_obs(double mjd_seconds) {
   return text;
 }
 
-/// WSClean's CRVAL4 for the imaged polarisation (I 1, XX −5, YY −6, RR −1, LL −2).
-double stokes_code(io::ms::PolRequest p) {
-  switch (p) {
-    case io::ms::PolRequest::kI: return 1;
-    case io::ms::PolRequest::kXX: return -5;
-    case io::ms::PolRequest::kYY: return -6;
-    case io::ms::PolRequest::kRR: return -1;
-    case io::ms::PolRequest::kLL: return -2;
-  }
-  return 1;
-}
 
 /// The header of one output; `clean`: the deconvolution's counts go on it (residual, model, image).
 io::FitsHeader header(const ImageOptions& o, const imaging::ChannelImage& c, bool mfs, const ImageContext& ctx,
@@ -121,7 +121,7 @@ io::FitsHeader header(const ImageOptions& o, const imaging::ChannelImage& c, boo
   h.set_string("CUNIT3", "Hz");
   h.set_string("CTYPE4", "STOKES");
   h.set_double("CRPIX4", 1);
-  h.set_double("CRVAL4", stokes_code(o.selection.pol));
+  h.set_double("CRVAL4", io::ms::pol_stokes_code(o.selection.pol));
   h.set_double("CDELT4", 1);
   h.set_string("CUNIT4", "");
   h.set_string("SPECSYS", "TOPOCENT");
@@ -198,13 +198,18 @@ void write_job(const FileJob& job, const ImageOptions& o) {
 
 std::string source_list_path(const ImageOptions& o) { return o.name + "-sources.txt"; }
 
-std::vector<std::string> image_output_paths(const ImageOptions& o) {
+std::vector<std::string> image_output_paths(const ImageOptions& options) {
   std::vector<std::string> paths;
-  const int n = static_cast<int>(o.run.channels_out);
-  for (int c = 0; c < n; ++c)
-    for (const std::string& k : kinds(o, false)) paths.push_back(output_name(o, n == 1 ? 0 : c, k));
-  if (n > 1)
-    for (const std::string& k : kinds(o, true)) paths.push_back(output_name(o, -1, k));
+  const int n = static_cast<int>(options.run.channels_out);
+  for (const io::ms::PolRequest pol : options.pols) {
+    ImageOptions o = options;
+    o.selection.pol = pol;
+    for (int c = 0; c < n; ++c)
+      for (const std::string& k : kinds(o, false)) paths.push_back(output_name(o, n == 1 ? 0 : c, k));
+    if (n > 1)
+      for (const std::string& k : kinds(o, true)) paths.push_back(output_name(o, -1, k));
+  }
+  const ImageOptions& o = options;
   if (o.niter > 0 && o.deconvolution.save_source_list) paths.push_back(source_list_path(o));
   if (!o.json.empty() && o.json != "-") paths.push_back(o.json);
   return paths;
@@ -263,13 +268,15 @@ void check_image_outputs(const ImageOptions& o) {
 }
 
 void write_image_outputs(const ImageOptions& o, const imaging::ImageRunResult& result, const ImageContext& ctx,
-                         const CleanOutputs* clean) {
+                         const CleanOutputs* clean, io::StagedOutputs* shared) {
   const std::size_t expected = result.channels.size() + (result.mfs ? 1 : 0);
   if (clean && clean->images.size() != expected)
     throw std::logic_error("write_image_outputs: " + std::to_string(clean->images.size()) + " clean images for " +
                            std::to_string(expected) + " outputs");
   const auto clean_of = [&](std::size_t i) { return clean ? &clean->images[i] : nullptr; };
-  io::StagedOutputs staged(true);
+  std::optional<io::StagedOutputs> own;
+  if (!shared) own.emplace(true);
+  io::StagedOutputs& staged = shared ? *shared : *own;
   std::vector<FileJob> jobs;
   for (std::size_t c = 0; c < result.channels.size(); ++c)
     add_jobs(jobs, staged, o, result.channels[c], result.channels.size() == 1 ? 0 : static_cast<int>(c), ctx, clean,
@@ -298,6 +305,7 @@ void write_image_outputs(const ImageOptions& o, const imaging::ImageRunResult& r
       });
   }
   if (failure) std::rethrow_exception(failure);
+  if (shared) return;
   if (clean && clean->before_commit) clean->before_commit(staged);
   staged.commit();
 }

@@ -66,7 +66,10 @@ struct CleanOutputs {
 /// (`clean` given) the files are NAME-{dirty,residual,model,image,psf}.fits (the PSF always, as
 /// WSClean). The deconvolution cards (WSCNITER, WSCGAIN, WSCMGAIN, WSCTHRES: the -threshold
 /// given, WSCNEGCM) come from the options, as WSClean 3.1 writes them.
+/// With `staged`, the files are staged there and the caller commits (a run of several
+/// polarizations commits them all at once; `clean->before_commit` is then not called).
 void write_image_outputs(const ImageOptions& options, const imaging::ImageRunResult& result,
-                         const ImageContext& context, const CleanOutputs* clean = nullptr);
+                         const ImageContext& context, const CleanOutputs* clean = nullptr,
+                         io::StagedOutputs* staged = nullptr);
 
 }  // namespace gpuclean::app

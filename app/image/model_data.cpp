@@ -59,9 +59,9 @@ void ModelDataUpdate::predict(std::vector<std::vector<double>> models) {
   });
 }
 
-imaging::PredictRunResult ModelDataUpdate::stage(io::StagedOutputs& staged, const std::string& dir) {
+imaging::PredictRunResult ModelDataUpdate::stage(io::StagedOutputs& staged, const std::string& dir, bool later) {
   predicted_.get();
-  imaging::stage_model_rows(rows_, selections_, result_, staged, dir);
+  imaging::stage_model_rows(rows_, selections_, result_, staged, dir, later);
   return result_;
 }
 

@@ -36,7 +36,9 @@ class ModelDataUpdate {
   ModelDataUpdate& operator=(const ModelDataUpdate&) = delete;
   /// One model per output channel (row-major, Jy/pixel); call once.
   void predict(std::vector<std::vector<double>> models);
-  imaging::PredictRunResult stage(io::StagedOutputs& staged, const std::string& dir);
+  /// `later`: a polarization after the run's first one with MODEL_DATA; its journals then never
+  /// reset the column (the first's, applied before, may have made it).
+  imaging::PredictRunResult stage(io::StagedOutputs& staged, const std::string& dir, bool later = false);
 
  private:
   const ImageOptions& options_;

@@ -34,8 +34,8 @@ std::string terms_text(std::size_t max) { return "at most " + std::to_string(max
 void deconvolution_rows(std::vector<WscleanOption>& rows) {
   const std::string own_clean = "gpuclean image cleans with Clark (or multiscale) CLEAN";
   const std::string subminor = "a speed switch of WSClean's own minor loops; gpuclean's are its own";
-  const std::string polarimetry = "not supported yet: gpuclean image cleans one polarization product "
-                                  "(polarimetry is planned)";
+  const std::string polarimetry = "not supported yet: gpuclean image cleans each polarization of -pol on its own "
+                                  "(joined polarizations are planned)";
   add(rows, "DECONVOLUTION OPTIONS",
       {
           meta(yes("niter", 1, "<count>", "Most CLEAN components over all major iterations (default 0: imaging only).",

@@ -16,19 +16,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-// -pol: one product, as gpuclean images today; the other lists come with polarimetry.
-io::ms::PolRequest pol_request(const GivenOption& g) {
-  const std::string p = lower(g.values[0]);
-  if (p == "i") return io::ms::PolRequest::kI;
-  if (p == "xx") return io::ms::PolRequest::kXX;
-  if (p == "yy") return io::ms::PolRequest::kYY;
-  if (p == "rr") return io::ms::PolRequest::kRR;
-  if (p == "ll") return io::ms::PolRequest::kLL;
-  throw clean::InvalidSettings(g.option + " " + g.values[0] +
-                               " is not supported yet: gpuclean image makes one product, I, XX, YY, RR or LL "
-                               "(polarimetry is planned); give one of those");
-}
-
 // A taper's size in wavelengths: 0 turns it off, as WSClean.
 ImageApply lambda(double imaging::WeightingSettings::*member) {
   return [member](ImageOptions& o, const GivenOption& g) { o.run.weighting.*member = v::at_least(g, 0); };
@@ -58,8 +45,12 @@ void selection_rows(std::vector<WscleanOption>& rows) {
               "default only"),
           yes("pol", 1, "<list>",
               "The polarizations to image: I (default), Q, U, V, XX, XY, YX, YY, RR, RL, LR, LL or lists of them.",
-              [](ImageOptions& o, const GivenOption& g) { o.selection.pol = pol_request(g); },
-              "I, XX, YY, RR or LL; the other products and lists are not supported yet (polarimetry)"),
+              [](ImageOptions& o, const GivenOption& g) {
+                o.pols = io::ms::parse_pol_list(g.values[0]);
+                o.selection.pol = o.pols.front();
+              },
+              "every list WSClean takes (WSClean's set order; XY with YX gives NAME-XY-* and NAME-XYi-*), each "
+              "polarization imaged and cleaned on its own; the PSF and restoring beam are the first's"),
           yes("interval", 2, "<start> <end>", "Image only timesteps [start, end) (0 0: all).",
               [](ImageOptions& o, const GivenOption& g) {
                 const std::size_t a = v::count(g, 0, 0), b = v::count(g, 0, 1);

@@ -60,7 +60,7 @@ struct Reader {
 }  // namespace
 
 void write_model_journal(const std::string& path, const MsSelection& s, const std::vector<std::uint64_t>& rows,
-                         const std::vector<std::complex<float>>& values) {
+                         const std::vector<std::complex<float>>& values, std::optional<bool> reset) {
   register_model_journal();  // the commit that applies it finds the applier
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(kMagic, sizeof kMagic - 1);
@@ -71,10 +71,10 @@ void write_model_journal(const std::string& path, const MsSelection& s, const st
   put(out, static_cast<std::uint64_t>(s.channel_end));
   put(out, static_cast<std::uint64_t>(s.ncorr));
   put(out, static_cast<std::uint8_t>(s.reversed));
-  put(out, static_cast<std::uint8_t>(s.rule.kind == StokesRule::Kind::kAverage));
+  put(out, static_cast<std::uint8_t>(s.rule.kind));
   put(out, static_cast<std::uint64_t>(s.rule.a));
   put(out, static_cast<std::uint64_t>(s.rule.b));
-  put(out, static_cast<std::uint8_t>(model_column_needs_reset(s)));  // before anything changes
+  put(out, static_cast<std::uint8_t>(reset ? *reset : model_column_needs_reset(s)));  // before anything changes
   put(out, rows);
   put(out, values);
   out.write(kEnd, sizeof kEnd - 1);
@@ -99,11 +99,11 @@ bool apply_model_journal(const std::string& path, const std::string& ms) {
   if (!r.in.read(magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof magic) != 0) r.bad();
   MsSelection s;
   std::uint64_t begin = 0, end = 0, ncorr = 0, a = 0, b = 0;
-  std::uint8_t reversed = 0, average = 0, reset = 0;
+  std::uint8_t reversed = 0, kind = 0, reset = 0;
   r.get(s.path);
   r.get(s.data_column);
   r.get(s.model_column);
-  r.get(begin), r.get(end), r.get(ncorr), r.get(reversed), r.get(average), r.get(a), r.get(b), r.get(reset);
+  r.get(begin), r.get(end), r.get(ncorr), r.get(reversed), r.get(kind), r.get(a), r.get(b), r.get(reset);
   std::vector<std::uint64_t> rows;
   std::vector<std::complex<float>> values;
   r.get(rows);
@@ -112,7 +112,8 @@ bool apply_model_journal(const std::string& path, const std::string& ms) {
   if (!r.in.read(tail, sizeof tail) || std::memcmp(tail, kEnd, sizeof tail) != 0) r.bad();
   s.path = ms;
   s.channel_begin = begin, s.channel_end = end, s.ncorr = ncorr, s.reversed = reversed != 0;
-  s.rule.kind = average ? StokesRule::Kind::kAverage : StokesRule::Kind::kCopy;
+  if (kind > static_cast<std::uint8_t>(StokesRule::Kind::kDiffI)) r.bad();
+  s.rule.kind = static_cast<StokesRule::Kind>(kind);
   s.rule.a = a, s.rule.b = b;
   remove_orphan_storage(ms);  // what an earlier attempt stopped while adding the column left
   ModelDataWriter writer(s, reset != 0);

@@ -8,6 +8,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,12 @@
 namespace gpuclean::io::ms {
 
 /// Writes the journal `path`: MODEL_DATA (selection.model_column) of `selection.path` gets
-/// `values` ([row][channel], as ModelDataWriter::write takes them) in `rows`. Throws MsError kIo
-/// or FitsError(kOutput) when it cannot be written.
+/// `values` ([row][channel], as ModelDataWriter::write takes them) in `rows`, by the selection's
+/// Stokes rule. `reset`: whether the column starts from zeros when applied (default: when it is
+/// absent or unusable now; a later polarization's journal of the same run gives false). Throws
+/// MsError kIo when it cannot be written.
 void write_model_journal(const std::string& path, const MsSelection& selection, const std::vector<std::uint64_t>& rows,
-                         const std::vector<std::complex<float>>& values);
+                         const std::vector<std::complex<float>>& values, std::optional<bool> reset = std::nullopt);
 
 /// Applies the journal `path` to the MS `ms` (the JournalApplier of io/stage_folder.hpp). False
 /// when another live run holds the MS. Throws MsError when the journal or the MS is unusable.

@@ -11,7 +11,11 @@
 namespace gpuclean::io::ms {
 
 /// casacore's Stokes enumeration (CORR_TYPE), the values this reader knows.
-enum Correlation : int { kCorrI = 1, kCorrRR = 5, kCorrLL = 8, kCorrXX = 9, kCorrYY = 12 };
+enum Correlation : int {
+  kCorrI = 1, kCorrQ = 2, kCorrU = 3, kCorrV = 4,
+  kCorrRR = 5, kCorrRL = 6, kCorrLR = 7, kCorrLL = 8,
+  kCorrXX = 9, kCorrXY = 10, kCorrYX = 11, kCorrYY = 12
+};
 
 struct MsField {
   std::string name;

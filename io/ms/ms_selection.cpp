@@ -165,6 +165,7 @@ std::vector<MsSelection> select_visibilities(const std::vector<MsMetadata>& sets
     }
     s.ncorr = corr.size();
     std::string why;
+    s.pol = request.pol;
     if (!stokes_rule(corr, request.pol, s.rule, why))
       throw MsError(Kind::kLayout, "-pol " + pol_name(request.pol) + ": " + quoted(m.path) + " cannot give it (" + why + ")");
     s.weight_spectrum = m.weight_spectrum_defined;

@@ -57,6 +57,7 @@ struct MsSelection {
   /// (W31:main/wsclean.cpp makeImagingTable, structures/msselection.cpp SelectMsChannels).
   bool reversed = false;
   std::size_t ncorr = 0;                           ///< correlations per row of that data description
+  PolRequest pol = PolRequest::kI;  ///< the imaged polarization (the request's), made by `rule`
   StokesRule rule;
   bool weight_spectrum = false;  ///< WEIGHT_SPECTRUM (true) or WEIGHT expanded over channels
   std::size_t rows = 0;          ///< cross-correlation rows of the field (before flags)

@@ -73,7 +73,6 @@ void ModelDataWriter::Impl::write(const std::vector<std::uint64_t>& rows,
     throw MsError(MsError::Kind::kIo, "writing " + sel.model_column + " of '" + sel.path + "': values do not match the rows");
   const casacore::Slicer cells(casacore::IPosition(2, 0, sel.channel_begin),
                                casacore::IPosition(2, ncorr - 1, sel.channel_end - 1), casacore::Slicer::endIsLast);
-  const bool both = sel.rule.kind == StokesRule::Kind::kAverage;
   // Row ranges of at most kMaxSpan table rows: read the cells, set the rule's correlations of
   // the given rows, write back (rows in between keep their values).
   for (std::size_t i = 0; i < rows.size();) {
@@ -89,8 +88,7 @@ void ModelDataWriter::Impl::write(const std::vector<std::uint64_t>& rows,
         std::complex<float> v = values[k * nchan + c];
         if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) v = 0;
         const std::size_t ms_c = sel.reversed ? nchan - 1 - c : c;  // values in increasing frequency
-        row[ms_c * ncorr + sel.rule.a] = v;
-        if (both) row[ms_c * ncorr + sel.rule.b] = v;
+        put_stokes_value(sel.rule, v, row + ms_c * ncorr);
       }
     }
     model.putColumnRange(range, cells, cell);

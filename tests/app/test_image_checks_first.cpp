@@ -30,6 +30,11 @@ using test::TempDir;
 namespace fs = std::filesystem;
 
 constexpr double kMostSeconds = 1.0;  // a refusal before the read
+// -interval and -intervals-out count the MS's timesteps from its TIME column, as WSClean does. The
+// simulator keeps TIME in the same StandardStMan as DATA, so reading it reads the file's buckets
+// (860 MB here): 0.2 s warm, 1.95 s measured once in CI with other tests beside it. They must
+// still refuse long before a run that reads the visibilities would (the control below).
+constexpr double kTimeColumnSeconds = 4.0;
 
 /// The MS's files with their sizes and modification times: equal before and after a refused run.
 std::string fingerprint(const std::string& ms) {
@@ -67,6 +72,9 @@ void write_fits(const std::string& path, std::size_t size) {
                        io::WriteOptions{});
 }
 
+struct Case;
+Case time_column(Case c);
+
 struct Case {
   Case(std::string a, int c, std::vector<std::string> s, std::string e = "")
       : args(std::move(a)), code(c), says(std::move(s)), env(std::move(e)) {}
@@ -74,7 +82,14 @@ struct Case {
   int code;                       ///< the exit code
   std::vector<std::string> says;  ///< parts of the one stderr line (exit 0: of stdout)
   std::string env;                ///< an environment prefix (the host memory seam)
+  double most_seconds = kMostSeconds;
 };
+
+/// A case whose check reads the TIME column (kTimeColumnSeconds).
+Case time_column(Case c) {
+  c.most_seconds = kTimeColumnSeconds;
+  return c;
+}
 
 std::string replaced(std::string text, const std::string& key, const std::string& value) {
   for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
@@ -132,8 +147,8 @@ TEST(ImageChecksFirst, EveryRefusalComesBeforeTheRead) {
       // The options against the MS: its metadata only (exit 2 for a count, 3 for what the MS lacks).
       {o + "-channels-out 100 {ms}", 2, {"-channels-out 100 is more than the 64 selected channels"}},
       {o + "-channel-division-frequencies 1e9,1e12 -channels-out 2 {ms}", 2, {"-channel-division-frequencies"}},
-      {o + "-intervals-out 1000 {ms}", 2, {"-intervals-out 1000 is more than the 360 selected timesteps"}},
-      {o + "-interval 5000 6000 {ms}", 3, {"-interval 5000 6000 starts after the 360 timesteps", "big.ms"}},
+      time_column({o + "-intervals-out 1000 {ms}", 2, {"-intervals-out 1000 is more than the 360 selected timesteps"}}),
+      time_column({o + "-interval 5000 6000 {ms}", 3, {"-interval 5000 6000 starts after the 360 timesteps", "big.ms"}}),
       {o + "-channel-range 10 70 {ms}", 3, {"-channel-range ends at 70", "64 channel(s)"}},
       {o + "-spws 3 {ms}", 3, {"-spws"}},
       {o + "-pol rr {ms}", 3, {"-pol rr", "no rr correlation"}},
@@ -174,7 +189,7 @@ TEST(ImageChecksFirst, EveryRefusalComesBeforeTheRead) {
     slowest = std::max(slowest, seconds);
     std::printf("%5.3f s  exit %d  %s\n", seconds, r.code, (c.code == 0 ? r.out : r.err).c_str());
     EXPECT_EQ(r.code, c.code) << r.err;
-    EXPECT_LT(seconds, kMostSeconds);
+    EXPECT_LT(seconds, c.most_seconds);
     if (c.code == 0) {
       EXPECT_EQ(r.err, "");
       for (const std::string& part : c.says) EXPECT_NE(r.out.find(part), std::string::npos) << part << ": " << r.out;

@@ -173,7 +173,7 @@ TEST(ImagePredictCli, BadModelsFailWithOneLineAndLeaveTheMs) {
       {"-channels-out 2 -name " + dir.file("ok"), 3, "ok-0000-model.fits"},  // per-channel names
       {"-channels-out 5 -name " + dir.file("five"), 2, "more than the 3 selected channels"},
       {"-field 3 -name " + dir.file("ok"), 3, "3"},
-      {"-name " + dir.file("ok") + " -pol q", 2, "not supported yet"},
+      {"-name " + dir.file("ok") + " -pol iquv", 2, "-predict with several polarizations is not supported yet"},
   };
   const auto before = test::ms_bytes(ms);
   for (const BadCase& c : cases) {

@@ -108,11 +108,9 @@ TEST(WscleanTable, RefusedOptionsSayWhyInOneLine) {
   EXPECT_GE(refused, 50u);
 }
 
-// A value a row does not take yet is refused the same way (-pol qu: polarimetry).
+// A value a row does not take yet is refused the same way (-local-rms-method rms-with-min).
 TEST(WscleanTable, ValuesNotTakenYetAreRefused) {
-  for (const Words& extra : std::vector<Words>{{"-pol", "qu"},
-                                               {"-pol", "xx,yy"},
-                                               {"-local-rms-method", "rms-with-min"},
+  for (const Words& extra : std::vector<Words>{{"-local-rms-method", "rms-with-min"},
                                                {"-visibility-weighting-mode", "squared"},
                                                {"-dd-psf-grid", "2", "2"},
                                                {"-model-storage-manager", "sisco"},
@@ -133,7 +131,7 @@ TEST(WscleanTable, RefusalWritesNothing) {
   test::TempDir dir;
   const std::string not_an_ms = dir.file("a.ms");
   std::ofstream(not_an_ms) << "not a MeasurementSet";
-  for (const char* option : {"-iuwt", "-apply-primary-beam", "-shift 1 2", "-pol qu", "-save-uv"}) {
+  for (const char* option : {"-iuwt", "-apply-primary-beam", "-shift 1 2", "-pol qu -join-polarizations", "-save-uv"}) {
     SCOPED_TRACE(option);
     const test::CommandResult r = test::run_gpuclean(
         dir, std::string("image -size 64 64 -scale 1asec -niter 10 ") + option + " -name " + dir.file("out") + " " + not_an_ms);

@@ -25,11 +25,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 def make(ms, correlations):
     sys.path.insert(0, str(ROOT / "data"))
     import simulate_ms
-    from msim import tables as ms_tables
-    ms_tables.CORRELATIONS.setdefault("full", ([9, 10, 11, 12], [[0, 0], [0, 1], [1, 0], [1, 1]]))
-    ms_tables.CORRELATIONS.setdefault("rrll", ([5, 8], [[0, 0], [1, 1]]))
+    # The simulator's own modes: "full" is its four linear correlations.
     simulate_ms.main(["--out", ms, "--sky", "points", "--antennas", "8", "--hours", "1", "--integration", "600",
-                      "--channels", "3", "--noise", "0.01", "--correlations", correlations])
+                      "--channels", "3", "--noise", "0.01",
+                      "--correlations", "linear" if correlations == "full" else correlations])
 
 
 def fill(ms, undefined):
