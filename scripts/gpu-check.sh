@@ -100,13 +100,13 @@ case "$mode" in
   pipelines)
     # Issues 44 and 45, with scripts/wsclean-pack.sh's archive sourced (GPUCLEAN_BUILD=.devwsc/root,
     # GPUCLEAN_PYTHON=$WSC_PYTHON; WSC_PACK_BINARIES: gpuclean, tests/test_pipeline_lines, tests/test_wsclean_table,
-    # tests/test_clean, tests/test_image_clean_gpu, tests/test_realdata_vs_wsclean, tests/test_image_interrupt; carry
+    # tests/test_clean, tests/test_image_clean_gpu, tests/test_realdata_vs_wsclean, tests/test_image_interrupt, tests/test_image_pol_vs_wsclean; carry
     # .devdata/realdata for the real MSs). The pipelines' lines, the real MSs and the interruptions run -device gpu.
     status=0
     export GPUCLEAN_TEST_IMAGE_DEVICE=gpu
     for t in "test_clean --gtest_filter=*ParallelDecon*:*Divide*:*LocalRms*:*OuterLoop*:*MultiscalePatch*:*Beam*" \
       "test_image_clean_gpu" "test_wsclean_table" "test_pipeline_lines" "test_realdata_vs_wsclean" \
-      "test_image_interrupt"; do
+      "test_image_interrupt" "test_image_pol_vs_wsclean"; do
       name=${t%% *}
       start=$(date +%s)
       timeout "${PIPELINES_TIMEOUT:-300}" "$bin/tests/$name" ${t#"$name"} --gtest_brief=1 >"$out/$name.log" 2>&1 || status=1

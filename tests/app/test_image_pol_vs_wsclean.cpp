@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -33,6 +34,12 @@ using test::TempDir;
 
 const std::string kImage = "-size 256 256 -scale 8asec -use-wgridder -no-small-inversion ";
 
+/// The CPU path (CI), or GPUCLEAN_TEST_IMAGE_DEVICE's device (gpu on the GPU machine).
+std::string device() {
+  const char* d = std::getenv("GPUCLEAN_TEST_IMAGE_DEVICE");
+  return d && *d ? d : "cpu";
+}
+
 class ImagePolVsWsclean : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -51,7 +58,7 @@ class ImagePolVsWsclean : public ::testing::Test {
   }
   void gpuclean(const std::string& options, const std::string& name, const std::string& ms) const {
     const test::CommandResult r =
-        test::run_gpuclean(dir_, "image -device cpu " + kImage + options + " -name " + dir_.file(name) + " " + ms);
+        test::run_gpuclean(dir_, "image -device " + device() + " " + kImage + options + " -name " + dir_.file(name) + " " + ms);
     ASSERT_EQ(r.code, 0) << r.err;
   }
   void wsclean(const std::string& options, const std::string& name, const std::string& ms) const {
