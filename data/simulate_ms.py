@@ -55,7 +55,8 @@ def channel_freqs(channels, centre_hz, bandwidth_hz):
 
 def simulate(out, sources, antennas=64, hours=1.0, integration_s=300.0, channels=8, centre_hz=1.284e9,
              bandwidth_hz=856e6, ra_deg=53.0, dec_deg=-28.0, noise_jy=0.01, seed=1, correlations="xxyy",
-             primary_beam="none", dish_diameter_m=layout.DISH_DIAMETER_M, beam_fwhm_factor=beam.DEFAULT_FWHM_FACTOR):
+             primary_beam="none", dish_diameter_m=layout.DISH_DIAMETER_M, beam_fwhm_factor=beam.DEFAULT_FWHM_FACTOR,
+             telescope="MeerKAT"):
     """Writes the MS `out` (must not exist) observing `sources` (sky.Source, fluxes at centre_hz);
     noise_jy is the noise of each real and imaginary part of every correlation. correlations: a
     key of tables.CORRELATIONS; primary_beam: one of beam.MODELS, the dish pointed at the phase
@@ -91,7 +92,7 @@ def simulate(out, sources, antennas=64, hours=1.0, integration_s=300.0, channels
         data = data + noise_jy * (rng.standard_normal(data.shape) + 1j * rng.standard_normal(data.shape))
 
     half = integration_s / 2
-    obs = tables.Observation("MeerKAT", antenna_names, itrf, dish_diameter_m, freqs, width, ra_deg, dec_deg,
+    obs = tables.Observation(telescope, antenna_names, itrf, dish_diameter_m, freqs, width, ra_deg, dec_deg,
                              correlations, (times_s[0] - half, times_s[-1] + half))
     tables.write_ms(out, obs, row_ant1, row_ant2, row_time, integration_s, uvw, data, noise_jy)
     return {"rows": len(row_time), "baselines": len(ant1), "times": n_times, "freqs_hz": freqs,
@@ -152,6 +153,9 @@ def parse_args(argv):
                    help="dish diameter D [m], for the beam and the ANTENNA table (13.5, MeerKAT)")
     p.add_argument("--beam-fwhm-factor", type=float,
                    help=f"--primary-beam gaussian: FWHM in lambda / D ({beam.DEFAULT_FWHM_FACTOR:g}, MeerKAT's L band)")
+    p.add_argument("--telescope", default="MeerKAT",
+                   help="OBSERVATION's TELESCOPE_NAME (MeerKAT; e.g. ASKAP with --primary-beam gaussian\n"
+                        "--dish-diameter 12 --beam-fwhm-factor 1.09, the beam gpuclean corrects ASKAP with)")
     p.add_argument("--noise", type=float, default=0.01,
                    help="noise of each real and imaginary part of a visibility [Jy] (0.01)")
     p.add_argument("--seed", type=int, default=1, help="seed of the sky and the noise (1)")
@@ -206,7 +210,7 @@ def main(argv=None):
         sources = sky.preset_sky(args.sky, rng, args.radius)
     info = simulate(out, sources, args.antennas, args.hours, args.integration, args.channels, args.freq,
                     args.bandwidth, args.ra, args.dec, args.noise, args.seed, args.correlations,
-                    args.primary_beam, args.dish_diameter, args.beam_fwhm_factor)
+                    args.primary_beam, args.dish_diameter, args.beam_fwhm_factor, args.telescope)
     if args.corrected_data:
         tables.add_corrected_data(out)
     pb = None

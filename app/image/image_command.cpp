@@ -15,6 +15,7 @@
 #include "app/image/image_log.hpp"
 #include "app/image/image_outputs.hpp"
 #include "app/image/ms_guard.hpp"
+#include "app/image/primary_beam.hpp"
 #include "app/image/predict_command.hpp"
 #include "app/version.hpp"
 #include "clean/errors.hpp"
@@ -74,6 +75,7 @@ int run_one(const ImageOptions& run, const std::string& command_line, const std:
   std::vector<io::ms::MsMetadata> metadata;
   for (const std::string& ms : run.ms) metadata.push_back(io::ms::read_ms_metadata(ms));
   const std::vector<io::ms::MsSelection> selections = io::ms::select_visibilities(metadata, run.selection);
+  plan_primary_beam(run, metadata.front());  // -apply-primary-beam: the telescope's dish model, the -pol list
   for (const io::ms::PolRequest pol : run.pols) {  // every polarization the MSs must give, before the read
     io::ms::SelectionRequest request = run.selection;
     request.pol = pol;

@@ -66,6 +66,12 @@ struct ResourceOptions {
   std::string temp_dir;          ///< -temp-dir: where temporary files go (checked; gpuclean writes none)
 };
 
+/// -apply-primary-beam (dish arrays, beam/) and -primary-beam-limit.
+struct PrimaryBeamOptions {
+  bool apply = false;
+  double limit = 0.005;
+};
+
 struct ImageOptions {
   std::string name = "wsclean";  ///< -name: the output prefix (WSClean's default)
   std::vector<std::string> ms;   ///< the MeasurementSets, in order
@@ -75,6 +81,7 @@ struct ImageOptions {
   /// imaged (the first outside the per-polarization passes). More than one: the outputs carry
   /// the polarization in their names (NAME-Q-image.fits), the PSF the first's, unnamed.
   std::vector<io::ms::PolRequest> pols = {io::ms::PolRequest::kI};
+  PrimaryBeamOptions primary_beam;
   bool help = false, version = false;
   bool dry_run = false;  ///< -dry-run: every check, then exit 0 without reading visibilities
   /// -predict: NAME[-000c]-model.fits → the model column; -size and -scale may then come from the

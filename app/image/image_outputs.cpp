@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <exception>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "app/version.hpp"
+#include "app/image/primary_beam.hpp"
 #include "app/image/psf_beam.hpp"
 #include "io/fits_error.hpp"
 #include "io/fits_writer.hpp"
@@ -33,7 +35,8 @@ constexpr double kRadToDeg = 180 / M_PI;
 /// NAME-KIND.fits, NAME-000c-KIND.fits or NAME-MFS-KIND.fits (channel −1), as W31:io/imagefilename.h;
 /// with several polarizations NAME[-000c|-MFS]-POL-KIND.fits, the PSF without one.
 std::string output_name(const ImageOptions& o, int channel, const std::string& kind) {
-  const std::string pol = o.pols.size() > 1 && kind.rfind("psf", 0) != 0 ? "-" + io::ms::pol_name(o.selection.pol) : "";
+  const bool shared = kind.rfind("psf", 0) == 0 || kind.rfind("beam-", 0) == 0;  // one per channel, not per pol
+  const std::string pol = o.pols.size() > 1 && !shared ? "-" + io::ms::pol_name(o.selection.pol) : "";
   if (o.run.channels_out == 1) return o.name + pol + "-" + kind + ".fits";
   if (channel < 0) return o.name + "-MFS" + pol + "-" + kind + ".fits";
   char tag[32];
@@ -49,7 +52,17 @@ std::vector<std::string> pol_kinds(const ImageOptions& o, bool mfs);
 /// -save-first-residual (with -mgain < 1) adds each channel's first-residual.
 std::vector<std::string> kinds(const ImageOptions& o, bool mfs) {
   std::vector<std::string> k = pol_kinds(o, mfs);
-  if (o.selection.pol != o.pols.front()) std::erase(k, "psf");  // the PSF is the first polarization's
+  if (o.primary_beam.apply && !o.make_psf_only) {  // W31: beam-k per channel, -pb images also for the MFS
+    const std::optional<beam::PbPolarizations> pols = pb_polarizations(o.pols);
+    if (!mfs && pols)
+      for (int m : mueller_indices(*pols)) k.push_back("beam-" + std::to_string(m));
+    k.push_back("image-pb");
+    if (o.niter > 0) k.insert(k.end(), {"residual-pb", "model-pb"});
+  }
+  if (o.selection.pol != o.pols.front()) {  // the PSF and the beam are the first polarization's
+    std::erase(k, "psf");
+    std::erase_if(k, [](const std::string& kind) { return kind.rfind("beam-", 0) == 0; });
+  }
   return k;
 }
 
@@ -157,12 +170,16 @@ struct FileJob {
   const std::vector<double>* data;
   io::FitsHeader header;
   io::WriteOptions options;
+  std::shared_ptr<const std::vector<double>> owned;  ///< data made for this file (-pb, beam-k)
 };
 
 /// The files of one output channel (or the MFS, channel −1), staged in order.
+/// The -apply-primary-beam images of one output channel (or the MFS): kind → pixels.
+using PbImages = std::map<std::string, std::shared_ptr<const std::vector<double>>>;
+
 void add_jobs(std::vector<FileJob>& jobs, io::StagedOutputs& staged, const ImageOptions& o,
               const imaging::ChannelImage& c, int channel, const ImageContext& ctx, const CleanOutputs* outputs,
-              const CleanImages* clean) {
+              const CleanImages* clean, const PbImages& pb) {
   const io::FitsHeader h = header(o, c, channel < 0, ctx, nullptr);
   const io::FitsHeader counted = outputs && clean ? header(o, c, channel < 0, ctx, clean) : h;
   io::FitsHeader bare = counted;  // WSClean 3.1 writes the MFS image with a plain FITS writer
@@ -175,6 +192,14 @@ void add_jobs(std::vector<FileJob>& jobs, io::StagedOutputs& staged, const Image
   w.overwrite = true;
   w.inputs = o.ms;
   for (const std::string& kind : kinds(o, channel < 0)) {
+    if (const auto it = pb.find(kind); it != pb.end()) {
+      io::WriteOptions wk = w;
+      if (kind == "model-pb") wk.bunit = "JY/PIXEL";
+      const bool result_kind = kind != "image-pb" || o.niter > 0;
+      const io::FitsHeader& hk = !result_kind ? h : (kind == "image-pb" && channel < 0 && outputs) ? bare : counted;
+      jobs.push_back({staged.stage(output_name(o, channel, kind)), it->second.get(), hk, wk, it->second});
+      continue;
+    }
     const std::vector<double>* data = kind == "psf" ? &c.psf : &c.dirty;  // -niter 0: image = dirty
     if (clean && kind == "residual") data = &clean->residual;
     if (clean && kind == "first-residual") data = &clean->first_residual;
@@ -184,7 +209,7 @@ void add_jobs(std::vector<FileJob>& jobs, io::StagedOutputs& staged, const Image
     if (kind == "model") wk.bunit = "JY/PIXEL";
     const bool result_kind = kind == "residual" || kind == "model" || kind == "image" || kind == "first-residual";
     const io::FitsHeader& hk = !result_kind ? h : (kind == "image" && channel < 0 && outputs) ? bare : counted;
-    jobs.push_back({staged.stage(output_name(o, channel, kind)), data, hk, wk});
+    jobs.push_back({staged.stage(output_name(o, channel, kind)), data, hk, wk, nullptr});
   }
 }
 
@@ -277,11 +302,43 @@ void write_image_outputs(const ImageOptions& o, const imaging::ImageRunResult& r
   std::optional<io::StagedOutputs> own;
   if (!shared) own.emplace(true);
   io::StagedOutputs& staged = shared ? *shared : *own;
+  std::vector<PbImages> pb(expected);
+  if (const std::optional<PrimaryBeamPlan> plan = plan_primary_beam(o, *ctx.metadata)) {
+    // Each channel's power beam at its central frequency; the MFS -pb images are WSClean's mean of
+    // the channels' -pb images (NaN-skipping, weighted by WSCIMGWG), and it has no beam files.
+    const auto image_of = [&](std::size_t i, const std::string& kind) -> const std::vector<double>& {
+      const CleanImages* ci = clean_of(i);
+      const imaging::ChannelImage& ch = i < result.channels.size() ? result.channels[i] : *result.mfs;
+      if (!ci) return ch.dirty;  // -niter 0: the image is the dirty image
+      return kind == "residual" ? ci->residual : kind == "model" ? ci->model : ci->image;
+    };
+    const std::vector<std::string> corrected_kinds =
+        o.niter > 0 ? std::vector<std::string>{"image", "residual", "model"} : std::vector<std::string>{"image"};
+    for (std::size_t c = 0; c < result.channels.size(); ++c) {
+      const imaging::ChannelImage& ch = result.channels[c];
+      const std::vector<double> vp2 =
+          channel_power_beam(*plan, o, *ctx.selection, (ch.band_start_hz + ch.band_end_hz) / 2);
+      for (const std::string& kind : corrected_kinds)
+        pb[c][kind + "-pb"] = std::make_shared<const std::vector<double>>(corrected(image_of(c, kind), vp2, *plan));
+      for (auto& [k, image] : mueller_images(*plan, vp2))
+        pb[c]["beam-" + std::to_string(k)] = std::make_shared<const std::vector<double>>(std::move(image));
+    }
+    if (result.mfs) {
+      std::vector<double> weights;
+      for (const imaging::ChannelImage& ch : result.channels) weights.push_back(ch.imgwg);
+      for (const std::string& kind : corrected_kinds) {
+        std::vector<const std::vector<double>*> planes;
+        for (std::size_t c = 0; c < result.channels.size(); ++c) planes.push_back(pb[c][kind + "-pb"].get());
+        pb.back()[kind + "-pb"] = std::make_shared<const std::vector<double>>(imaging::mfs_mean(planes, weights));
+      }
+    }
+  }
   std::vector<FileJob> jobs;
   for (std::size_t c = 0; c < result.channels.size(); ++c)
     add_jobs(jobs, staged, o, result.channels[c], result.channels.size() == 1 ? 0 : static_cast<int>(c), ctx, clean,
-             clean_of(c));
-  if (result.mfs) add_jobs(jobs, staged, o, *result.mfs, -1, ctx, clean, clean_of(result.channels.size()));
+             clean_of(c), pb[c]);
+  if (result.mfs)
+    add_jobs(jobs, staged, o, *result.mfs, -1, ctx, clean, clean_of(result.channels.size()), pb.back());
   // An 8192² run of 8 channels writes 27 files of 256 MiB; one writer thread managed about
   // 0.3 GB/s on the H100 host, so the files are written by several threads (cfitsio is built
   // reentrant; batch mode writes the same way). The first failure is rethrown after all stop,

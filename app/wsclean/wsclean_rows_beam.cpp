@@ -1,6 +1,6 @@
 // WSClean's primary-beam options (GENERAL OPTIONS in its -help), A-TERM GRIDDING and the
-// direction-dependent facet options: primary-beam correction is planned; a-terms and facet
-// solutions (direction-dependent corrections through IDG and EveryBeam) are not offered.
+// direction-dependent facet options: the primary beam of dish arrays is applied (beam/); a-terms
+// and facet solutions (direction-dependent corrections through IDG and EveryBeam) are not offered.
 #include "app/wsclean/wsclean_rows.hpp"
 
 #include "clean/errors.hpp"
@@ -13,18 +13,30 @@ void beam_rows(std::vector<WscleanOption>& rows) {
                          "leave it out and correct the images afterwards";
   const std::string dd = "gpuclean images without direction-dependent corrections (a-terms, facet solutions; "
                          "WSClean applies them through IDG and EveryBeam)";
+  const std::string aperture = "not supported yet: gpuclean corrects dish arrays only (MeerKAT, VLA, ATCA, GMRT, "
+                               "ASKAP); aperture arrays (LOFAR, MWA, SKA-Low) need EveryBeam, which Debian does not "
+                               "package";
   add(rows, "PRIMARY BEAM OPTIONS",
       {
-          not_yet("apply-primary-beam", 0, "", "Compute and apply the primary beam (EveryBeam's telescopes).", pb),
-          not_yet("reuse-primary-beam", 0, "", "Reuse primary-beam images found on disk.", pb),
-          not_yet("use-differential-lofar-beam", 0, "", "LOFAR: the data are corrected for the beam's centre.", pb),
-          not_yet("primary-beam-limit", 1, "<level>", "Trim the primary beam below this level (default 0.005).", pb),
-          not_yet("beam-model", 1, "<model>", "EveryBeam's beam model (LOFAR, SKA).", pb),
-          not_yet("beam-mode", 1, "<mode>", "EveryBeam's beam mode (debugging).", pb),
-          not_yet("beam-normalisation-mode", 1, "<mode>", "EveryBeam's beam normalisation (debugging).", pb),
-          not_yet("mwa-path", 1, "<directory>", "Where the MWA beam files are.", pb),
+          yes("apply-primary-beam", 0, "", "Compute and apply the primary beam (EveryBeam's telescopes).",
+              [](ImageOptions& o, const GivenOption&) { o.primary_beam.apply = true; },
+              "dish arrays (MeerKAT, VLA, ATCA, GMRT as EveryBeam evaluates them; ASKAP's Gaussian): "
+              "NAME-beam-k.fits and NAME-image-pb.fits (residual-pb, model-pb with -niter), docs/primary-beam.md; "
+              "aperture arrays are refused"),
+          mapped("reuse-primary-beam", 0, "", "Reuse primary-beam images found on disk.",
+                 "gpuclean evaluates the dish beam at every pixel each run (it costs little), so nothing is reused"),
+          not_yet("use-differential-lofar-beam", 0, "", "LOFAR: the data are corrected for the beam's centre.",
+                  aperture),
+          yes("primary-beam-limit", 1, "<level>", "Trim the primary beam below this level (default 0.005).",
+              [](ImageOptions& o, const GivenOption& g) { o.primary_beam.limit = v::at_least(g, 0); },
+              "WSClean 3.7's rule: NaN where the power beam is at or below it (3.1 cut at half of it)"),
+          not_yet("beam-model", 1, "<model>", "EveryBeam's beam model (LOFAR, SKA).", aperture),
+          not_yet("beam-mode", 1, "<mode>", "EveryBeam's beam mode (debugging).", aperture),
+          not_yet("beam-normalisation-mode", 1, "<mode>", "EveryBeam's beam normalisation (debugging).", aperture),
+          not_yet("mwa-path", 1, "<directory>", "Where the MWA beam files are.", aperture),
           not_yet("save-psf-pb", 0, "", "Also write the primary-beam corrected PSF.", pb),
-          not_yet("pb-grid-size", 1, "<pixels>", "The grid the primary beam is evaluated on (default 32).", pb),
+          mapped("pb-grid-size", 1, "<pixels>", "The grid the primary beam is evaluated on (default 32).",
+                 "gpuclean evaluates the beam exactly at every pixel (no coarse grid to resample)"),
           yes("dd-psf-grid", 2, "<columns> <rows>", "Direction-dependent PSFs on this grid (default 1 1: none).",
               [](ImageOptions&, const GivenOption& g) {
                 if (v::count(g, 1, 0) != 1 || v::count(g, 1, 1) != 1)
@@ -38,8 +50,10 @@ void beam_rows(std::vector<WscleanOption>& rows) {
       {
           refused("aterm-config", 1, "<file>", "Apply a-terms from this configuration (IDG).", dd),
           not_yet("grid-with-beam", 0, "", "Apply the primary beam as an a-term while gridding (IDG).", pb),
-          not_yet("beam-aterm-update", 1, "<seconds>", "How often the beam a-term (and -apply-primary-beam's beam) is "
-                  "evaluated (default 300).", pb),
+          mapped("beam-aterm-update", 1, "<seconds>", "How often the beam a-term (and -apply-primary-beam's beam) is "
+                 "evaluated (default 300).",
+                 "a dish's beam does not change in time (EveryBeam evaluates it once for dishes too), so no interval "
+                 "applies"),
           refused("aterm-kernel-size", 1, "<pixels>", "IDG's kernel size for a-terms.", dd),
           refused("apply-facet-solutions", 2, "<h5parm> <names>", "Apply per-facet solutions from an H5Parm file.", dd),
           refused("no-solution-directions-check", 0, "", "Skip the check of solution directions against facets.", dd),

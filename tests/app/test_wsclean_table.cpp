@@ -131,7 +131,7 @@ TEST(WscleanTable, RefusalWritesNothing) {
   test::TempDir dir;
   const std::string not_an_ms = dir.file("a.ms");
   std::ofstream(not_an_ms) << "not a MeasurementSet";
-  for (const char* option : {"-iuwt", "-apply-primary-beam", "-shift 1 2", "-pol qu -join-polarizations", "-save-uv"}) {
+  for (const char* option : {"-iuwt", "-mwa-path /x", "-shift 1 2", "-pol qu -join-polarizations", "-save-uv"}) {
     SCOPED_TRACE(option);
     const test::CommandResult r = test::run_gpuclean(
         dir, std::string("image -size 64 64 -scale 1asec -niter 10 ") + option + " -name " + dir.file("out") + " " + not_an_ms);
