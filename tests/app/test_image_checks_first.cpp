@@ -151,7 +151,7 @@ TEST(ImageChecksFirst, EveryRefusalComesBeforeTheRead) {
       time_column({o + "-interval 5000 6000 {ms}", 3, {"-interval 5000 6000 starts after the 360 timesteps", "big.ms"}}),
       {o + "-channel-range 10 70 {ms}", 3, {"-channel-range ends at 70", "64 channel(s)"}},
       {o + "-spws 3 {ms}", 3, {"-spws"}},
-      {o + "-pol rr {ms}", 3, {"-pol rr", "no rr correlation"}},
+      {o + "-pol rr {ms}", 3, {"-pol RR", "no RR correlation"}},
       {o + "-field 3 {ms}", 3, {"-field 3"}},
       {o + "-data-column CORRECTED_DATA {ms}", 3, {"no CORRECTED_DATA column"}},
       {o + "{dir}/absent.ms", 3, {"absent.ms' does not exist"}},
