@@ -48,4 +48,14 @@ void sync_file(const std::string& path) {
   ::close(fd);
 }
 
+void sync_entry(const std::string& path, bool folder) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (folder ? O_DIRECTORY : 0));
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw FitsError(kOutput, "cannot make '" + path + "' durable: " + why + ". Check the disk.");
+  }
+  ::close(fd);
+}
+
 }  // namespace gpuclean::io

@@ -17,4 +17,8 @@ bool durable_at_commit(const std::string& path);
 /// fdatasync of `path`; FitsError(kOutput) when it cannot be made durable.
 void sync_file(const std::string& path);
 
+/// fsync of `path`, a file or (`folder`) a folder whose entries must be durable (a rename or a
+/// new file in it); FitsError(kOutput) when it cannot be.
+void sync_entry(const std::string& path, bool folder = false);
+
 }  // namespace gpuclean::io

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "io/fits_error.hpp"
+#include "io/publish.hpp"
 #include "io/stage_pointer.hpp"
 #include "io/test_pause.hpp"
 
@@ -62,15 +63,6 @@ std::size_t remove_folder(const std::string& path) {
   return files;
 }
 
-void sync_path(const std::string& path, int flags) {
-  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    const std::string why = errno_text();
-    if (fd >= 0) ::close(fd);
-    throw FitsError(FitsError::Kind::kOutput, "cannot make '" + path + "' durable: " + why + ". Check the disk.");
-  }
-  ::close(fd);
-}
 
 /// The pid in a stage folder's name (.gpuclean-stage-<pid>-XXXXXX), or 0.
 long owner_pid(const std::string& name) {
@@ -201,7 +193,7 @@ void write_pointer_list(const StageFolder& folder, const std::vector<std::string
     out.flush();
     if (!out) throw FitsError(FitsError::Kind::kOutput, "cannot write in '" + folder.path() + "'");
   }
-  sync_path(folder.file(kPointers), O_RDONLY);
+  sync_entry(folder.file(kPointers));
 }
 
 void write_commit_record(const StageFolder& folder, const CommitRecord& record) {
@@ -216,10 +208,10 @@ void write_commit_record(const StageFolder& folder, const CommitRecord& record) 
     out.flush();
     if (!out) throw FitsError(FitsError::Kind::kOutput, "cannot write the commit record in '" + folder.path() + "'");
   }
-  sync_path(tmp, O_RDONLY);
+  sync_entry(tmp);
   if (::rename(tmp.c_str(), folder.file(kRecord).c_str()) != 0)
     throw FitsError(FitsError::Kind::kOutput, "cannot write the commit record in '" + folder.path() + "': " + errno_text());
-  sync_path(folder.path(), O_RDONLY | O_DIRECTORY);
+  sync_entry(folder.path(), true);
 }
 
 void set_journal_applier(JournalApplier applier) { g_applier = applier; }

@@ -9,22 +9,10 @@
 #include <fstream>
 
 #include "io/fits_error.hpp"
+#include "io/publish.hpp"
 
 namespace gpuclean::io {
 namespace fs = std::filesystem;
-namespace {
-
-void sync_or_throw(const std::string& path, int flags) {
-  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    const std::string why = std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    throw FitsError(FitsError::Kind::kOutput, "cannot make '" + path + "' durable: " + why);
-  }
-  ::close(fd);
-}
-
-}  // namespace
 
 std::string stage_pointer_path(const std::string& ms) {
   fs::path p = fs::absolute(ms).lexically_normal();
@@ -42,8 +30,8 @@ void write_stage_pointer(const std::string& ms, const std::string& stage) {
       throw FitsError(FitsError::Kind::kOutput, "cannot write '" + path + "' beside the MeasurementSet " + ms +
                                                     ": " + std::strerror(errno) + ". The MS's folder must be writable.");
   }
-  sync_or_throw(path, O_RDONLY);
-  sync_or_throw(fs::path(path).parent_path().string(), O_RDONLY | O_DIRECTORY);
+  sync_entry(path);
+  sync_entry(fs::path(path).parent_path().string(), true);
 }
 
 std::optional<std::string> read_stage_pointer(const std::string& ms) {

@@ -241,13 +241,18 @@ def predict(sources, uvw_m, freqs_hz, ref_freq_hz):
         flux = s.flux_jy * (np.asarray(freqs_hz) / ref_freq_hz) ** s.spectral_index
         term = flux * np.exp(2j * np.pi * (u * l + v * m + w * (n - 1)))
         if s.kind == "gaussian":
-            pa = np.radians(s.pa_deg)
-            along = u * np.sin(pa) + v * np.cos(pa)
-            across = u * np.cos(pa) - v * np.sin(pa)
-            a, b = s.fwhm_major_arcsec * ARCSEC, s.fwhm_minor_arcsec * ARCSEC
-            term *= np.exp(-np.pi ** 2 / (4 * np.log(2)) * ((a * along) ** 2 + (b * across) ** 2))
+            term *= gaussian_taper(s, u, v)
         vis += term
     return vis
+
+
+def gaussian_taper(s, u, v):
+    """The visibility taper of the Gaussian component `s` at u, v (wavelengths)."""
+    pa = np.radians(s.pa_deg)
+    along = u * np.sin(pa) + v * np.cos(pa)
+    across = u * np.cos(pa) - v * np.sin(pa)
+    a, b = s.fwhm_major_arcsec * ARCSEC, s.fwhm_minor_arcsec * ARCSEC
+    return np.exp(-np.pi ** 2 / (4 * np.log(2)) * ((a * along) ** 2 + (b * across) ** 2))
 
 
 def predict_stokes(sources, uvw_m, freqs_hz, ref_freq_hz, beam=None):
@@ -275,11 +280,7 @@ def predict_stokes(sources, uvw_m, freqs_hz, ref_freq_hz, beam=None):
             spectrum = spectrum * beam(np.hypot(l, m), freqs)
         term = np.exp(2j * np.pi * (u * l + v * m + w * (n - 1)))
         if s.kind == "gaussian":
-            pa = np.radians(s.pa_deg)
-            along = u * np.sin(pa) + v * np.cos(pa)
-            across = u * np.cos(pa) - v * np.sin(pa)
-            a, b = s.fwhm_major_arcsec * ARCSEC, s.fwhm_minor_arcsec * ARCSEC
-            term *= np.exp(-np.pi ** 2 / (4 * np.log(2)) * ((a * along) ** 2 + (b * across) ** 2))
+            term *= gaussian_taper(s, u, v)
         vis["I"] += (s.flux_jy * spectrum) * term
         if s.q_jy or s.u_jy:
             p = complex(s.q_jy, s.u_jy) * spectrum * np.exp(2j * s.rm_rad_m2 * lambda2_offset)
